@@ -1,0 +1,66 @@
+//! The structural checks run at load time, each module one family of rules. They read the IR and
+//! return diagnostics; none of them reads tensor data.
+
+mod external;
+mod model;
+mod nodes;
+mod tensors;
+
+use crate::diagnostics::Diagnostic;
+use crate::ir::Model;
+
+/// Newest IR version this build knows (`onnx-ml.proto` of the release named in `proto/README.md`).
+pub const LATEST_IR_VERSION: i64 = 14;
+/// Newest opset version of the default domain this build knows.
+pub const LATEST_ONNX_OPSET: i64 = 28;
+/// Newest opset version of `ai.onnx.ml` this build knows.
+pub const LATEST_ML_OPSET: i64 = 5;
+
+/// Runs every load-time check on `model`.
+pub fn run(model: &Model) -> Vec<Diagnostic> {
+    let mut out = model::check(model);
+    out.extend(nodes::check(model));
+    out.extend(tensors::check(model));
+    out.extend(external::check(model));
+    out
+}
+
+pub use tensors::{elem_bits, elem_type_name, element_count};
+
+use crate::ir::Graph;
+use crate::proto::TensorProto;
+
+/// A callback on a tensor, its description, and the (name, op_type) of the node that holds it.
+pub type TensorVisitor<'a, 'f> = dyn FnMut(&'a TensorProto, &str, Option<(&str, &str)>) + 'f;
+
+/// Calls `f` on every tensor stored in graph `g` (not in its subgraphs): initializers, the values and
+/// indices of sparse initializers, and attribute tensors, with a description and the node it is on.
+pub fn visit_tensors<'a>(g: &'a Graph, f: &mut TensorVisitor<'a, '_>) {
+    for t in &g.header.initializer {
+        f(t, &format!("initializer '{}'", t.name()), None);
+    }
+    for s in &g.header.sparse_initializer {
+        let name = s.values.as_ref().map(|v| v.name()).unwrap_or("");
+        for (part, t) in [("values", &s.values), ("indices", &s.indices)] {
+            if let Some(t) = t {
+                f(t, &format!("{part} of sparse initializer '{name}'"), None);
+            }
+        }
+    }
+    for &id in &g.ops {
+        let Some(op) = g.op(id) else { continue };
+        let label = crate::ir::build::node_label(&op.proto, op.index);
+        let node = Some((label.as_str(), op.op_type()));
+        for a in &op.proto.attribute {
+            let sparse = a.sparse_tensor.iter().chain(&a.sparse_tensors);
+            let sparse_parts = sparse.flat_map(|s| s.values.iter().chain(&s.indices));
+            for t in a.t.iter().chain(&a.tensors).chain(sparse_parts) {
+                f(
+                    t,
+                    &format!("tensor of attribute '{}' of node '{label}'", a.name()),
+                    node,
+                );
+            }
+        }
+    }
+}

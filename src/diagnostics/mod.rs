@@ -1,0 +1,81 @@
+//! Diagnostics as data: every finding of every check is a [`Diagnostic`] with a stable [`Code`].
+//!
+//! Checks never return `Err` for a finding; `Err` is for "could not do the job" (an unreadable file).
+//! The codes table ([`Code::ALL`]) is the single place that names, describes and grades each rule;
+//! the README and `explain` are written from it.
+
+pub mod codes;
+pub mod render;
+
+pub use codes::Code;
+use serde::Serialize;
+
+/// How bad a finding is. `Error` makes `check` exit with status 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+/// One finding. `graph` is the path of the graph it is in (`main`, `main/loop/body`, `function:dom.name`);
+/// `node` and `op_type` name the node when there is one.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Diagnostic {
+    pub code: Code,
+    pub severity: Severity,
+    pub message: String,
+    pub graph: String,
+    pub node: Option<String>,
+    pub op_type: Option<String>,
+    /// Further lines: the inputs and their shapes, the condition, a hint.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+impl Diagnostic {
+    /// A diagnostic with the severity the codes table gives `code`.
+    pub fn new(code: Code, graph: impl Into<String>, message: impl Into<String>) -> Self {
+        Diagnostic {
+            code,
+            severity: code.severity(),
+            message: message.into(),
+            graph: graph.into(),
+            node: None,
+            op_type: None,
+            notes: Vec::new(),
+        }
+    }
+
+    pub fn at_node(mut self, name: &str, op_type: &str) -> Self {
+        self.node = Some(name.to_owned());
+        self.op_type = Some(op_type.to_owned());
+        self
+    }
+
+    pub fn note(mut self, note: impl Into<String>) -> Self {
+        self.notes.push(note.into());
+        self
+    }
+
+    pub fn severity(mut self, severity: Severity) -> Self {
+        self.severity = severity;
+        self
+    }
+}
+
+/// True when any diagnostic is an error.
+pub fn has_errors(diagnostics: &[Diagnostic]) -> bool {
+    diagnostics.iter().any(|d| d.severity == Severity::Error)
+}

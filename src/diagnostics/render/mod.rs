@@ -1,0 +1,53 @@
+//! Renderers: turn the diagnostics of one run (several files) into text or JSON. Detection never
+//! formats; rendering never decides.
+
+mod json;
+mod text;
+
+pub use json::json;
+pub use text::text;
+
+use super::Diagnostic;
+
+/// What a run found in one file: its diagnostics, or why it could not be loaded.
+#[derive(Debug)]
+pub struct FileReport {
+    pub file: String,
+    pub outcome: Result<Vec<Diagnostic>, String>,
+}
+
+/// Makes a model-controlled string safe for a terminal: control characters (ANSI escapes, newlines)
+/// and bidirectional overrides are shown as `\u{..}` escapes instead of acting on the terminal.
+pub fn escape(s: &str) -> String {
+    let needs = |c: char| {
+        c.is_control()
+            || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    if !s.chars().any(needs) {
+        return s.to_owned();
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if needs(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::escape;
+
+    #[test]
+    fn escape_neutralises_terminal_controls() {
+        assert_eq!(escape("plain_name"), "plain_name");
+        assert_eq!(escape("a\x1b[31mred"), "a\\u{1b}[31mred");
+        assert_eq!(escape("two\nlines"), "two\\nlines");
+        assert_eq!(escape("rtl\u{202e}x"), "rtl\\u{202e}x");
+    }
+}

@@ -1,0 +1,127 @@
+//! Reading model bytes (memory-mapped file or standard input) and writing files atomically.
+//!
+//! A file is mapped, not read: the decoded model's `bytes` fields are slices of the mapping, so weights are
+//! never copied and, while checking, never paged in.
+
+use anyhow::{Context, Result, bail};
+use bytes::Bytes;
+use std::fs::File;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+/// Where a model came from: a file (whose folder anchors external data) or standard input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Origin {
+    File(PathBuf),
+    Stdin,
+}
+
+impl Origin {
+    /// `-` means standard input, as for most command-line tools.
+    pub fn from_arg(arg: &Path) -> Self {
+        if arg.as_os_str() == "-" {
+            Origin::Stdin
+        } else {
+            Origin::File(arg.to_owned())
+        }
+    }
+
+    /// The folder external-data locations are resolved against; none for standard input.
+    pub fn base_dir(&self) -> Option<PathBuf> {
+        match self {
+            Origin::File(p) => Some(match p.parent() {
+                Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
+                _ => PathBuf::from("."),
+            }),
+            Origin::Stdin => None,
+        }
+    }
+
+    pub fn display(&self) -> String {
+        match self {
+            Origin::File(p) => p.display().to_string(),
+            Origin::Stdin => "<stdin>".to_owned(),
+        }
+    }
+}
+
+/// The whole content of `origin`, mapped (files) or read (standard input).
+pub fn read(origin: &Origin) -> Result<Bytes> {
+    match origin {
+        Origin::Stdin => {
+            let mut buf = Vec::new();
+            std::io::stdin()
+                .lock()
+                .read_to_end(&mut buf)
+                .context("cannot read standard input")?;
+            Ok(Bytes::from(buf))
+        }
+        Origin::File(path) => map_file(path),
+    }
+}
+
+fn map_file(path: &Path) -> Result<Bytes> {
+    let file = File::open(path).with_context(|| "cannot open file".to_string())?;
+    let meta = file.metadata().context("cannot stat file")?;
+    if meta.is_dir() {
+        bail!("is a directory");
+    }
+    if !meta.is_file() {
+        // A FIFO or device cannot be mapped; read it, as `cat` would.
+        let mut buf = Vec::new();
+        (&file).read_to_end(&mut buf).context("cannot read file")?;
+        return Ok(Bytes::from(buf));
+    }
+    if meta.len() == 0 {
+        // mmap of zero bytes fails on Linux; an empty model is decoded (and rejected) like any other.
+        return Ok(Bytes::new());
+    }
+    // SAFETY: the mapping is read-only. If another process truncates the file while we hold it, reads
+    // past the new end fault (SIGBUS); that is the documented limit of every mmap-based loader and the
+    // price of not copying weights. Writers in this crate never modify a file in place (atomic rename).
+    let map = unsafe { memmap2::Mmap::map(&file) }.context("cannot map file")?;
+    Ok(Bytes::from_owner(map))
+}
+
+/// Writes `data` to `dest` atomically: a temporary file in the destination folder, flushed to disk, then
+/// renamed over `dest`. Readers see the old file or the new one, never half of one.
+pub fn write_atomic(dest: &Path, data: &[u8]) -> Result<()> {
+    write_atomic_with(dest, |f| f.write_all(data))
+}
+
+/// Like [`write_atomic`], with the content produced by `fill` writing into the temporary file.
+pub fn write_atomic_with(
+    dest: &Path,
+    fill: impl FnOnce(&mut std::io::BufWriter<&File>) -> std::io::Result<()>,
+) -> Result<()> {
+    let dir = match dest.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let tmp = tempfile::Builder::new()
+        .prefix(".onnx-lint-")
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
+    {
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, tmp.as_file());
+        fill(&mut w)
+            .and_then(|_| w.flush())
+            .context("cannot write temporary file")?;
+    }
+    tmp.as_file()
+        .sync_all()
+        .context("cannot flush temporary file")?;
+    tmp.persist(dest)
+        .map_err(|e| e.error)
+        .with_context(|| format!("cannot rename temporary file to {}", dest.display()))?;
+    Ok(())
+}
+
+/// True when `a` and `b` name the same existing file (through links, `.` and `..`).
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}

@@ -1,0 +1,180 @@
+//! The intermediate representation: a model's graphs as petgraph `StableDiGraph`s.
+//!
+//! Nodes are ONNX nodes plus one source node per graph input, initializer and captured outer-scope
+//! value, so every edge has a producer. Edges are tensor values and carry the consumer's input slot
+//! (`Add(x, x)` is two edges; an omitted optional input simply has no edge for its slot). A node that
+//! owns subgraphs gets a `Capture` edge from every outer value its subgraphs read, so the outer graph's
+//! topological order accounts for them. The protobuf messages are moved, not copied, into the IR, and
+//! tensor bytes stay slices of the loaded buffer.
+
+pub(crate) mod build;
+mod model;
+
+pub use build::build_graph;
+pub use model::{Function, Model, opset_domain};
+
+use crate::proto::{
+    GraphProto, NodeProto, SparseTensorProto, TensorProto, TypeProto, ValueInfoProto,
+};
+use petgraph::stable_graph::{NodeIndex, StableDiGraph};
+use std::collections::HashMap;
+
+pub type NodeId = NodeIndex;
+
+/// Index of a value in [`Graph::values`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ValueId(pub u32);
+
+/// Where a graph's message lives in the model's bytes: (field number, occurrence) steps from the
+/// `ModelProto` down. The writer follows it to splice changes in.
+pub type WirePath = Vec<(u32, usize)>;
+
+/// A graph: the main graph, a subgraph (If/Loop/Scan body...) or a model-local function's body.
+#[derive(Debug)]
+pub struct Graph {
+    /// Path for diagnostics: `main`, `main/loop_1/body`, `function:custom.MyFn`.
+    pub path: String,
+    pub dag: StableDiGraph<Node, Edge>,
+    pub values: Vec<Value>,
+    pub by_name: HashMap<String, ValueId>,
+    /// The `GraphProto` with its nodes moved into `dag`: inputs, outputs, initializers, value_info...
+    /// For a function body, the inputs and outputs carry only names.
+    pub header: GraphProto,
+    /// Op nodes in the order the source lists them (their index is their occurrence on the wire).
+    pub ops: Vec<NodeId>,
+    /// All nodes in a topological order (source order where the dependencies allow); `None` when the
+    /// graph has a cycle.
+    pub topo: Option<Vec<NodeId>>,
+    pub wire: WirePath,
+    /// The field number of the node list in this graph's message (1 in `GraphProto`, 7 in `FunctionProto`).
+    pub node_field: u32,
+}
+
+#[derive(Debug)]
+pub struct Node {
+    pub kind: NodeKind,
+}
+
+#[derive(Debug)]
+pub enum NodeKind {
+    Op(Box<OpNode>),
+    /// Graph input `header.input[i]`.
+    Input(usize),
+    /// Initializer `header.initializer[i]`.
+    Initializer(usize),
+    /// Sparse initializer `header.sparse_initializer[i]`.
+    SparseInitializer(usize),
+    /// A value read from an enclosing graph (its name is the name of the value it produces).
+    Outer,
+}
+
+/// An ONNX node. Graph-valued attributes are moved out of `proto` into `subgraphs`.
+#[derive(Debug)]
+pub struct OpNode {
+    pub proto: NodeProto,
+    /// Position in the source node list.
+    pub index: usize,
+    pub subgraphs: Vec<Subgraph>,
+}
+
+impl OpNode {
+    pub fn name(&self) -> &str {
+        self.proto.name()
+    }
+    pub fn op_type(&self) -> &str {
+        self.proto.op_type()
+    }
+}
+
+#[derive(Debug)]
+pub struct Subgraph {
+    /// Index of the attribute in `proto.attribute`.
+    pub attribute: usize,
+    /// Position in a GRAPHS attribute; `None` for a GRAPH attribute.
+    pub item: Option<usize>,
+    pub graph: Graph,
+}
+
+/// A tensor value: where it comes from and the type its graph declares for it (input, output or
+/// value_info), if any.
+#[derive(Debug)]
+pub struct Value {
+    pub name: String,
+    pub producer: (NodeId, usize),
+    pub declared: Option<TypeProto>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Edge {
+    pub value: ValueId,
+    pub slot: Slot,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Slot {
+    /// The consumer's input position.
+    Input(usize),
+    /// The consumer owns a subgraph that reads this value from the enclosing scope.
+    Capture,
+}
+
+impl Graph {
+    pub fn value(&self, id: ValueId) -> &Value {
+        &self.values[id.0 as usize]
+    }
+
+    pub fn lookup(&self, name: &str) -> Option<ValueId> {
+        self.by_name.get(name).copied()
+    }
+
+    /// The op node behind `id`, if it is one.
+    pub fn op(&self, id: NodeId) -> Option<&OpNode> {
+        match &self.dag.node_weight(id)?.kind {
+            NodeKind::Op(op) => Some(op),
+            _ => None,
+        }
+    }
+
+    /// Op nodes in topological order (source order if the graph has a cycle).
+    pub fn ops_in_order(&self) -> impl Iterator<Item = (NodeId, &OpNode)> {
+        let order: &[NodeId] = self.topo.as_deref().unwrap_or(&self.ops);
+        order
+            .iter()
+            .filter_map(|&id| self.op(id).map(|op| (id, op)))
+    }
+
+    pub fn initializer(&self, id: ValueId) -> Option<&TensorProto> {
+        match self.dag.node_weight(self.value(id).producer.0)?.kind {
+            NodeKind::Initializer(i) => self.header.initializer.get(i),
+            _ => None,
+        }
+    }
+
+    pub fn sparse_initializer(&self, id: ValueId) -> Option<&SparseTensorProto> {
+        match self.dag.node_weight(self.value(id).producer.0)?.kind {
+            NodeKind::SparseInitializer(i) => self.header.sparse_initializer.get(i),
+            _ => None,
+        }
+    }
+
+    /// Calls `f` on this graph and every graph nested in it, parents first.
+    pub fn walk<'a>(&'a self, f: &mut dyn FnMut(&'a Graph)) {
+        f(self);
+        for &id in &self.ops {
+            if let Some(op) = self.op(id) {
+                for sub in &op.subgraphs {
+                    sub.graph.walk(f);
+                }
+            }
+        }
+    }
+
+    /// The graph's declared inputs, outputs and value_info, in that order.
+    pub fn declared_values(&self) -> impl Iterator<Item = &ValueInfoProto> {
+        self.header
+            .input
+            .iter()
+            .chain(&self.header.output)
+            .chain(&self.header.value_info)
+    }
+}

@@ -1,0 +1,166 @@
+//! [`Model`]: a loaded ONNX model — the decoded header, the main graph and the model-local functions as
+//! IR graphs, the source bytes (for lossless writing) and the diagnostics found while loading.
+
+use super::{Graph, build_graph};
+use crate::diagnostics::Diagnostic;
+use crate::io::Origin;
+use crate::proto::{FunctionProto, GraphProto, ModelProto, ValueInfoProto};
+use anyhow::{Context, Result, bail};
+use bytes::Bytes;
+use prost::Message;
+use std::collections::HashMap;
+
+/// `ModelProto.graph`.
+pub const GRAPH_FIELD: u32 = 7;
+/// `ModelProto.functions`.
+pub const FUNCTIONS_FIELD: u32 = 25;
+
+/// A model-local function (IR >= 8): its header (attributes, opset imports...) and its body as a graph.
+#[derive(Debug)]
+pub struct Function {
+    /// The `FunctionProto` with its nodes moved into `body`.
+    pub header: FunctionProto,
+    pub body: Graph,
+}
+
+impl Function {
+    pub fn domain(&self) -> &str {
+        self.header.domain()
+    }
+    pub fn name(&self) -> &str {
+        self.header.name()
+    }
+}
+
+#[derive(Debug)]
+pub struct Model {
+    pub origin: Origin,
+    /// The bytes the model was decoded from. Tensor data in the IR are slices of these.
+    pub source: Bytes,
+    /// The `ModelProto` with `graph` and `functions` moved into the IR.
+    pub header: ModelProto,
+    pub graph: Option<Graph>,
+    pub functions: Vec<Function>,
+    /// Structural findings of the load, in the order found.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// The canonical name of an operator-set domain: `ai.onnx` and the empty string are one domain.
+pub fn opset_domain(domain: &str) -> &str {
+    if domain == "ai.onnx" { "" } else { domain }
+}
+
+impl Model {
+    /// Reads and decodes the model at `origin` and builds its IR. Structural problems are diagnostics
+    /// (in `diagnostics`); `Err` means the bytes could not be read or are not a protobuf `ModelProto`.
+    pub fn load(origin: Origin) -> Result<Model> {
+        let bytes = crate::io::read(&origin)?;
+        Model::from_bytes(bytes, origin)
+    }
+
+    /// Decodes `bytes` (zero-copy: tensor data stay slices of `bytes`) and builds the IR.
+    pub fn from_bytes(bytes: Bytes, origin: Origin) -> Result<Model> {
+        if bytes.is_empty() {
+            bail!("file is empty (0 bytes): not an ONNX model");
+        }
+        let header = ModelProto::decode(bytes.clone())
+            .context("not an ONNX model: the protobuf does not decode as ModelProto")?;
+        Ok(Model::from_proto_with_source(header, bytes, origin))
+    }
+
+    /// Builds the IR of an already decoded model; `source` must be the bytes it was decoded from.
+    pub fn from_proto_with_source(mut header: ModelProto, source: Bytes, origin: Origin) -> Model {
+        let mut diagnostics = Vec::new();
+        let graph = header.graph.take().map(|g| {
+            let (graph, _) = build_graph(
+                g,
+                "main".to_owned(),
+                vec![(GRAPH_FIELD, 0)],
+                1,
+                None,
+                &mut diagnostics,
+            );
+            graph
+        });
+        let functions = std::mem::take(&mut header.functions)
+            .into_iter()
+            .enumerate()
+            .map(|(i, f)| build_function(f, i, &mut diagnostics))
+            .collect();
+        let mut model = Model {
+            origin,
+            source,
+            header,
+            graph,
+            functions,
+            diagnostics,
+        };
+        let found = crate::checks::run(&model);
+        model.diagnostics.extend(found);
+        model
+    }
+
+    /// The model-local function `domain.name` (overload `overload`, empty for none).
+    pub fn function(&self, domain: &str, name: &str, overload: &str) -> Option<&Function> {
+        self.functions
+            .iter()
+            .find(|f| f.domain() == domain && f.name() == name && f.header.overload() == overload)
+    }
+
+    /// The version of `domain` the model imports (the first import, if imported twice).
+    pub fn opset(&self, domain: &str) -> Option<i64> {
+        let want = opset_domain(domain);
+        self.header
+            .opset_import
+            .iter()
+            .find(|o| opset_domain(o.domain()) == want)
+            .map(|o| o.version())
+    }
+
+    /// Every graph of the model: the main graph, its subgraphs, then function bodies and theirs.
+    pub fn graphs(&self) -> Vec<&Graph> {
+        let mut out = Vec::new();
+        if let Some(g) = &self.graph {
+            g.walk(&mut |x| out.push(x));
+        }
+        for f in &self.functions {
+            f.body.walk(&mut |x| out.push(x));
+        }
+        out
+    }
+
+    /// The opset imports in force in a graph: the function's own for a function body, the model's
+    /// otherwise. `function` is the index of the function the graph belongs to.
+    pub fn opset_imports(&self, function: Option<usize>) -> HashMap<&str, i64> {
+        let imports = match function.and_then(|i| self.functions.get(i)) {
+            Some(f) => &f.header.opset_import,
+            None => &self.header.opset_import,
+        };
+        imports
+            .iter()
+            .map(|o| (opset_domain(o.domain()), o.version()))
+            .collect()
+    }
+}
+
+fn build_function(mut f: FunctionProto, index: usize, diags: &mut Vec<Diagnostic>) -> Function {
+    let names = |v: &[String]| -> Vec<ValueInfoProto> {
+        v.iter()
+            .map(|n| ValueInfoProto {
+                name: Some(n.clone()),
+                ..Default::default()
+            })
+            .collect()
+    };
+    let proto = GraphProto {
+        node: std::mem::take(&mut f.node),
+        name: f.name.clone(),
+        input: names(&f.input),
+        output: names(&f.output),
+        value_info: f.value_info.clone(),
+        ..Default::default()
+    };
+    let path = format!("function:{}.{}", f.domain(), f.name());
+    let (body, _) = build_graph(proto, path, vec![(FUNCTIONS_FIELD, index)], 7, None, diags);
+    Function { header: f, body }
+}

@@ -1,0 +1,478 @@
+//! The protobuf wire format, read directly: scanning the records of a message, and splicing edits into
+//! a message so that every record an edit does not touch is copied byte for byte.
+//!
+//! This is how onnx-lint writes a model back "exactly as read": prost drops unknown fields and would
+//! re-encode (re-order, re-pack) what it knows, so the writer never re-encodes an existing message. It
+//! copies spans of the source and emits bytes only for what a pass added or changed. An output is a
+//! list of [`Chunk`]s, streamed to the destination, so weights go from the mapped input to the output
+//! file without an in-memory copy of the model.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::ops::Range;
+use thiserror::Error;
+
+/// Why a buffer is not a well-formed protobuf message.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum WireError {
+    #[error("truncated varint at byte {0}")]
+    TruncatedVarint(usize),
+    #[error("varint longer than 10 bytes at byte {0}")]
+    OverlongVarint(usize),
+    #[error("field number 0 at byte {0}")]
+    FieldZero(usize),
+    #[error("invalid wire type {1} at byte {0}")]
+    WireType(usize, u8),
+    #[error("length-delimited field at byte {0} runs past the end of its message")]
+    Overrun(usize),
+    #[error("unbalanced group at byte {0}")]
+    Group(usize),
+    #[error("field {field} occurrence {occurrence}: edit expects a length-delimited record")]
+    NotLengthDelimited { field: u32, occurrence: usize },
+}
+
+/// Wire type of length-delimited records (strings, bytes, sub-messages, packed repeated).
+pub const LEN: u8 = 2;
+
+/// One record of a message: a tag and its payload.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Record {
+    pub field: u32,
+    pub wire_type: u8,
+    /// The whole record, tag included.
+    pub span: Range<usize>,
+    /// The bytes after the tag (after the length prefix, for length-delimited records).
+    pub payload: Range<usize>,
+}
+
+/// Reads a varint at `pos`; returns the value and the position after it.
+pub fn read_varint(buf: &[u8], pos: usize) -> Result<(u64, usize), WireError> {
+    let mut value = 0u64;
+    for i in 0..10 {
+        let byte = *buf.get(pos + i).ok_or(WireError::TruncatedVarint(pos))?;
+        value |= u64::from(byte & 0x7f) << (7 * i);
+        if byte & 0x80 == 0 {
+            return Ok((value, pos + i + 1));
+        }
+    }
+    Err(WireError::OverlongVarint(pos))
+}
+
+/// Appends `value` as a varint.
+pub fn write_varint(out: &mut Vec<u8>, mut value: u64) {
+    while value >= 0x80 {
+        out.push((value as u8) | 0x80);
+        value >>= 7;
+    }
+    out.push(value as u8);
+}
+
+/// Appends a length-delimited record: tag, length, payload.
+pub fn write_len_record(out: &mut Vec<u8>, field: u32, payload: &[u8]) {
+    write_varint(out, (u64::from(field) << 3) | u64::from(LEN));
+    write_varint(out, payload.len() as u64);
+    out.extend_from_slice(payload);
+}
+
+/// The records of the message in `buf[range]`, in order.
+pub fn records(buf: &[u8], range: Range<usize>) -> Records<'_> {
+    Records {
+        buf,
+        pos: range.start,
+        end: range.end.min(buf.len()),
+        failed: false,
+    }
+}
+
+/// Iterator over the records of one message; stops after the first error.
+pub struct Records<'a> {
+    buf: &'a [u8],
+    pos: usize,
+    end: usize,
+    failed: bool,
+}
+
+impl Records<'_> {
+    fn next_record(&mut self) -> Result<Record, WireError> {
+        let start = self.pos;
+        let (key, after_tag) = read_varint(&self.buf[..self.end], start)?;
+        let field = u32::try_from(key >> 3).map_err(|_| WireError::FieldZero(start))?;
+        if field == 0 {
+            return Err(WireError::FieldZero(start));
+        }
+        let wire_type = (key & 7) as u8;
+        let body = &self.buf[..self.end];
+        let (payload, next) = match wire_type {
+            0 => {
+                let (_, n) = read_varint(body, after_tag)?;
+                (after_tag..n, n)
+            }
+            1 => fixed(after_tag, 8, self.end)?,
+            5 => fixed(after_tag, 4, self.end)?,
+            LEN => {
+                let (len, p) = read_varint(body, after_tag)?;
+                let stop = usize::try_from(len)
+                    .ok()
+                    .and_then(|l| p.checked_add(l))
+                    .filter(|&s| s <= self.end)
+                    .ok_or(WireError::Overrun(start))?;
+                (p..stop, stop)
+            }
+            3 => {
+                let stop = skip_group(body, after_tag, field)?;
+                (after_tag..stop, stop)
+            }
+            t => return Err(WireError::WireType(start, t)),
+        };
+        self.pos = next;
+        Ok(Record {
+            field,
+            wire_type,
+            span: start..next,
+            payload,
+        })
+    }
+}
+
+fn fixed(at: usize, width: usize, end: usize) -> Result<(Range<usize>, usize), WireError> {
+    let stop = at + width;
+    if stop > end {
+        return Err(WireError::Overrun(at));
+    }
+    Ok((at..stop, stop))
+}
+
+/// Skips a (deprecated) group up to and including its end tag; groups only appear as unknown fields.
+fn skip_group(buf: &[u8], mut pos: usize, field: u32) -> Result<usize, WireError> {
+    // Bounded like prost's recursion limit, so a hostile file cannot make this loop deep.
+    let mut depth = 1u32;
+    let mut stack = vec![field];
+    while depth > 0 {
+        let start = pos;
+        let (key, p) = read_varint(buf, pos)?;
+        let f = (key >> 3) as u32;
+        pos = match (key & 7) as u8 {
+            0 => read_varint(buf, p)?.1,
+            1 => fixed(p, 8, buf.len())?.1,
+            5 => fixed(p, 4, buf.len())?.1,
+            LEN => {
+                let (len, q) = read_varint(buf, p)?;
+                usize::try_from(len)
+                    .ok()
+                    .and_then(|l| q.checked_add(l))
+                    .filter(|&s| s <= buf.len())
+                    .ok_or(WireError::Overrun(start))?
+            }
+            3 => {
+                depth += 1;
+                if depth > 100 {
+                    return Err(WireError::Group(start));
+                }
+                stack.push(f);
+                p
+            }
+            4 => {
+                if stack.pop() != Some(f) {
+                    return Err(WireError::Group(start));
+                }
+                depth -= 1;
+                p
+            }
+            t => return Err(WireError::WireType(start, t)),
+        };
+    }
+    Ok(pos)
+}
+
+impl Iterator for Records<'_> {
+    type Item = Result<Record, WireError>;
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed || self.pos >= self.end {
+            return None;
+        }
+        let r = self.next_record();
+        self.failed = r.is_err();
+        Some(r)
+    }
+}
+
+/// Changes to one message. Records are addressed by (field number, occurrence): the occurrence is the
+/// index among that field's records, which for a repeated field is its index in the decoded list.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Edit {
+    pub records: BTreeMap<(u32, usize), RecordEdit>,
+    /// Whole records (tag and payload) added at the end of the message.
+    pub append: Vec<u8>,
+}
+
+/// What happens at one record: `before` is inserted ahead of it, then `action` applies to it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RecordEdit {
+    pub before: Vec<u8>,
+    pub action: Action,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum Action {
+    #[default]
+    Keep,
+    /// The record is a sub-message with changes of its own.
+    Edit(Edit),
+    /// The record is replaced by these bytes (whole records; empty drops it).
+    Replace(Vec<u8>),
+}
+
+impl Edit {
+    pub fn is_empty(&self) -> bool {
+        self.append.is_empty() && self.records.is_empty()
+    }
+
+    /// The edit of record (field, occurrence), created empty if absent.
+    pub fn at(&mut self, field: u32, occurrence: usize) -> &mut RecordEdit {
+        self.records.entry((field, occurrence)).or_default()
+    }
+
+    /// The nested edit of sub-message (field, occurrence), created empty if absent.
+    pub fn child(&mut self, field: u32, occurrence: usize) -> &mut Edit {
+        let rec = self.at(field, occurrence);
+        if !matches!(rec.action, Action::Edit(_)) {
+            rec.action = Action::Edit(Edit::default());
+        }
+        match &mut rec.action {
+            Action::Edit(e) => e,
+            // The arm above made it an Edit.
+            _ => unreachable!("action was just set to Edit"),
+        }
+    }
+}
+
+/// A piece of the output: a span of the source, or bytes made by the writer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Chunk {
+    Source(Range<usize>),
+    Owned(Vec<u8>),
+}
+
+/// An output message as chunks, with its total length known before anything is written.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Spliced {
+    pub chunks: Vec<Chunk>,
+    pub len: u64,
+}
+
+impl Spliced {
+    fn push_source(&mut self, r: Range<usize>) {
+        if r.is_empty() {
+            return;
+        }
+        self.len += (r.end - r.start) as u64;
+        if let Some(Chunk::Source(last)) = self.chunks.last_mut()
+            && last.end == r.start
+        {
+            last.end = r.end;
+            return;
+        }
+        self.chunks.push(Chunk::Source(r));
+    }
+
+    fn push_owned(&mut self, bytes: Vec<u8>) {
+        if bytes.is_empty() {
+            return;
+        }
+        self.len += bytes.len() as u64;
+        self.chunks.push(Chunk::Owned(bytes));
+    }
+
+    fn extend(&mut self, other: Spliced) {
+        for c in other.chunks {
+            match c {
+                Chunk::Source(r) => self.push_source(r),
+                Chunk::Owned(b) => self.push_owned(b),
+            }
+        }
+    }
+
+    /// True when the output is exactly the source span `whole`.
+    pub fn is_identity(&self, whole: &Range<usize>) -> bool {
+        match self.chunks.as_slice() {
+            [] => whole.is_empty(),
+            [Chunk::Source(r)] => r == whole,
+            _ => false,
+        }
+    }
+
+    /// Streams the output to `w`.
+    pub fn write_to(&self, src: &[u8], w: &mut impl Write) -> std::io::Result<()> {
+        for c in &self.chunks {
+            match c {
+                Chunk::Source(r) => w.write_all(&src[r.clone()])?,
+                Chunk::Owned(b) => w.write_all(b)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// The output as one buffer (for small models and tests).
+    pub fn to_vec(&self, src: &[u8]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.len as usize);
+        for c in &self.chunks {
+            match c {
+                Chunk::Source(r) => out.extend_from_slice(&src[r.clone()]),
+                Chunk::Owned(b) => out.extend_from_slice(b),
+            }
+        }
+        out
+    }
+}
+
+/// Applies `edit` to the message `src[range]`. Records without an edit are copied as they are.
+pub fn splice(src: &[u8], range: Range<usize>, edit: &Edit) -> Result<Spliced, WireError> {
+    let mut out = Spliced::default();
+    if edit.is_empty() {
+        out.push_source(range);
+        return Ok(out);
+    }
+    let mut seen: BTreeMap<u32, usize> = BTreeMap::new();
+    for rec in records(src, range) {
+        let rec = rec?;
+        let n = seen.entry(rec.field).or_insert(0);
+        let occurrence = *n;
+        *n += 1;
+        let Some(re) = edit.records.get(&(rec.field, occurrence)) else {
+            out.push_source(rec.span);
+            continue;
+        };
+        out.push_owned(re.before.clone());
+        match &re.action {
+            Action::Keep => out.push_source(rec.span),
+            Action::Replace(bytes) => out.push_owned(bytes.clone()),
+            Action::Edit(child) => {
+                if rec.wire_type != LEN {
+                    return Err(WireError::NotLengthDelimited {
+                        field: rec.field,
+                        occurrence,
+                    });
+                }
+                let inner = splice(src, rec.payload.clone(), child)?;
+                let mut head = Vec::with_capacity(12);
+                write_varint(&mut head, (u64::from(rec.field) << 3) | u64::from(LEN));
+                write_varint(&mut head, inner.len);
+                out.push_owned(head);
+                out.extend(inner);
+            }
+        }
+    }
+    out.push_owned(edit.append.clone());
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::proto::{GraphProto, ModelProto, NodeProto};
+    use prost::Message;
+
+    fn model_with_unknown_field() -> Vec<u8> {
+        let model = ModelProto {
+            ir_version: Some(9),
+            graph: Some(GraphProto {
+                node: vec![
+                    NodeProto {
+                        op_type: Some("Relu".into()),
+                        input: vec!["x".into()],
+                        output: vec!["y".into()],
+                        ..Default::default()
+                    },
+                    NodeProto {
+                        op_type: Some("Add".into()),
+                        input: vec!["y".into(), "b".into()],
+                        output: vec!["z".into()],
+                        ..Default::default()
+                    },
+                ],
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let mut bytes = model.encode_to_vec();
+        // Field 999, varint 7: a field no ONNX release defines.
+        write_varint(&mut bytes, 999 << 3); // wire type 0: varint
+        write_varint(&mut bytes, 7);
+        bytes
+    }
+
+    #[test]
+    fn varint_round_trips_and_rejects_overlong() {
+        for v in [0u64, 1, 127, 128, 300, u64::MAX] {
+            let mut b = Vec::new();
+            write_varint(&mut b, v);
+            assert_eq!(read_varint(&b, 0), Ok((v, b.len())));
+        }
+        assert_eq!(
+            read_varint(&[0x80; 11], 0),
+            Err(WireError::OverlongVarint(0))
+        );
+        assert_eq!(
+            read_varint(&[0x80, 0x80], 0),
+            Err(WireError::TruncatedVarint(0))
+        );
+    }
+
+    #[test]
+    fn records_report_overrun_of_length_prefix() {
+        // Field 1, length 2^63 claimed, no payload.
+        let mut b = vec![0x0a];
+        write_varint(&mut b, 1 << 63);
+        let r: Vec<_> = records(&b, 0..b.len()).collect();
+        assert_eq!(r, vec![Err(WireError::Overrun(0))]);
+    }
+
+    #[test]
+    fn empty_edit_is_the_identity() {
+        let src = model_with_unknown_field();
+        let out = splice(&src, 0..src.len(), &Edit::default()).unwrap();
+        assert!(out.is_identity(&(0..src.len())));
+        assert_eq!(out.to_vec(&src), src);
+    }
+
+    #[test]
+    fn insert_before_second_node_and_rewire_its_input_keeps_the_rest() {
+        let src = model_with_unknown_field();
+        let new_node = NodeProto {
+            op_type: Some("Identity".into()),
+            input: vec!["b".into()],
+            output: vec!["b2".into()],
+            ..Default::default()
+        };
+        let mut edit = Edit::default();
+        let graph = edit.child(7, 0);
+        let mut before = Vec::new();
+        write_len_record(&mut before, 1, &new_node.encode_to_vec());
+        graph.at(1, 1).before = before;
+        let mut input = Vec::new();
+        write_len_record(&mut input, 1, b"b2");
+        graph.child(1, 1).at(1, 1).action = Action::Replace(input);
+
+        let out = splice(&src, 0..src.len(), &edit).unwrap().to_vec(&src);
+        let m = ModelProto::decode(out.as_slice()).unwrap();
+        let g = m.graph.unwrap();
+        let ops: Vec<_> = g.node.iter().map(|n| n.op_type()).collect();
+        assert_eq!(ops, ["Relu", "Identity", "Add"]);
+        assert_eq!(g.node[2].input, ["y", "b2"]);
+        // The unknown field is still the last record of the model, untouched.
+        let last = records(&out, 0..out.len()).last().unwrap().unwrap();
+        assert_eq!(last.field, 999);
+        assert_eq!(out[last.span.clone()], src[src.len() - last.span.len()..]);
+    }
+
+    #[test]
+    fn splicing_a_non_message_record_is_an_error() {
+        let src = model_with_unknown_field();
+        let mut edit = Edit::default();
+        edit.child(1, 0); // ir_version is a varint
+        assert!(matches!(
+            splice(&src, 0..src.len(), &edit),
+            Err(WireError::NotLengthDelimited { field: 1, .. })
+        ));
+    }
+}
