@@ -34,6 +34,14 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
+    /// Print the element type and shape inferred for every value
+    Shapes {
+        /// Model file (`-` reads standard input)
+        model: PathBuf,
+        /// Output format
+        #[arg(long, value_enum, default_value_t = ShapesFormat::Text)]
+        format: ShapesFormat,
+    },
     /// Load a model into the IR and write it back unchanged (the output is byte-identical)
     Roundtrip {
         /// Model file (`-` reads standard input)
@@ -51,6 +59,13 @@ pub enum Command {
 pub enum Format {
     Text,
     Json,
+    Sarif,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ShapesFormat {
+    Text,
+    Json,
 }
 
 pub const EXIT_OK: u8 = 0;
@@ -61,6 +76,7 @@ pub const EXIT_UNLOADABLE: u8 = 2;
 pub fn run(cli: Cli) -> u8 {
     match cli.command {
         Command::Check { models, format } => check(&models, format),
+        Command::Shapes { model, format } => shapes(&model, format),
         Command::Roundtrip {
             model,
             output,
@@ -84,6 +100,7 @@ fn check(models: &[PathBuf], format: Format) -> u8 {
     let out = match format {
         Format::Text => render::text(&reports),
         Format::Json => render::json(&reports),
+        Format::Sarif => render::sarif(&reports),
     };
     print!("{out}");
     exit_status(&reports)
@@ -126,5 +143,26 @@ fn roundtrip(model: PathBuf, output: PathBuf, in_place: bool) -> u8 {
             render::escape(&output.display().to_string())
         );
     }
+    EXIT_OK
+}
+
+fn shapes(model: &std::path::Path, format: ShapesFormat) -> u8 {
+    let m = match load(model) {
+        Ok(m) => m,
+        Err(e) => {
+            let shown = Origin::from_arg(model).display();
+            eprintln!(
+                "error: cannot load {}: {}",
+                render::escape(&shown),
+                render::escape(&e)
+            );
+            return EXIT_UNLOADABLE;
+        }
+    };
+    let out = match format {
+        ShapesFormat::Text => render::shapes_text(&m.shapes),
+        ShapesFormat::Json => render::shapes_json(&m.shapes),
+    };
+    print!("{out}");
     EXIT_OK
 }

@@ -45,8 +45,15 @@ impl Origin {
     }
 }
 
+/// The content of a model source: all of it as `bytes` (mapped for a regular file), and the open file
+/// when there is one to read selectively (see `decode`).
+pub struct Content {
+    pub bytes: Bytes,
+    pub file: Option<File>,
+}
+
 /// The whole content of `origin`, mapped (files) or read (standard input).
-pub fn read(origin: &Origin) -> Result<Bytes> {
+pub fn read(origin: &Origin) -> Result<Content> {
     match origin {
         Origin::Stdin => {
             let mut buf = Vec::new();
@@ -54,13 +61,16 @@ pub fn read(origin: &Origin) -> Result<Bytes> {
                 .lock()
                 .read_to_end(&mut buf)
                 .context("cannot read standard input")?;
-            Ok(Bytes::from(buf))
+            Ok(Content {
+                bytes: Bytes::from(buf),
+                file: None,
+            })
         }
         Origin::File(path) => map_file(path),
     }
 }
 
-fn map_file(path: &Path) -> Result<Bytes> {
+fn map_file(path: &Path) -> Result<Content> {
     let file = File::open(path).with_context(|| "cannot open file".to_string())?;
     let meta = file.metadata().context("cannot stat file")?;
     if meta.is_dir() {
@@ -70,17 +80,30 @@ fn map_file(path: &Path) -> Result<Bytes> {
         // A FIFO or device cannot be mapped; read it, as `cat` would.
         let mut buf = Vec::new();
         (&file).read_to_end(&mut buf).context("cannot read file")?;
-        return Ok(Bytes::from(buf));
+        return Ok(Content {
+            bytes: Bytes::from(buf),
+            file: None,
+        });
     }
     if meta.len() == 0 {
         // mmap of zero bytes fails on Linux; an empty model is decoded (and rejected) like any other.
-        return Ok(Bytes::new());
+        return Ok(Content {
+            bytes: Bytes::new(),
+            file: None,
+        });
     }
     // SAFETY: the mapping is read-only. If another process truncates the file while we hold it, reads
     // past the new end fault (SIGBUS); that is the documented limit of every mmap-based loader and the
     // price of not copying weights. Writers in this crate never modify a file in place (atomic rename).
     let map = unsafe { memmap2::Mmap::map(&file) }.context("cannot map file")?;
-    Ok(Bytes::from_owner(map))
+    // The mapping is read for writing (sequentially) and for small constants; read-ahead around a
+    // small read would page in weight bytes nobody needs.
+    #[cfg(unix)]
+    let _ = map.advise(memmap2::Advice::Random);
+    Ok(Content {
+        bytes: Bytes::from_owner(map),
+        file: Some(file),
+    })
 }
 
 /// Writes `data` to `dest` atomically: a temporary file in the destination folder, flushed to disk, then

@@ -12,9 +12,11 @@
 
 pub mod checks;
 pub mod cli;
+pub mod decode;
 pub mod diagnostics;
 pub mod io;
 pub mod ir;
 pub mod proto;
+pub mod shape;
 pub mod wire;
 pub mod write;

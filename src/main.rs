@@ -4,5 +4,15 @@ use clap::Parser;
 
 fn main() -> std::process::ExitCode {
     let cli = onnx_lint::cli::Cli::parse();
-    std::process::ExitCode::from(onnx_lint::cli::run(cli))
+    let code = onnx_lint::cli::run(cli);
+    if std::env::var_os("ONNX_LINT_DEBUG_RSS").is_some() {
+        let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+        for l in status
+            .lines()
+            .filter(|l| l.starts_with("Rss") || l.starts_with("VmHWM"))
+        {
+            eprintln!("{l}");
+        }
+    }
+    std::process::ExitCode::from(code)
 }

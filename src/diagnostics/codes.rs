@@ -1,7 +1,8 @@
 //! The table of diagnostic codes: stable identifiers, names, default severities and one-line summaries.
 //!
 //! A code never changes meaning once published. Families: `M` model header, `G` graph structure,
-//! `T` tensors and types, `X` external data, `E`/`W` broadcasting (E1 is the spec's error code).
+//! `T` tensors and types, `X` external data, `E`/`W` broadcasting (E1 is the spec's error code), `I`
+//! information about the analysis itself.
 
 use super::Severity;
 use serde::{Serialize, Serializer};
@@ -57,6 +58,10 @@ codes! {
     BadDims = "T001", "bad-dims", Error, "A tensor or value type has a negative dimension, or dimensions whose product overflows.";
     ElemType = "T002", "elem-type", Error, "A tensor or value type has an undefined or unknown element type.";
     TensorData = "T003", "tensor-data", Error, "A tensor's stored data does not match its dims and element type (too short, too long, or stored twice).";
+    BroadcastError = "E1", "broadcast-error", Error, "Inputs of a broadcasting node have, on some axis, sizes that are unequal and neither 1 (error E1 of the SONNX broadcast spec).";
+    PossibleBroadcastError = "W1", "possible-broadcast-error", Warning, "Inputs of a broadcasting node can be broadcast only if symbolic dimensions take particular values.";
+    DeclaredShape = "T004", "declared-shape", Warning, "A shape declared in value_info or a graph output contradicts the inferred one.";
+    NoShapeRule = "I001", "no-shape-rule", Info, "Some operators have no shape rule: their outputs are unknown, so checks downstream of them are incomplete.";
     ExternalData = "X001", "external-data", Error, "An external-data reference is unsafe or does not resolve to a region of a regular file inside the model's folder.";
 }
 

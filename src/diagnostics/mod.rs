@@ -42,6 +42,15 @@ pub struct Diagnostic {
     /// Further lines: the inputs and their shapes, the condition, a hint.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// For broadcast findings: the axis, counted from the end (-1 is the last).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub axis: Option<i64>,
+    /// For broadcast errors: the conflicting sizes on `axis`, in input order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sizes: Vec<u64>,
+    /// For findings inside a model-local function: the node of the function body (`node` is the call).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inner_node: Option<String>,
 }
 
 impl Diagnostic {
@@ -55,6 +64,9 @@ impl Diagnostic {
             node: None,
             op_type: None,
             notes: Vec::new(),
+            axis: None,
+            sizes: Vec::new(),
+            inner_node: None,
         }
     }
 

@@ -285,8 +285,13 @@ fn attach_subgraphs(
             built.push((p.node, p.attribute, p.item, sub, free));
         }
     }
+    // One capture edge per (value, node), however many of the node's subgraphs read the value.
+    let mut captured: HashSet<(NodeId, String)> = HashSet::new();
     for (node, attribute, item, graph, free) in built {
         for name in free {
+            if !captured.insert((node, name.clone())) {
+                continue;
+            }
             let value = resolve_outer(g, &name);
             g.dag.add_edge(
                 g.values[value.0 as usize].producer.0,

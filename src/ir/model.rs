@@ -41,8 +41,10 @@ pub struct Model {
     pub header: ModelProto,
     pub graph: Option<Graph>,
     pub functions: Vec<Function>,
-    /// Structural findings of the load, in the order found.
+    /// Findings of the load: structural checks, then shape inference (broadcast errors...).
     pub diagnostics: Vec<Diagnostic>,
+    /// What shape inference knows of every value of every graph inferred in its own right.
+    pub shapes: Vec<crate::shape::infer::GraphShapes>,
 }
 
 /// The canonical name of an operator-set domain: `ai.onnx` and the empty string are one domain.
@@ -54,8 +56,14 @@ impl Model {
     /// Reads and decodes the model at `origin` and builds its IR. Structural problems are diagnostics
     /// (in `diagnostics`); `Err` means the bytes could not be read or are not a protobuf `ModelProto`.
     pub fn load(origin: Origin) -> Result<Model> {
-        let bytes = crate::io::read(&origin)?;
-        Model::from_bytes(bytes, origin)
+        let content = crate::io::read(&origin)?;
+        match content.file {
+            Some(file) if !content.bytes.is_empty() => {
+                let header = crate::decode::decode_file(&file, &content.bytes)?;
+                Ok(Model::from_proto_with_source(header, content.bytes, origin))
+            }
+            _ => Model::from_bytes(content.bytes, origin),
+        }
     }
 
     /// Decodes `bytes` (zero-copy: tensor data stay slices of `bytes`) and builds the IR.
@@ -94,9 +102,13 @@ impl Model {
             graph,
             functions,
             diagnostics,
+            shapes: Vec::new(),
         };
         let found = crate::checks::run(&model);
         model.diagnostics.extend(found);
+        let inference = crate::shape::infer::infer(&model);
+        model.diagnostics.extend(inference.diagnostics);
+        model.shapes = inference.graphs;
         model
     }
 

@@ -1,10 +1,14 @@
-//! Renderers: turn the diagnostics of one run (several files) into text or JSON. Detection never
+//! Renderers: turn the diagnostics of one run (several files) into text, JSON or SARIF. Detection never
 //! formats; rendering never decides.
 
 mod json;
+mod sarif;
+mod shapes;
 mod text;
 
 pub use json::json;
+pub use sarif::sarif;
+pub use shapes::{shapes_json, shapes_text};
 pub use text::text;
 
 use super::Diagnostic;

@@ -1,0 +1,194 @@
+//! [`NodeCtx`]: what a shape rule sees of its node — inputs by slot, attributes, the opset version — and
+//! how it reports findings (broadcast errors) and asks for a subgraph to be inferred.
+
+use super::broadcast::Outcome;
+use super::dim::{Dim, Shape};
+use super::value::ValueInfo;
+use crate::diagnostics::{Code, Diagnostic};
+use crate::proto::{AttributeProto, NodeProto, TensorProto};
+
+/// Infers a subgraph (by attribute name) given the infos of its formal inputs; returns its outputs.
+pub type SubgraphFn<'a> = dyn FnMut(&str, &[ValueInfo]) -> Option<Vec<ValueInfo>> + 'a;
+
+pub struct NodeCtx<'a> {
+    pub proto: &'a NodeProto,
+    /// The node's name, or `#index` when it has none.
+    pub label: &'a str,
+    /// The version of the node's domain in force.
+    pub opset: i64,
+    /// Input infos by slot; `None` for an omitted optional input.
+    pub inputs: &'a [Option<ValueInfo>],
+    /// Findings, without their location (the driver fills graph and node in).
+    pub findings: Vec<Diagnostic>,
+    pub(super) subgraph: &'a mut SubgraphFn<'a>,
+}
+
+/// The broadcasting rule a check applied, named in diagnostics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rule {
+    Multidirectional,
+    Unidirectional,
+    Bidirectional,
+    LegacyAxis,
+    None,
+}
+
+impl Rule {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Rule::Multidirectional => "multidirectional (numpy) broadcasting",
+            Rule::Unidirectional => {
+                "unidirectional broadcasting (the second input to the first's shape)"
+            }
+            Rule::Bidirectional => "bidirectional broadcasting (Expand)",
+            Rule::LegacyAxis => "legacy broadcast=1/axis broadcasting (opset < 7)",
+            Rule::None => "no broadcasting (shapes must be equal)",
+        }
+    }
+}
+
+impl<'a> NodeCtx<'a> {
+    pub fn op_type(&self) -> &str {
+        self.proto.op_type()
+    }
+
+    pub fn input(&self, slot: usize) -> Option<&ValueInfo> {
+        self.inputs.get(slot)?.as_ref()
+    }
+
+    /// The shape of input `slot` (`None` when omitted or of unknown rank).
+    pub fn shape(&self, slot: usize) -> Shape {
+        self.input(slot)?.shape.clone()
+    }
+
+    pub fn elem(&self, slot: usize) -> Option<i32> {
+        self.input(slot)?.elem
+    }
+
+    /// The known integer values of input `slot` (a small constant or propagated shape tensor).
+    pub fn data_i64(&self, slot: usize) -> Option<Vec<i64>> {
+        self.input(slot)?.data_i64()
+    }
+
+    pub fn data(&self, slot: usize) -> Option<&[Dim]> {
+        self.input(slot)?.data.as_deref()
+    }
+
+    pub fn has_input(&self, slot: usize) -> bool {
+        self.inputs.get(slot).is_some_and(Option::is_some)
+    }
+
+    pub fn num_inputs(&self) -> usize {
+        self.inputs.len()
+    }
+
+    pub fn num_outputs(&self) -> usize {
+        self.proto.output.len()
+    }
+
+    pub fn attr(&self, name: &str) -> Option<&AttributeProto> {
+        self.proto.attribute.iter().find(|a| a.name() == name)
+    }
+
+    pub fn attr_i(&self, name: &str) -> Option<i64> {
+        self.attr(name)?.i
+    }
+
+    pub fn attr_f(&self, name: &str) -> Option<f32> {
+        self.attr(name)?.f
+    }
+
+    pub fn attr_ints(&self, name: &str) -> Option<&[i64]> {
+        self.attr(name).map(|a| a.ints.as_slice())
+    }
+
+    pub fn attr_s(&self, name: &str) -> Option<&str> {
+        self.attr(name)?
+            .s
+            .as_ref()
+            .and_then(|b| std::str::from_utf8(b).ok())
+    }
+
+    pub fn attr_t(&self, name: &str) -> Option<&TensorProto> {
+        self.attr(name)?.t.as_ref()
+    }
+
+    /// Infers subgraph attribute `name` with its formal inputs typed as `inputs`.
+    pub fn infer_subgraph(&mut self, name: &str, inputs: &[ValueInfo]) -> Option<Vec<ValueInfo>> {
+        (self.subgraph)(name, inputs)
+    }
+
+    /// Reports the conflicts and possible conflicts of `outcome`, computed by `rule` over the inputs at
+    /// `slots` (in the order they were given to the algebra).
+    pub fn report_broadcast(&mut self, rule: Rule, slots: &[usize], outcome: &Outcome) {
+        let shapes: Vec<String> = slots
+            .iter()
+            .map(|&s| {
+                let name = self.proto.input.get(s).map(String::as_str).unwrap_or("");
+                format!(
+                    "input {s} '{name}': {}",
+                    super::dim::format_shape(&self.shape(s))
+                )
+            })
+            .collect();
+        for c in &outcome.conflicts {
+            let sizes: Vec<u64> = c.sizes.iter().map(|(_, s)| *s).collect();
+            let pair = match sizes.as_slice() {
+                [a, b, ..] => format!("{a} vs {b}"),
+                _ => sizes
+                    .iter()
+                    .map(u64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(" vs "),
+            };
+            let mut d = Diagnostic::new(
+                Code::BroadcastError,
+                "",
+                format!(
+                    "inputs of '{}' ({}) cannot be broadcast: axis {}: {pair} (neither is 1)",
+                    self.label,
+                    self.op_type(),
+                    c.axis_from_end
+                ),
+            );
+            d.axis = Some(c.axis_from_end);
+            d.sizes = sizes;
+            self.findings.push(with_notes(d, &shapes, rule));
+        }
+        if let Some(reason) = &outcome.rank_error {
+            let d = Diagnostic::new(
+                Code::BroadcastError,
+                "",
+                format!(
+                    "inputs of '{}' ({}) cannot be broadcast: {reason}",
+                    self.label,
+                    self.op_type()
+                ),
+            );
+            self.findings.push(with_notes(d, &shapes, rule));
+        }
+        for p in &outcome.possible {
+            let dims: Vec<String> = p.dims.iter().map(|(_, d)| d.to_string()).collect();
+            let mut d = Diagnostic::new(
+                Code::PossibleBroadcastError,
+                "",
+                format!(
+                    "inputs of '{}' ({}) broadcast only if {}: axis {}: {}",
+                    self.label,
+                    self.op_type(),
+                    p.condition,
+                    p.axis_from_end,
+                    dims.join(" vs ")
+                ),
+            );
+            d.axis = Some(p.axis_from_end);
+            self.findings.push(with_notes(d, &shapes, rule));
+        }
+    }
+}
+
+fn with_notes(mut d: Diagnostic, shapes: &[String], rule: Rule) -> Diagnostic {
+    d.notes.extend(shapes.iter().cloned());
+    d.notes.push(format!("rule: {}", rule.describe()));
+    d
+}

@@ -1,0 +1,526 @@
+//! The shape-inference driver: one walk over each graph in topological order, applying the rule the
+//! registry gives each node, inferring subgraphs with their outer scope and model-local functions
+//! through their bodies with the call's input types, and collecting every finding.
+//!
+//! A finding inside a function body is reported at the calling node (the body has no location of its
+//! own in the user's graph), with the inner node named in the message and in `inner_node`.
+
+use super::ctx::NodeCtx;
+use super::dim::Dim;
+use super::registry::registry;
+use super::value::{ValueInfo, from_tensor, from_type_proto};
+use crate::diagnostics::{Code, Diagnostic, Severity};
+use crate::ir::build::node_label;
+use crate::ir::{Graph, Model, NodeKind, OpNode, opset_domain};
+use crate::proto::{NodeProto, TypeProto};
+use std::collections::{BTreeSet, HashMap};
+
+/// How deep model-local functions may call each other before inference stops following calls.
+pub const MAX_CALL_DEPTH: usize = 32;
+
+/// The result of inference over a model.
+#[derive(Debug, Default)]
+pub struct Inference {
+    pub diagnostics: Vec<Diagnostic>,
+    /// Every graph inferred in its own right (main graph and its subgraphs, uncalled functions), with
+    /// what is known of each of its values.
+    pub graphs: Vec<GraphShapes>,
+    /// Ops met without a rule: (domain, op_type, opset version).
+    pub missing_rules: BTreeSet<(String, String, i64)>,
+}
+
+#[derive(Debug)]
+pub struct GraphShapes {
+    pub path: String,
+    pub values: Vec<(String, Option<ValueInfo>)>,
+}
+
+/// Infers every value of `model` and checks every broadcast.
+pub fn infer(model: &Model) -> Inference {
+    let mut d = Driver {
+        model,
+        out: Inference::default(),
+        calls: Vec::new(),
+    };
+    if let Some(g) = &model.graph {
+        let imports = model.opset_imports(None);
+        let env = Env::root();
+        d.infer_graph(g, &imports, None, &env, None, true);
+    }
+    // Functions nobody calls are still checked, with their inputs unknown.
+    for (i, f) in model.functions.iter().enumerate() {
+        if !is_called(model, f.domain(), f.name()) {
+            let imports = model.opset_imports(Some(i));
+            d.infer_graph(&f.body, &imports, None, &Env::root(), None, true);
+        }
+    }
+    if !d.out.missing_rules.is_empty() {
+        let list: Vec<String> = d
+            .out
+            .missing_rules
+            .iter()
+            .map(|(dom, op, v)| {
+                let dom = if dom.is_empty() { "ai.onnx" } else { dom };
+                format!("{op} ({dom} v{v})")
+            })
+            .collect();
+        d.out.diagnostics.push(
+            Diagnostic::new(
+                Code::NoShapeRule,
+                "model",
+                format!("no shape rule for {}: their outputs are unknown", list.join(", ")),
+            )
+            .note("broadcasts downstream of these ops are checked only where declared shapes say enough"),
+        );
+    }
+    d.out
+}
+
+fn is_called(model: &Model, domain: &str, name: &str) -> bool {
+    model.graphs().iter().any(|g| {
+        g.ops
+            .iter()
+            .filter_map(|&id| g.op(id))
+            .any(|op| op.proto.domain() == domain && op.op_type() == name)
+    })
+}
+
+/// Values visible from enclosing graphs, innermost first.
+struct Env<'e> {
+    frame: Option<(&'e Graph, &'e [Option<ValueInfo>])>,
+    parent: Option<&'e Env<'e>>,
+}
+
+impl<'e> Env<'e> {
+    fn root() -> Self {
+        Env {
+            frame: None,
+            parent: None,
+        }
+    }
+
+    fn get(&self, name: &str) -> Option<ValueInfo> {
+        if let Some((g, infos)) = self.frame
+            && let Some(id) = g.lookup(name)
+        {
+            return infos[id.0 as usize].clone();
+        }
+        self.parent?.get(name)
+    }
+}
+
+/// Where findings of the graph being inferred are reported: there, or at a function call.
+#[derive(Clone)]
+struct CallSite {
+    graph: String,
+    node: String,
+    op_type: String,
+    function: String,
+}
+
+struct Driver<'m> {
+    model: &'m Model,
+    out: Inference,
+    /// Functions being inferred, outermost first (to stop recursion).
+    calls: Vec<(String, String)>,
+}
+
+impl<'m> Driver<'m> {
+    /// Infers `g`; `formal` types its inputs (subgraph and function calls), else their declarations.
+    /// Returns what is known of each value, by value id.
+    fn infer_graph(
+        &mut self,
+        g: &Graph,
+        imports: &HashMap<&str, i64>,
+        formal: Option<&[ValueInfo]>,
+        env: &Env<'_>,
+        site: Option<&CallSite>,
+        record: bool,
+    ) -> Vec<Option<ValueInfo>> {
+        let mut infos: Vec<Option<ValueInfo>> = vec![None; g.values.len()];
+        self.seed_sources(g, formal, env, &mut infos);
+        for (_, op) in g.ops_in_order() {
+            let outputs = self.infer_node(g, op, imports, env, site, &infos);
+            for (slot, name) in op.proto.output.iter().enumerate() {
+                if name.is_empty() {
+                    continue;
+                }
+                let Some(id) = g.lookup(name) else { continue };
+                if g.value(id).producer != (id_of(g, op), slot) {
+                    continue; // a duplicate definition; the first producer keeps the name
+                }
+                let inferred = outputs.get(slot).cloned();
+                let declared = g.value(id).declared.as_ref();
+                let merged = self.merge_declared(g, op, name, inferred, declared, site);
+                infos[id.0 as usize] = merged;
+            }
+        }
+        if record && site.is_none() {
+            self.out.graphs.push(GraphShapes {
+                path: g.path.clone(),
+                values: g
+                    .values
+                    .iter()
+                    .zip(&infos)
+                    .map(|(v, i)| (v.name.clone(), i.clone()))
+                    .collect(),
+            });
+        }
+        infos
+    }
+
+    fn seed_sources(
+        &self,
+        g: &Graph,
+        formal: Option<&[ValueInfo]>,
+        env: &Env<'_>,
+        infos: &mut [Option<ValueInfo>],
+    ) {
+        for (i, v) in g.values.iter().enumerate() {
+            let info = match &g.dag[v.producer.0].kind {
+                NodeKind::Input(k) => {
+                    let declared = v.declared.as_ref().map(from_type_proto);
+                    let given = formal.and_then(|f| f.get(*k)).cloned();
+                    let init = g
+                        .header
+                        .initializer
+                        .iter()
+                        .find(|t| t.name() == v.name)
+                        .map(from_tensor);
+                    prefer_known(given, declared).or(init)
+                }
+                NodeKind::Initializer(k) => g.header.initializer.get(*k).map(from_tensor),
+                NodeKind::SparseInitializer(k) => g.header.sparse_initializer.get(*k).map(|s| {
+                    let mut v = ValueInfo::tensor(
+                        s.values.as_ref().map(|t| t.data_type()),
+                        Some(
+                            s.dims
+                                .iter()
+                                .map(|&d| Dim::Known(d.max(0) as u64))
+                                .collect(),
+                        ),
+                    );
+                    v.kind = super::value::Kind::Tensor;
+                    v
+                }),
+                NodeKind::Outer => env.get(&v.name),
+                NodeKind::Op(_) => continue,
+            };
+            infos[i] = info;
+        }
+    }
+
+    fn infer_node(
+        &mut self,
+        g: &Graph,
+        op: &OpNode,
+        imports: &HashMap<&str, i64>,
+        env: &Env<'_>,
+        site: Option<&CallSite>,
+        infos: &[Option<ValueInfo>],
+    ) -> Vec<ValueInfo> {
+        let inputs: Vec<Option<ValueInfo>> = op
+            .proto
+            .input
+            .iter()
+            .map(|name| {
+                if name.is_empty() {
+                    return None;
+                }
+                let known = g.lookup(name).and_then(|id| infos[id.0 as usize].clone());
+                Some(known.unwrap_or_else(ValueInfo::unknown))
+            })
+            .collect();
+        let domain = opset_domain(op.proto.domain());
+        let label = node_label(&op.proto, op.index);
+        if let Some(f) = self
+            .model
+            .function(op.proto.domain(), op.op_type(), op.proto.overload())
+        {
+            return self.infer_call(g, op, &label, f, &inputs, site);
+        }
+        let Some(&opset) = imports.get(domain) else {
+            return Vec::new(); // the domain check reports it
+        };
+        let Some(rule) = registry().lookup(domain, op.op_type(), opset) else {
+            self.out
+                .missing_rules
+                .insert((domain.to_owned(), op.op_type().to_owned(), opset));
+            return Vec::new();
+        };
+        let frame = Env {
+            frame: Some((g, infos)),
+            parent: Some(env),
+        };
+        let mut sub_findings: Vec<Diagnostic> = Vec::new();
+        let (outputs, findings) = {
+            let this = &mut *self;
+            let mut subgraph = |name: &str, formal: &[ValueInfo]| -> Option<Vec<ValueInfo>> {
+                let sub = op.subgraphs.iter().find(|s| {
+                    op.proto
+                        .attribute
+                        .get(s.attribute)
+                        .is_some_and(|a| a.name() == name)
+                })?;
+                let before = this.out.diagnostics.len();
+                let sub_infos =
+                    this.infer_graph(&sub.graph, imports, Some(formal), &frame, site, true);
+                sub_findings.extend(this.out.diagnostics.drain(before..));
+                Some(
+                    sub.graph
+                        .header
+                        .output
+                        .iter()
+                        .map(|o| {
+                            sub.graph
+                                .lookup(o.name())
+                                .and_then(|id| sub_infos[id.0 as usize].clone())
+                                .unwrap_or_else(ValueInfo::unknown)
+                        })
+                        .collect(),
+                )
+            };
+            let mut ctx = NodeCtx {
+                proto: &op.proto,
+                label: &label,
+                opset,
+                inputs: &inputs,
+                findings: Vec::new(),
+                subgraph: &mut subgraph,
+            };
+            let outputs = rule(&mut ctx);
+            (outputs, ctx.findings)
+        };
+        self.out.diagnostics.extend(sub_findings);
+        for d in findings {
+            let d = locate(d, &g.path, &label, op.op_type(), site);
+            self.out.diagnostics.push(d);
+        }
+        outputs
+    }
+
+    fn infer_call(
+        &mut self,
+        g: &Graph,
+        op: &OpNode,
+        label: &str,
+        f: &'m crate::ir::Function,
+        inputs: &[Option<ValueInfo>],
+        site: Option<&CallSite>,
+    ) -> Vec<ValueInfo> {
+        let key = (f.domain().to_owned(), f.name().to_owned());
+        if self.calls.contains(&key) || self.calls.len() >= MAX_CALL_DEPTH {
+            return Vec::new(); // recursion: the structural check reports it; shapes stay unknown
+        }
+        let index = self
+            .model
+            .functions
+            .iter()
+            .position(|x| std::ptr::eq(x, f))
+            .unwrap_or(0);
+        let imports = self.model.opset_imports(Some(index));
+        let formal: Vec<ValueInfo> = (0..f.header.input.len())
+            .map(|k| {
+                inputs
+                    .get(k)
+                    .cloned()
+                    .flatten()
+                    .unwrap_or_else(ValueInfo::unknown)
+            })
+            .collect();
+        let call = site.cloned().unwrap_or_else(|| CallSite {
+            graph: g.path.clone(),
+            node: label.to_owned(),
+            op_type: op.op_type().to_owned(),
+            function: format!("{}.{}", f.domain(), f.name()),
+        });
+        self.calls.push(key);
+        let body = with_call_attributes(f, op);
+        let infos = match &body {
+            Some(b) => {
+                self.infer_graph(b, &imports, Some(&formal), &Env::root(), Some(&call), false)
+            }
+            None => self.infer_graph(
+                &f.body,
+                &imports,
+                Some(&formal),
+                &Env::root(),
+                Some(&call),
+                false,
+            ),
+        };
+        self.calls.pop();
+        let body = body.as_ref().unwrap_or(&f.body);
+        f.header
+            .output
+            .iter()
+            .map(|name| {
+                body.lookup(name)
+                    .and_then(|id| infos[id.0 as usize].clone())
+                    .unwrap_or_else(ValueInfo::unknown)
+            })
+            .collect()
+    }
+
+    /// Combines an inferred type with the declared one: unknown parts are taken from the declaration;
+    /// a known size that contradicts it is reported.
+    fn merge_declared(
+        &mut self,
+        g: &Graph,
+        op: &OpNode,
+        name: &str,
+        inferred: Option<ValueInfo>,
+        declared: Option<&TypeProto>,
+        site: Option<&CallSite>,
+    ) -> Option<ValueInfo> {
+        let declared = declared.map(from_type_proto);
+        let (Some(mut inf), Some(dec)) = (inferred.clone(), declared.clone()) else {
+            return inferred.or(declared);
+        };
+        if inf.elem.is_none() {
+            inf.elem = dec.elem;
+        }
+        match (&mut inf.shape, &dec.shape) {
+            (None, s) => inf.shape = s.clone(),
+            (Some(a), Some(b)) if a.len() != b.len() => {
+                let msg = format!(
+                    "value '{name}' is declared with rank {} but inferred as {}",
+                    b.len(),
+                    super::dim::format_shape(&Some(a.clone()))
+                );
+                self.report_declared(g, op, msg, site);
+            }
+            (Some(a), Some(b)) => {
+                let mut conflict = None;
+                for (i, (x, y)) in a.iter_mut().zip(b).enumerate() {
+                    match (&*x, y) {
+                        (Dim::Known(p), Dim::Known(q)) if p != q => conflict = Some((i, *p, *q)),
+                        (Dim::Unknown, _) | (Dim::Sym(_), Dim::Known(_)) => *x = y.clone(),
+                        _ => {}
+                    }
+                }
+                if let Some((i, p, q)) = conflict {
+                    let msg = format!(
+                        "value '{name}' is declared with size {q} on axis {i}, but inference gives {p}"
+                    );
+                    self.report_declared(g, op, msg, site);
+                }
+            }
+            _ => {}
+        }
+        Some(inf)
+    }
+
+    fn report_declared(&mut self, g: &Graph, op: &OpNode, msg: String, site: Option<&CallSite>) {
+        let label = node_label(&op.proto, op.index);
+        let d = Diagnostic::new(Code::DeclaredShape, "", msg);
+        let d = locate(d, &g.path, &label, op.op_type(), site);
+        self.out.diagnostics.push(d);
+    }
+}
+
+fn id_of(g: &Graph, op: &OpNode) -> crate::ir::NodeId {
+    g.ops[op.index]
+}
+
+/// Fills in where a finding is: at the node, or at the call when inferring a function body.
+fn locate(
+    mut d: Diagnostic,
+    graph: &str,
+    label: &str,
+    op_type: &str,
+    site: Option<&CallSite>,
+) -> Diagnostic {
+    match site {
+        None => {
+            d.graph = graph.to_owned();
+            d.node = Some(label.to_owned());
+            d.op_type = Some(op_type.to_owned());
+        }
+        Some(c) => {
+            d.message = format!(
+                "in function {} (body node '{label}', {op_type}): {}",
+                c.function, d.message
+            );
+            d.graph = c.graph.clone();
+            d.node = Some(c.node.clone());
+            d.op_type = Some(c.op_type.clone());
+            d.inner_node = Some(label.to_owned());
+        }
+    }
+    if d.severity == Severity::Info {
+        d.severity = d.code.severity();
+    }
+    d
+}
+
+/// Of two infos of one value, the one with the more known shape (the first on a tie).
+fn prefer_known(a: Option<ValueInfo>, b: Option<ValueInfo>) -> Option<ValueInfo> {
+    let score = |v: &ValueInfo| -> usize {
+        match &v.shape {
+            None => 0,
+            Some(s) => 1 + s.iter().filter(|d| !matches!(d, Dim::Unknown)).count(),
+        }
+    };
+    match (a, b) {
+        (Some(x), Some(y)) => Some(if score(&y) > score(&x) { y } else { x }),
+        (x, y) => x.or(y),
+    }
+}
+
+/// A function body whose attribute references (`ref_attr_name`) are replaced by the call's attribute
+/// values or the function's defaults; `None` when the body has none.
+fn with_call_attributes(f: &crate::ir::Function, call: &OpNode) -> Option<Graph> {
+    let uses_refs = f
+        .body
+        .ops
+        .iter()
+        .filter_map(|&id| f.body.op(id))
+        .any(|op| op.proto.attribute.iter().any(|a| a.ref_attr_name.is_some()));
+    if !uses_refs {
+        return None;
+    }
+    let mut proto = f.body.header.clone();
+    proto.node = f
+        .body
+        .ops
+        .iter()
+        .filter_map(|&id| f.body.op(id))
+        .map(|op| substitute(&op.proto, call, f))
+        .collect();
+    let mut sink = Vec::new();
+    let (g, _) = crate::ir::build_graph(
+        proto,
+        f.body.path.clone(),
+        f.body.wire.clone(),
+        f.body.node_field,
+        None,
+        &mut sink,
+    );
+    Some(g)
+}
+
+fn substitute(node: &NodeProto, call: &OpNode, f: &crate::ir::Function) -> NodeProto {
+    let mut n = node.clone();
+    n.attribute.retain_mut(|a| {
+        let Some(r) = a.ref_attr_name.clone() else {
+            return true;
+        };
+        let value = call
+            .proto
+            .attribute
+            .iter()
+            .find(|c| c.name() == r)
+            .or_else(|| f.header.attribute_proto.iter().find(|c| c.name() == r));
+        match value {
+            Some(v) => {
+                let name = a.name.clone();
+                *a = v.clone();
+                a.name = name;
+                true
+            }
+            None => false,
+        }
+    });
+    n
+}

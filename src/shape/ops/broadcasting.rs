@@ -1,0 +1,118 @@
+//! Element-wise operators that broadcast their inputs, at every opset version.
+//!
+//! Spec: <https://github.com/onnx/onnx/blob/main/docs/Broadcasting.md> and the operators' pages in
+//! <https://github.com/onnx/onnx/blob/main/docs/Operators.md>. Opset history:
+//! - Add, Sub, Mul, Div, Pow, And, Or, Xor, Equal, Greater, Less: opset 1 and 6 broadcast only with the
+//!   attribute `broadcast=1`, by the legacy rule (B a contiguous subsequence of A's shape, placed at `axis`,
+//!   OpenVINO's PDPD); without it the shapes must be equal. From opset 7: multidirectional.
+//! - Max, Min, Sum, Mean: opset 1 and 6 require equal shapes; from opset 8 multidirectional, N-ary.
+//! - Mod (10), BitShift (11), GreaterOrEqual and LessOrEqual (12), Where (9), BitwiseAnd/Or/Xor (18),
+//!   StringConcat (20): multidirectional from their first version.
+
+use super::super::broadcast::{legacy_axis, multidirectional, none};
+use super::super::ctx::{NodeCtx, Rule};
+use super::super::dim::Dim;
+use super::super::registry::Registry;
+use super::super::value::{ValueInfo, as_i64, from_i64};
+use crate::proto::tensor_proto::DataType;
+
+/// Ops whose output has the element type of their (first) input.
+const ARITHMETIC: &[&str] = &["Add", "Sub", "Mul", "Div", "Pow"];
+/// Ops whose output is boolean.
+const PREDICATES: &[&str] = &["And", "Or", "Xor", "Equal", "Greater", "Less"];
+const VARIADIC: &[&str] = &["Max", "Min", "Sum", "Mean"];
+
+pub fn register(r: &mut Registry) {
+    r.add_all(ARITHMETIC, 1, legacy_binary);
+    r.add_all(PREDICATES, 1, legacy_binary);
+    r.add_all(ARITHMETIC, 7, multi);
+    r.add_all(PREDICATES, 7, multi);
+    r.add_all(VARIADIC, 1, equal_shapes);
+    r.add_all(VARIADIC, 8, multi);
+    r.add_all(&["Mod"], 10, multi);
+    r.add_all(&["BitShift"], 11, multi);
+    r.add_all(&["GreaterOrEqual", "LessOrEqual"], 12, multi);
+    r.add_all(&["Where"], 9, multi);
+    r.add_all(&["BitwiseAnd", "BitwiseOr", "BitwiseXor"], 18, multi);
+    r.add_all(&["StringConcat"], 20, multi);
+}
+
+/// The element type of the output of an element-wise op.
+fn output_elem(ctx: &NodeCtx<'_>) -> Option<i32> {
+    match ctx.op_type() {
+        "And" | "Or" | "Xor" | "Equal" | "Greater" | "Less" | "GreaterOrEqual" | "LessOrEqual" => {
+            Some(DataType::Bool as i32)
+        }
+        "StringConcat" => Some(DataType::String as i32),
+        // Where's condition is boolean; its values come from inputs 1 and 2.
+        "Where" => ctx.elem(1).or(ctx.elem(2)),
+        _ => (0..ctx.num_inputs()).find_map(|k| ctx.elem(k)),
+    }
+}
+
+/// Multidirectional (numpy) broadcasting over every present input.
+fn multi(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let slots: Vec<usize> = (0..ctx.num_inputs())
+        .filter(|&k| ctx.has_input(k))
+        .collect();
+    let shapes: Vec<_> = slots.iter().map(|&k| ctx.shape(k)).collect();
+    let outcome = multidirectional(&shapes);
+    ctx.report_broadcast(Rule::Multidirectional, &slots, &outcome);
+    let data = propagate(ctx);
+    vec![ValueInfo::tensor(output_elem(ctx), outcome.shape).with_data(data)]
+}
+
+/// Opset < 8 Max/Min/Sum/Mean: every input has the same shape.
+fn equal_shapes(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let slots: Vec<usize> = (0..ctx.num_inputs())
+        .filter(|&k| ctx.has_input(k))
+        .collect();
+    let shapes: Vec<_> = slots.iter().map(|&k| ctx.shape(k)).collect();
+    let outcome = none(&shapes);
+    ctx.report_broadcast(Rule::None, &slots, &outcome);
+    vec![ValueInfo::tensor(output_elem(ctx), outcome.shape)]
+}
+
+/// Opset < 7 binary ops: legacy `broadcast`/`axis` attributes, or equal shapes.
+fn legacy_binary(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let (a, b) = (ctx.shape(0), ctx.shape(1));
+    let outcome = if ctx.attr_i("broadcast").unwrap_or(0) != 0 {
+        let o = legacy_axis(&a, &b, ctx.attr_i("axis"));
+        ctx.report_broadcast(Rule::LegacyAxis, &[0, 1], &o);
+        o
+    } else {
+        let o = none(&[a, b]);
+        ctx.report_broadcast(Rule::None, &[0, 1], &o);
+        o
+    };
+    vec![ValueInfo::tensor(output_elem(ctx), outcome.shape)]
+}
+
+/// Values of small integer results (shape arithmetic: `Mul(Gather(Shape(x), 0), 2)`), computed when
+/// every input's values are known integers and the inputs are scalars or equal-length vectors.
+fn propagate(ctx: &NodeCtx<'_>) -> Option<Vec<Dim>> {
+    let op = ctx.op_type();
+    if !matches!(op, "Add" | "Sub" | "Mul" | "Div") || ctx.num_inputs() != 2 {
+        return None;
+    }
+    let a = ctx.data(0)?;
+    let b = ctx.data(1)?;
+    let n = a.len().max(b.len());
+    if !(a.len() == n || a.len() == 1) || !(b.len() == n || b.len() == 1) {
+        return None;
+    }
+    (0..n)
+        .map(|i| {
+            let x = as_i64(&a[if a.len() == 1 { 0 } else { i }])?;
+            let y = as_i64(&b[if b.len() == 1 { 0 } else { i }])?;
+            let v = match op {
+                "Add" => x.checked_add(y)?,
+                "Sub" => x.checked_sub(y)?,
+                "Mul" => x.checked_mul(y)?,
+                // Integer Div truncates toward zero, as in C.
+                _ => x.checked_div(y)?,
+            };
+            Some(from_i64(v))
+        })
+        .collect()
+}

@@ -1,0 +1,95 @@
+//! Operators that broadcast one input to another's shape (unidirectional): Gemm's C, PRelu's slope,
+//! LayerNormalization's and RMSNormalization's scale and bias. onnx's own shape inference checks none of
+//! these; a mismatch there only shows at run time.
+//!
+//! Spec: <https://github.com/onnx/onnx/blob/main/docs/Operators.md>. Opset history:
+//! - Gemm: 1 and 6 broadcast C only with `broadcast=1`; 7 on C is unidirectional; 11 makes C optional.
+//! - PRelu: 7 makes the slope unidirectional (before, its shape rule was unspecified: not checked).
+//! - LayerNormalization: 17. RMSNormalization: 23. Scale and bias broadcast to X unidirectionally.
+
+use super::super::broadcast::{none, unidirectional};
+use super::super::ctx::{NodeCtx, Rule};
+use super::super::dim::Dim;
+use super::super::registry::Registry;
+use super::super::value::ValueInfo;
+
+pub fn register(r: &mut Registry) {
+    r.add("", "Gemm", 1, gemm);
+    r.add("", "PRelu", 7, prelu);
+    r.add("", "LayerNormalization", 17, layer_norm);
+    r.add("", "RMSNormalization", 23, layer_norm);
+}
+
+/// The 2-D shape of a Gemm operand after its optional transpose, as (rows, cols).
+fn gemm_operand(ctx: &NodeCtx<'_>, slot: usize, transposed: bool) -> Option<(Dim, Dim)> {
+    match ctx.shape(slot)?.as_slice() {
+        [r, c] if transposed => Some((c.clone(), r.clone())),
+        [r, c] => Some((r.clone(), c.clone())),
+        _ => None,
+    }
+}
+
+fn gemm(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let a = gemm_operand(ctx, 0, ctx.attr_i("transA").unwrap_or(0) != 0);
+    let b = gemm_operand(ctx, 1, ctx.attr_i("transB").unwrap_or(0) != 0);
+    let y: Option<Vec<Dim>> = match (&a, &b) {
+        (Some((m, _)), Some((_, n))) => Some(vec![m.clone(), n.clone()]),
+        (Some((m, _)), None) => Some(vec![m.clone(), Dim::Unknown]),
+        (None, Some((_, n))) => Some(vec![Dim::Unknown, n.clone()]),
+        (None, None) => Some(vec![Dim::Unknown, Dim::Unknown]),
+    };
+    if ctx.has_input(2) {
+        let c = ctx.shape(2);
+        let legacy = ctx.opset < 7;
+        if legacy && ctx.attr_i("broadcast").unwrap_or(0) == 0 {
+            let outcome = none(&[y.clone(), c]);
+            ctx.report_broadcast(Rule::None, &[0, 1, 2], &outcome);
+        } else {
+            let outcome = unidirectional(&y, &c);
+            ctx.report_broadcast(Rule::Unidirectional, &[0, 1, 2], &outcome);
+        }
+    }
+    vec![ValueInfo::tensor(ctx.elem(0), y)]
+}
+
+fn prelu(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let x = ctx.shape(0);
+    let outcome = unidirectional(&x, &ctx.shape(1));
+    ctx.report_broadcast(Rule::Unidirectional, &[0, 1], &outcome);
+    vec![ValueInfo::tensor(ctx.elem(0), x)]
+}
+
+/// LayerNormalization (X, Scale, B) and RMSNormalization (X, scale): Y has X's shape; the statistics
+/// outputs have X's shape with the normalized axes set to 1.
+fn layer_norm(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let x = ctx.shape(0);
+    for slot in 1..ctx.num_inputs().min(3) {
+        if ctx.has_input(slot) {
+            let outcome = unidirectional(&x, &ctx.shape(slot));
+            ctx.report_broadcast(Rule::Unidirectional, &[0, slot], &outcome);
+        }
+    }
+    let axis = ctx.attr_i("axis").unwrap_or(-1);
+    let stats = x.as_ref().and_then(|dims| {
+        let r = dims.len() as i64;
+        let a = if axis < 0 { axis + r } else { axis };
+        (0..=r).contains(&a).then(|| {
+            dims.iter()
+                .enumerate()
+                .map(|(i, d)| {
+                    if (i as i64) < a {
+                        d.clone()
+                    } else {
+                        Dim::Known(1)
+                    }
+                })
+                .collect()
+        })
+    });
+    let stash = Some(ctx.attr_i("stash_type").unwrap_or(1) as i32);
+    let mut out = vec![ValueInfo::tensor(ctx.elem(0), x)];
+    for _ in 1..ctx.num_outputs() {
+        out.push(ValueInfo::tensor(stash, stats.clone()));
+    }
+    out
+}

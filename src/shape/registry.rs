@@ -1,0 +1,58 @@
+//! The table of shape rules, keyed by (domain, op_type) and the opset version each rule applies from.
+//! Each op family registers its rules in its own file under `ops/`.
+
+use super::ctx::NodeCtx;
+use super::value::ValueInfo;
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+/// A shape rule: reads the node's inputs and attributes, reports findings through the context, and
+/// returns what it knows of the outputs, in output order (missing trailing outputs are unknown).
+pub type Rule = fn(&mut NodeCtx<'_>) -> Vec<ValueInfo>;
+
+#[derive(Default)]
+pub struct Registry {
+    rules: HashMap<(&'static str, &'static str), Vec<(i64, Rule)>>,
+}
+
+impl Registry {
+    /// Registers `rule` for `op_type` of `domain` ("" is ai.onnx) from opset version `since` on, until a
+    /// later registration of the same op takes over.
+    pub fn add(&mut self, domain: &'static str, op_type: &'static str, since: i64, rule: Rule) {
+        let v = self.rules.entry((domain, op_type)).or_default();
+        v.push((since, rule));
+        v.sort_by_key(|(s, _)| *s);
+    }
+
+    /// Registers the same rule for several ops of the default domain.
+    pub fn add_all(&mut self, ops: &[&'static str], since: i64, rule: Rule) {
+        for op in ops {
+            self.add("", op, since, rule);
+        }
+    }
+
+    /// The rule in force for `op_type` at `opset`: the latest registered at or before it.
+    pub fn lookup(&self, domain: &str, op_type: &str, opset: i64) -> Option<Rule> {
+        self.rules
+            .get(&(domain, op_type))?
+            .iter()
+            .rev()
+            .find(|(since, _)| *since <= opset)
+            .map(|(_, r)| *r)
+    }
+
+    /// Every (domain, op_type) with at least one rule.
+    pub fn ops(&self) -> impl Iterator<Item = (&'static str, &'static str)> + '_ {
+        self.rules.keys().copied()
+    }
+}
+
+/// The registry with every op family's rules, built once.
+pub fn registry() -> &'static Registry {
+    static REGISTRY: OnceLock<Registry> = OnceLock::new();
+    REGISTRY.get_or_init(|| {
+        let mut r = Registry::default();
+        super::ops::register_all(&mut r);
+        r
+    })
+}

@@ -1,0 +1,146 @@
+//! Loading a file leaves large weights in place: every `raw_data` over the skip threshold, wherever it
+//! sits in the model, comes back as a slice of the mapped file with the right bytes.
+
+use bytes::Bytes;
+use onnx_lint::decode::SKIP_ABOVE;
+use onnx_lint::io::Origin;
+use onnx_lint::ir::Model;
+use onnx_lint::proto::attribute_proto::AttributeType;
+use onnx_lint::proto::*;
+use prost::Message;
+
+fn big(name: &str, seed: u8) -> TensorProto {
+    let n = (SKIP_ABOVE as usize) + 4 * seed as usize + 4;
+    let data: Vec<u8> = (0..n).map(|i| (i as u8).wrapping_mul(seed)).collect();
+    TensorProto {
+        name: Some(name.into()),
+        data_type: Some(2), // UINT8: one byte per element
+        dims: vec![n as i64],
+        raw_data: Some(Bytes::from(data)),
+        ..Default::default()
+    }
+}
+
+fn constant(name: &str, t: TensorProto) -> NodeProto {
+    NodeProto {
+        op_type: Some("Constant".into()),
+        name: Some(name.into()),
+        output: vec![name.into()],
+        attribute: vec![AttributeProto {
+            name: Some("value".into()),
+            r#type: Some(AttributeType::Tensor as i32),
+            t: Some(t),
+            ..Default::default()
+        }],
+        ..Default::default()
+    }
+}
+
+fn model() -> ModelProto {
+    let inner = GraphProto {
+        node: vec![constant("c_inner", big("inner", 3))],
+        output: vec![ValueInfoProto {
+            name: Some("c_inner".into()),
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    let if_node = NodeProto {
+        op_type: Some("If".into()),
+        name: Some("if".into()),
+        input: vec!["cond".into()],
+        output: vec!["y".into()],
+        attribute: ["then_branch", "else_branch"]
+            .iter()
+            .map(|n| AttributeProto {
+                name: Some(n.to_string()),
+                r#type: Some(AttributeType::Graph as i32),
+                g: Some(inner.clone()),
+                ..Default::default()
+            })
+            .collect(),
+        ..Default::default()
+    };
+    ModelProto {
+        ir_version: Some(9),
+        opset_import: vec![OperatorSetIdProto {
+            domain: Some(String::new()),
+            version: Some(17),
+        }],
+        graph: Some(GraphProto {
+            node: vec![constant("c_main", big("main", 5)), if_node],
+            initializer: vec![big("init", 7)],
+            sparse_initializer: vec![SparseTensorProto {
+                values: Some(big("sparse", 9)),
+                indices: Some(TensorProto {
+                    name: Some("idx".into()),
+                    data_type: Some(7),
+                    dims: vec![1],
+                    int64_data: vec![0],
+                    ..Default::default()
+                }),
+                dims: vec![1 << 20],
+            }],
+            input: vec![ValueInfoProto {
+                name: Some("cond".into()),
+                ..Default::default()
+            }],
+            output: vec![ValueInfoProto {
+                name: Some("y".into()),
+                ..Default::default()
+            }],
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+/// Every raw_data in the decoded model, found through the IR.
+fn raw_datas(m: &Model) -> Vec<(String, Bytes)> {
+    let mut out = Vec::new();
+    for g in m.graphs() {
+        onnx_lint::checks::visit_tensors(g, &mut |t, _, _| {
+            if let Some(r) = &t.raw_data {
+                out.push((t.name().to_owned(), r.clone()));
+            }
+        });
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+#[test]
+fn large_raw_data_everywhere_is_restored_as_slices_of_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.onnx");
+    let proto = model();
+    std::fs::write(&path, proto.encode_to_vec()).unwrap();
+
+    let from_file = Model::load(Origin::File(path)).unwrap();
+    let from_memory = Model::from_bytes(Bytes::from(proto.encode_to_vec()), Origin::Stdin).unwrap();
+    let a = raw_datas(&from_file);
+    let b = raw_datas(&from_memory);
+    let names: Vec<_> = a.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["init", "inner", "inner", "main", "sparse"]);
+    assert_eq!(a, b, "same bytes as a full decode");
+    let src = from_file.source.as_ptr_range();
+    for (name, raw) in &a {
+        assert!(raw.len() as u64 > SKIP_ABOVE);
+        assert!(
+            src.contains(&raw.as_ptr()),
+            "{name} is a slice of the mapped file"
+        );
+    }
+}
+
+#[test]
+fn a_file_that_is_not_a_model_reports_prosts_field_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.onnx");
+    let mut bytes = model().encode_to_vec();
+    bytes.truncate(bytes.len() - 3);
+    std::fs::write(&path, &bytes).unwrap();
+    let err = format!("{:#}", Model::load(Origin::File(path)).unwrap_err());
+    assert!(err.contains("not an ONNX model"), "{err}");
+    assert!(err.contains("ModelProto"), "{err}");
+}

@@ -1,0 +1,323 @@
+//! The IR built from a model: edges carry input slots, subgraphs resolve outer-scope values, functions
+//! can be looked up, and out-of-order node lists are accepted.
+
+use bytes::Bytes;
+use onnx_lint::diagnostics::Code;
+use onnx_lint::io::Origin;
+use onnx_lint::ir::{Graph, Model, NodeKind, Slot};
+use onnx_lint::proto::attribute_proto::AttributeType;
+use onnx_lint::proto::*;
+use prost::Message;
+
+fn node(op: &str, name: &str, inputs: &[&str], outputs: &[&str]) -> NodeProto {
+    NodeProto {
+        op_type: Some(op.into()),
+        name: Some(name.into()),
+        input: inputs.iter().map(|s| s.to_string()).collect(),
+        output: outputs.iter().map(|s| s.to_string()).collect(),
+        ..Default::default()
+    }
+}
+
+fn vi(name: &str) -> ValueInfoProto {
+    ValueInfoProto {
+        name: Some(name.into()),
+        r#type: Some(TypeProto {
+            value: Some(type_proto::Value::TensorType(type_proto::Tensor {
+                elem_type: Some(1),
+                shape: None,
+            })),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+fn graph(nodes: Vec<NodeProto>, inputs: &[&str], outputs: &[&str]) -> GraphProto {
+    GraphProto {
+        node: nodes,
+        name: Some("g".into()),
+        input: inputs.iter().map(|n| vi(n)).collect(),
+        output: outputs.iter().map(|n| vi(n)).collect(),
+        ..Default::default()
+    }
+}
+
+fn model(g: GraphProto) -> ModelProto {
+    ModelProto {
+        ir_version: Some(9),
+        opset_import: vec![OperatorSetIdProto {
+            domain: Some(String::new()),
+            version: Some(17),
+        }],
+        graph: Some(g),
+        ..Default::default()
+    }
+}
+
+fn load(m: &ModelProto) -> Model {
+    Model::from_bytes(Bytes::from(m.encode_to_vec()), Origin::Stdin).expect("decodes")
+}
+
+/// Codes of the findings that are not information about the analysis itself.
+fn codes(m: &Model) -> Vec<Code> {
+    findings(m).iter().map(|d| d.code).collect()
+}
+
+fn findings(m: &Model) -> Vec<&onnx_lint::diagnostics::Diagnostic> {
+    m.diagnostics
+        .iter()
+        .filter(|d| d.severity != onnx_lint::diagnostics::Severity::Info)
+        .collect()
+}
+
+fn slots_into(g: &Graph, name: &str) -> Vec<(String, Slot)> {
+    let id = g
+        .ops
+        .iter()
+        .copied()
+        .find(|&n| g.op(n).unwrap().name() == name)
+        .unwrap();
+    let mut v: Vec<_> = g
+        .dag
+        .edges_directed(id, petgraph::Direction::Incoming)
+        .map(|e| (g.value(e.weight().value).name.clone(), e.weight().slot))
+        .collect();
+    v.sort_by_key(|(n, s)| format!("{s:?}{n}"));
+    v
+}
+
+#[test]
+fn add_of_a_value_with_itself_is_two_edges_with_their_slots() {
+    let m = load(&model(graph(
+        vec![node("Add", "add", &["x", "x"], &["y"])],
+        &["x"],
+        &["y"],
+    )));
+    assert!(findings(&m).is_empty(), "{:?}", m.diagnostics);
+    let g = m.graph.as_ref().unwrap();
+    assert_eq!(
+        slots_into(g, "add"),
+        [
+            ("x".to_string(), Slot::Input(0)),
+            ("x".to_string(), Slot::Input(1))
+        ]
+    );
+}
+
+#[test]
+fn omitted_optional_input_keeps_the_slots_of_the_others() {
+    // Clip(x, "", max): the min slot is empty, max stays slot 2.
+    let m = load(&model(graph(
+        vec![node("Clip", "clip", &["x", "", "hi"], &["y"])],
+        &["x", "hi"],
+        &["y"],
+    )));
+    assert!(findings(&m).is_empty(), "{:?}", m.diagnostics);
+    let g = m.graph.as_ref().unwrap();
+    assert_eq!(
+        slots_into(g, "clip"),
+        [
+            ("x".to_string(), Slot::Input(0)),
+            ("hi".to_string(), Slot::Input(2))
+        ]
+    );
+}
+
+#[test]
+fn nodes_out_of_topological_order_are_accepted_and_ordered() {
+    let m = load(&model(graph(
+        vec![
+            node("Relu", "second", &["t"], &["y"]),
+            node("Neg", "first", &["x"], &["t"]),
+        ],
+        &["x"],
+        &["y"],
+    )));
+    assert!(findings(&m).is_empty(), "{:?}", m.diagnostics);
+    let g = m.graph.as_ref().unwrap();
+    let order: Vec<_> = g
+        .ops_in_order()
+        .map(|(_, op)| op.name().to_owned())
+        .collect();
+    assert_eq!(order, ["first", "second"]);
+}
+
+fn if_node(name: &str, cond: &str, then: GraphProto, els: GraphProto, out: &str) -> NodeProto {
+    let attr = |n: &str, g: GraphProto| AttributeProto {
+        name: Some(n.into()),
+        r#type: Some(AttributeType::Graph as i32),
+        g: Some(g),
+        ..Default::default()
+    };
+    NodeProto {
+        attribute: vec![attr("then_branch", then), attr("else_branch", els)],
+        ..node("If", name, &[cond], &[out])
+    }
+}
+
+#[test]
+fn subgraph_reads_outer_values_through_a_capture_edge() {
+    // The outer value `b` is produced by a node listed AFTER the If: the capture edge orders them.
+    let then = graph(
+        vec![node("Add", "inner_add", &["x", "b"], &["t"])],
+        &[],
+        &["t"],
+    );
+    let els = graph(
+        vec![node("Identity", "inner_id", &["x"], &["e"])],
+        &[],
+        &["e"],
+    );
+    let m = load(&model(graph(
+        vec![
+            if_node("if", "c", then, els, "y"),
+            node("Neg", "make_b", &["x"], &["b"]),
+        ],
+        &["x", "c"],
+        &["y"],
+    )));
+    assert!(findings(&m).is_empty(), "{:?}", m.diagnostics);
+    let g = m.graph.as_ref().unwrap();
+    let order: Vec<_> = g
+        .ops_in_order()
+        .map(|(_, op)| op.name().to_owned())
+        .collect();
+    assert_eq!(order, ["make_b", "if"]);
+    let captured: Vec<_> = slots_into(g, "if")
+        .into_iter()
+        .filter(|(_, s)| *s == Slot::Capture)
+        .map(|(n, _)| n)
+        .collect();
+    assert_eq!(captured, ["b", "x"]);
+    let if_op = g.op(g.ops[0]).unwrap();
+    let then_g = &if_op.subgraphs[0].graph;
+    assert_eq!(then_g.path, "main/if/then_branch");
+    let b = then_g.lookup("b").unwrap();
+    assert!(matches!(
+        then_g.dag[then_g.value(b).producer.0].kind,
+        NodeKind::Outer
+    ));
+    assert_eq!(m.graphs().len(), 3);
+}
+
+#[test]
+fn undefined_name_in_a_subgraph_is_reported_with_its_path() {
+    let then = graph(
+        vec![node("Add", "inner", &["x", "nowhere"], &["t"])],
+        &[],
+        &["t"],
+    );
+    let els = graph(vec![node("Identity", "id", &["x"], &["e"])], &[], &["e"]);
+    let m = load(&model(graph(
+        vec![if_node("cond", "c", then, els, "y")],
+        &["x", "c"],
+        &["y"],
+    )));
+    assert_eq!(codes(&m), [Code::UndefinedValue]);
+    let d = findings(&m)[0];
+    assert_eq!(d.graph, "main/cond/then_branch");
+    assert_eq!(d.node.as_deref(), Some("inner"));
+    assert!(d.message.contains("'nowhere'"));
+}
+
+#[test]
+fn model_local_functions_are_kept_and_found_by_domain_and_name() {
+    let mut m = model(graph(
+        vec![NodeProto {
+            domain: Some("custom".into()),
+            ..node("Twice", "call", &["x"], &["y"])
+        }],
+        &["x"],
+        &["y"],
+    ));
+    m.opset_import.push(OperatorSetIdProto {
+        domain: Some("custom".into()),
+        version: Some(1),
+    });
+    m.functions.push(FunctionProto {
+        name: Some("Twice".into()),
+        domain: Some("custom".into()),
+        input: vec!["a".into()],
+        output: vec!["b".into()],
+        node: vec![node("Add", "double", &["a", "a"], &["b"])],
+        opset_import: vec![OperatorSetIdProto {
+            domain: Some(String::new()),
+            version: Some(17),
+        }],
+        ..Default::default()
+    });
+    let m = load(&m);
+    assert!(findings(&m).is_empty(), "{:?}", m.diagnostics);
+    let f = m.function("custom", "Twice", "").expect("function is kept");
+    assert_eq!(f.body.path, "function:custom.Twice");
+    assert_eq!(f.body.ops.len(), 1);
+    assert!(m.function("custom", "Thrice", "").is_none());
+}
+
+#[test]
+fn initializer_bytes_are_slices_of_the_source_not_copies() {
+    let weights = vec![7u8; 4096];
+    let mut g = graph(
+        vec![node("Add", "add", &["x", "w"], &["y"])],
+        &["x"],
+        &["y"],
+    );
+    g.initializer.push(TensorProto {
+        name: Some("w".into()),
+        data_type: Some(1),
+        dims: vec![1024],
+        raw_data: Some(Bytes::from(weights)),
+        ..Default::default()
+    });
+    let bytes = Bytes::from(model(g).encode_to_vec());
+    let m = Model::from_bytes(bytes.clone(), Origin::Stdin).unwrap();
+    assert!(findings(&m).is_empty(), "{:?}", m.diagnostics);
+    let raw = m.graph.as_ref().unwrap().header.initializer[0]
+        .raw_data
+        .as_ref()
+        .unwrap();
+    let src = bytes.as_ptr_range();
+    assert!(
+        src.contains(&raw.as_ptr()),
+        "raw_data points into the source buffer"
+    );
+}
+
+#[test]
+fn short_raw_data_and_negative_dims_are_reported() {
+    let mut g = graph(
+        vec![node("Add", "add", &["x", "w"], &["y"])],
+        &["x"],
+        &["y"],
+    );
+    g.initializer.push(TensorProto {
+        name: Some("w".into()),
+        data_type: Some(1),
+        dims: vec![1024],
+        raw_data: Some(Bytes::from(vec![0u8; 4])),
+        ..Default::default()
+    });
+    g.initializer.push(TensorProto {
+        name: Some("neg".into()),
+        data_type: Some(1),
+        dims: vec![-3],
+        ..Default::default()
+    });
+    g.initializer.push(TensorProto {
+        name: Some("huge".into()),
+        data_type: Some(1),
+        dims: vec![i64::MAX, 4],
+        raw_data: Some(Bytes::from(vec![0u8; 4])),
+        ..Default::default()
+    });
+    let m = load(&model(g));
+    assert_eq!(codes(&m), [Code::TensorData, Code::BadDims, Code::BadDims]);
+    assert!(
+        m.diagnostics[0]
+            .message
+            .contains("raw_data is 4 bytes, shorter than the 4096 bytes")
+    );
+    assert!(m.diagnostics[1].message.contains("negative (-3)"));
+    assert!(m.diagnostics[2].message.contains("overflows"));
+}
