@@ -85,8 +85,22 @@ pub fn run(cli: Cli) -> u8 {
     }
 }
 
+/// Longest load-error message shown whole; prost's field paths of deeply nested files run to
+/// kilobytes, and the middle of them repeats.
+const MAX_ERROR_CHARS: usize = 400;
+
 fn load(path: &std::path::Path) -> Result<Model, String> {
-    Model::load(Origin::from_arg(path)).map_err(|e| format!("{e:#}"))
+    Model::load(Origin::from_arg(path)).map_err(|e| shorten(&format!("{e:#}")))
+}
+
+fn shorten(msg: &str) -> String {
+    let chars: Vec<char> = msg.chars().collect();
+    if chars.len() <= MAX_ERROR_CHARS {
+        return msg.to_owned();
+    }
+    let head: String = chars[..MAX_ERROR_CHARS / 2].iter().collect();
+    let tail: String = chars[chars.len() - MAX_ERROR_CHARS / 2..].iter().collect();
+    format!("{head} ... {tail}")
 }
 
 fn check(models: &[PathBuf], format: Format) -> u8 {

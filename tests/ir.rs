@@ -321,3 +321,19 @@ fn short_raw_data_and_negative_dims_are_reported() {
     assert!(m.diagnostics[1].message.contains("negative (-3)"));
     assert!(m.diagnostics[2].message.contains("overflows"));
 }
+
+#[test]
+fn subgraph_output_named_like_an_outer_value_is_a_duplicate_definition() {
+    let then = graph(vec![node("Neg", "redefine", &["x"], &["c"])], &[], &["c"]);
+    let els = graph(vec![node("Identity", "id", &["x"], &["e"])], &[], &["e"]);
+    let m = load(&model(graph(
+        vec![if_node("branch", "c", then, els, "y")],
+        &["x", "c"],
+        &["y"],
+    )));
+    assert_eq!(codes(&m), [Code::DuplicateDefinition]);
+    let d = findings(&m)[0];
+    assert_eq!(d.graph, "main/branch/then_branch");
+    assert_eq!(d.node.as_deref(), Some("redefine"));
+    assert!(d.message.contains("'c'") && d.message.contains("enclosing graph"));
+}

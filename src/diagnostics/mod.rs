@@ -91,3 +91,36 @@ impl Diagnostic {
 pub fn has_errors(diagnostics: &[Diagnostic]) -> bool {
     diagnostics.iter().any(|d| d.severity == Severity::Error)
 }
+
+/// Most findings of one code kept per graph; the rest are counted in one closing finding. A model of
+/// a million broken nodes gets a readable report, not a million lines.
+pub const MAX_PER_CODE_AND_GRAPH: usize = 1000;
+
+/// Keeps the first `limit` findings of each (code, graph) and replaces the rest by one finding that
+/// says how many were left out.
+pub fn cap(diagnostics: Vec<Diagnostic>, limit: usize) -> Vec<Diagnostic> {
+    use std::collections::HashMap;
+    let mut seen: HashMap<(Code, String), usize> = HashMap::new();
+    let mut kept = Vec::with_capacity(diagnostics.len().min(limit * 4));
+    for d in diagnostics {
+        let n = seen.entry((d.code, d.graph.clone())).or_insert(0);
+        *n += 1;
+        if *n <= limit {
+            kept.push(d);
+        }
+    }
+    let mut over: Vec<_> = seen.into_iter().filter(|(_, n)| *n > limit).collect();
+    over.sort();
+    for ((code, graph), n) in over {
+        let more = n - limit;
+        let d = Diagnostic::new(
+            code,
+            graph.clone(),
+            format!(
+                "and {more} more {code} findings in graph {graph} (only the first {limit} are listed)"
+            ),
+        );
+        kept.push(d);
+    }
+    kept
+}

@@ -52,7 +52,7 @@ pub fn build_graph(
         node_field,
     };
     define_sources(&mut g, diags);
-    let pending = define_ops(&mut g, nodes, diags);
+    let pending = define_ops(&mut g, nodes, outer, diags);
     attach_subgraphs(&mut g, pending, outer, diags);
     let mut free = Vec::new();
     connect_inputs(&mut g, outer, &mut free, diags);
@@ -185,6 +185,7 @@ struct PendingSubgraph {
 fn define_ops(
     g: &mut Graph,
     nodes: Vec<NodeProto>,
+    outer: Option<&Scope<'_>>,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<PendingSubgraph> {
     let mut pending = Vec::new();
@@ -210,6 +211,20 @@ fn define_ops(
                     .at_node(&label, &op_type);
                 diags.push(d);
                 continue;
+            }
+            if outer.is_some_and(|s| s.defines(name)) {
+                // Values are single-assignment across scopes: a subgraph may read an outer value but
+                // not define another under its name.
+                diags.push(
+                    Diagnostic::new(
+                        Code::DuplicateDefinition,
+                        &g.path,
+                        format!(
+                            "value '{name}' is defined twice: in an enclosing graph and as output of node '{label}' ({op_type})"
+                        ),
+                    )
+                    .at_node(&label, &op_type),
+                );
             }
             add_value(g, name, (id, slot));
         }
@@ -485,10 +500,14 @@ fn report_cycle(g: &Graph, diags: &mut Vec<Diagnostic>) {
         if total > CYCLE_LISTED {
             listed.push(format!("and {} more", total - CYCLE_LISTED));
         }
-        diags.push(Diagnostic::new(
-            Code::Cycle,
-            &g.path,
-            format!("{total} nodes form a cycle: {}", listed.join(", ")),
-        ));
+        let message = if self_loop {
+            format!(
+                "node {} reads its own output: a cycle of one node",
+                listed.join("")
+            )
+        } else {
+            format!("{total} nodes form a cycle: {}", listed.join(", "))
+        };
+        diags.push(Diagnostic::new(Code::Cycle, &g.path, message));
     }
 }

@@ -109,6 +109,9 @@ impl Model {
         let inference = crate::shape::infer::infer(&model);
         model.diagnostics.extend(inference.diagnostics);
         model.shapes = inference.graphs;
+        let all = std::mem::take(&mut model.diagnostics);
+        model.diagnostics =
+            crate::diagnostics::cap(all, crate::diagnostics::MAX_PER_CODE_AND_GRAPH);
         model
     }
 
