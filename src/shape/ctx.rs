@@ -141,11 +141,18 @@ impl<'a> NodeCtx<'a> {
                     .collect::<Vec<_>>()
                     .join(" vs "),
             };
+            let why = match (rule, sizes.first()) {
+                (Rule::Unidirectional | Rule::LegacyAxis, Some(a)) => {
+                    format!("the broadcast input's size must be 1 or {a}")
+                }
+                (Rule::None, _) => "the shapes must be equal".to_owned(),
+                _ => "neither is 1".to_owned(),
+            };
             let mut d = Diagnostic::new(
                 Code::BroadcastError,
                 "",
                 format!(
-                    "inputs of '{}' ({}) cannot be broadcast: axis {}: {pair} (neither is 1)",
+                    "inputs of '{}' ({}) cannot be broadcast: axis {}: {pair} ({why})",
                     self.label,
                     self.op_type(),
                     c.axis_from_end
@@ -173,12 +180,12 @@ impl<'a> NodeCtx<'a> {
                 Code::PossibleBroadcastError,
                 "",
                 format!(
-                    "inputs of '{}' ({}) broadcast only if {}: axis {}: {}",
+                    "inputs of '{}' ({}) broadcast only under a condition: axis {}: {}; {}",
                     self.label,
                     self.op_type(),
-                    p.condition,
                     p.axis_from_end,
-                    dims.join(" vs ")
+                    dims.join(" vs "),
+                    p.condition
                 ),
             );
             d.axis = Some(p.axis_from_end);

@@ -438,10 +438,7 @@ fn locate(
             d.op_type = Some(op_type.to_owned());
         }
         Some(c) => {
-            d.message = format!(
-                "in function {} (body node '{label}', {op_type}): {}",
-                c.function, d.message
-            );
+            d.message = format!("in function {}: {}", c.function, d.message);
             d.graph = c.graph.clone();
             d.node = Some(c.node.clone());
             d.op_type = Some(c.op_type.clone());

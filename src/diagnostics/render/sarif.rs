@@ -14,6 +14,24 @@ fn level(s: Severity) -> &'static str {
     }
 }
 
+/// A SARIF artifact URI for a path: relative paths stay relative references, absolute ones become
+/// `file://` URIs; characters a URI cannot hold as they are are percent-encoded.
+fn uri(path: &str) -> String {
+    let mut out = String::with_capacity(path.len() + 8);
+    if path.starts_with('/') {
+        out.push_str("file://");
+    }
+    for b in path.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
+                out.push(b as char)
+            }
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
 pub fn sarif(reports: &[FileReport]) -> String {
     let rules: Vec<Value> = Code::ALL
         .iter()
@@ -35,7 +53,7 @@ pub fn sarif(reports: &[FileReport]) -> String {
                 notifications.push(j!({
                     "level": "error",
                     "message": { "text": format!("cannot load {}: {e}", r.file) },
-                    "locations": [{ "physicalLocation": { "artifactLocation": { "uri": r.file } } }]
+                    "locations": [{ "physicalLocation": { "artifactLocation": { "uri": uri(&r.file) } } }]
                 }));
                 continue;
             }
@@ -57,7 +75,7 @@ pub fn sarif(reports: &[FileReport]) -> String {
                 "level": level(d.severity),
                 "message": { "text": text },
                 "locations": [{
-                    "physicalLocation": { "artifactLocation": { "uri": r.file } },
+                    "physicalLocation": { "artifactLocation": { "uri": uri(&r.file) } },
                     "logicalLocations": [{
                         "name": d.node.clone().unwrap_or_else(|| d.graph.clone()),
                         "fullyQualifiedName": qualified,
@@ -92,4 +110,15 @@ pub fn sarif(reports: &[FileReport]) -> String {
         }]
     });
     serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::uri;
+
+    #[test]
+    fn paths_become_uri_references() {
+        assert_eq!(uri("models/a.onnx"), "models/a.onnx");
+        assert_eq!(uri("/tmp/my model.onnx"), "file:///tmp/my%20model.onnx");
+    }
 }
