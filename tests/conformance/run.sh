@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The conformance harness: builds onnx-lint (release), generates the corpus from the pinned onnx pip package
+# into tests/conformance/cache/ (once per onnx version and generator), and runs every check over it.
+# Arguments are passed to conformance.py (--only CHECK, --filter SUBSTR, --limit N, --jobs N, --notes, ...).
+# ONNX_LINT_BIN=/path/to/binary runs that binary instead and skips the cargo build.
+set -euo pipefail
+if [ -n "${ONNX_LINT_BIN:-}" ]; then
+  # Resolved before the cd below: a path relative to the caller's folder, or a command on PATH.
+  case "$ONNX_LINT_BIN" in
+    */*) bin=$(realpath "$ONNX_LINT_BIN") ;;
+    *) bin=$(command -v "$ONNX_LINT_BIN") || { echo "run.sh: ONNX_LINT_BIN=$ONNX_LINT_BIN not found" >&2; exit 2; } ;;
+  esac
+fi
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+here="$root/tests/conformance"
+cd "$root"
+py=$(tools/venv.sh)
+if [ -z "${bin:-}" ]; then
+  cargo build --release --quiet
+  bin="${CARGO_TARGET_DIR:-$root/target}/release/onnx-lint"
+fi
+"$py" "$here/generate.py" --out "$here/cache"
+exec "$py" "$here/conformance.py" --bin "$bin" --cache "$here/cache" "$@"
