@@ -132,7 +132,13 @@ impl<'a> NodeCtx<'a> {
             })
             .collect();
         for c in &outcome.conflicts {
-            let sizes: Vec<u64> = c.sizes.iter().map(|(_, s)| *s).collect();
+            // The distinct sizes in input order: three inputs of sizes 6, 6 and 7 conflict as 6 vs 7.
+            let mut sizes: Vec<u64> = Vec::new();
+            for (_, n) in &c.sizes {
+                if !sizes.contains(n) {
+                    sizes.push(*n);
+                }
+            }
             let pair = match sizes.as_slice() {
                 [a, b, ..] => format!("{a} vs {b}"),
                 _ => sizes
