@@ -1,0 +1,117 @@
+//! The command line as a pipeline sees it: standard input and output, exit statuses, the shapes
+//! listing, and the writer's refusals.
+
+use serde_json::Value;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_onnx-lint")
+}
+
+fn model(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("models")
+        .join(name)
+}
+
+/// Runs with `stdin` fed in; returns (status, stdout bytes, stderr).
+fn run(args: &[&str], stdin: &[u8]) -> (i32, Vec<u8>, String) {
+    let mut child = Command::new(bin())
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    (out.status.code().unwrap(), out.stdout, stderr)
+}
+
+#[test]
+fn check_reads_standard_input() {
+    let bytes = std::fs::read(model("broken/e1_add.onnx")).unwrap();
+    let (code, out, _) = run(&["check", "-"], &bytes);
+    assert_eq!(code, 1);
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.contains("<stdin>, graph main, node 'add_lhs_rhs' (Add)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn roundtrip_streams_standard_input_to_standard_output_unchanged() {
+    let bytes = std::fs::read(model("tiny_transformer.onnx")).unwrap();
+    let (code, out, _) = run(&["roundtrip", "-", "-o", "-"], &bytes);
+    assert_eq!(code, 0);
+    assert!(out == bytes, "byte-identical");
+}
+
+#[test]
+fn shapes_json_lists_known_symbolic_and_unknown_dims() {
+    let (code, out, _) = run(
+        &[
+            "shapes",
+            "--format",
+            "json",
+            model("tiny_transformer.onnx").to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(code, 0);
+    let doc: Value = serde_json::from_slice(&out).unwrap();
+    let values = doc["values"].as_array().unwrap();
+    let ids = values.iter().find(|v| v["name"] == "input_ids").unwrap();
+    assert_eq!(ids["elem_type"], "INT64");
+    assert_eq!(ids["graph"], "main");
+    assert_eq!(ids["shape"], serde_json::json!(["batch", "seq"]));
+    // Every shape is null (unknown rank) or a list of int / string / null.
+    for v in values {
+        match &v["shape"] {
+            Value::Null => {}
+            Value::Array(dims) => assert!(
+                dims.iter()
+                    .all(|d| d.is_u64() || d.is_string() || d.is_null())
+            ),
+            other => panic!("bad shape {other}"),
+        }
+    }
+}
+
+#[test]
+fn roundtrip_refuses_to_overwrite_its_input_unless_in_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.onnx");
+    std::fs::copy(model("tiny_cnn.onnx"), &path).unwrap();
+    let p = path.to_str().unwrap();
+    let (code, _, err) = run(&["roundtrip", p, "-o", p], b"");
+    assert_eq!(code, 2);
+    assert!(err.contains("refusing to overwrite the input"), "{err}");
+    let (code, _, _) = run(&["roundtrip", p, "-o", p, "--in-place"], b"");
+    assert_eq!(code, 0);
+    assert!(std::fs::read(&path).unwrap() == std::fs::read(model("tiny_cnn.onnx")).unwrap());
+    // Nothing but the model is left in the folder: the temporary file was renamed.
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+}
+
+#[test]
+fn check_of_several_files_exits_with_the_worst_status() {
+    let ok = model("tiny_cnn.onnx");
+    let bad = model("broken/e1_add.onnx");
+    let (code, _, _) = run(&["check", ok.to_str().unwrap()], b"");
+    assert_eq!(code, 0);
+    let (code, _, _) = run(&["check", ok.to_str().unwrap(), bad.to_str().unwrap()], b"");
+    assert_eq!(code, 1);
+    let (code, out, _) = run(&["check", bad.to_str().unwrap(), "/nonexistent.onnx"], b"");
+    assert_eq!(code, 2);
+    assert!(
+        String::from_utf8(out)
+            .unwrap()
+            .contains("cannot load /nonexistent.onnx")
+    );
+}
