@@ -7,6 +7,7 @@ use crate::diagnostics::has_errors;
 use crate::diagnostics::render::{self, FileReport};
 use crate::io::Origin;
 use crate::ir::Model;
+use crate::passes::explicit_broadcast::{self, Options, implicit_broadcasts};
 use crate::wire::Edit;
 use crate::write::{WriteOptions, external_files_left_behind, write_model};
 use clap::{Parser, Subcommand, ValueEnum};
@@ -33,6 +34,23 @@ pub enum Command {
         /// Output format
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
+        /// Also report every implicit broadcast (rule B001), as `expand` would make explicit
+        #[arg(long)]
+        explicit: bool,
+    },
+    /// Rewrite every implicit broadcast into an explicit Expand node and write the model
+    Expand {
+        /// Model file (`-` reads standard input)
+        model: PathBuf,
+        /// Output file (`-` writes standard output)
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Leave scalars and one-element tensors implicit
+        #[arg(long)]
+        keep_scalars: bool,
+        /// Allow the output to be the input file
+        #[arg(long)]
+        in_place: bool,
     },
     /// Print the element type and shape inferred for every value
     Shapes {
@@ -75,7 +93,17 @@ pub const EXIT_UNLOADABLE: u8 = 2;
 /// Runs the parsed command; returns the exit status.
 pub fn run(cli: Cli) -> u8 {
     match cli.command {
-        Command::Check { models, format } => check(&models, format),
+        Command::Check {
+            models,
+            format,
+            explicit,
+        } => check(&models, format, explicit),
+        Command::Expand {
+            model,
+            output,
+            keep_scalars,
+            in_place,
+        } => expand(model, output, keep_scalars, in_place),
         Command::Shapes { model, format } => shapes(&model, format),
         Command::Roundtrip {
             model,
@@ -103,12 +131,18 @@ fn shorten(msg: &str) -> String {
     format!("{head} ... {tail}")
 }
 
-fn check(models: &[PathBuf], format: Format) -> u8 {
+fn check(models: &[PathBuf], format: Format, explicit: bool) -> u8 {
     let reports: Vec<FileReport> = models
         .iter()
         .map(|p| FileReport {
             file: Origin::from_arg(p).display(),
-            outcome: load(p).map(|m| m.diagnostics),
+            outcome: load(p).map(|m| {
+                let mut d = m.diagnostics.clone();
+                if explicit {
+                    d.extend(implicit_broadcasts(&m, &Options::default()));
+                }
+                d
+            }),
         })
         .collect();
     let out = match format {
@@ -133,24 +167,27 @@ fn exit_status(reports: &[FileReport]) -> u8 {
     }
 }
 
-fn roundtrip(model: PathBuf, output: PathBuf, in_place: bool) -> u8 {
-    let shown = Origin::from_arg(&model).display();
-    let m = match load(&model) {
-        Ok(m) => m,
-        Err(e) => {
+/// Loads `model`, or says why not on standard error.
+fn load_or_say(model: &std::path::Path) -> Option<Model> {
+    load(model)
+        .map_err(|e| {
+            let shown = Origin::from_arg(model).display();
             eprintln!(
                 "error: cannot load {}: {}",
                 render::escape(&shown),
                 render::escape(&e)
             );
-            return EXIT_UNLOADABLE;
-        }
-    };
-    if let Err(e) = write_model(&m, &Edit::default(), &output, &WriteOptions { in_place }) {
+        })
+        .ok()
+}
+
+/// Writes `m` with `edit` applied; says what went wrong, or what the user must still do.
+fn write_out(m: &Model, edit: &Edit, output: &std::path::Path, in_place: bool) -> u8 {
+    if let Err(e) = write_model(m, edit, output, &WriteOptions { in_place }) {
         eprintln!("error: {}", render::escape(&format!("{e:#}")));
         return EXIT_UNLOADABLE;
     }
-    for loc in external_files_left_behind(&m, &output) {
+    for loc in external_files_left_behind(m, output) {
         eprintln!(
             "warning: the model's external data '{}' is not next to {}: copy it there, or the output will not load",
             render::escape(&loc),
@@ -160,18 +197,66 @@ fn roundtrip(model: PathBuf, output: PathBuf, in_place: bool) -> u8 {
     EXIT_OK
 }
 
-fn shapes(model: &std::path::Path, format: ShapesFormat) -> u8 {
-    let m = match load(model) {
-        Ok(m) => m,
-        Err(e) => {
-            let shown = Origin::from_arg(model).display();
+fn roundtrip(model: PathBuf, output: PathBuf, in_place: bool) -> u8 {
+    let Some(m) = load_or_say(&model) else {
+        return EXIT_UNLOADABLE;
+    };
+    write_out(&m, &Edit::default(), &output, in_place)
+}
+
+fn expand(model: PathBuf, output: PathBuf, keep_scalars: bool, in_place: bool) -> u8 {
+    let Some(m) = load_or_say(&model) else {
+        return EXIT_UNLOADABLE;
+    };
+    if has_errors(&m.diagnostics) {
+        let report = FileReport {
+            file: Origin::from_arg(&model).display(),
+            outcome: Ok(m.diagnostics.clone()),
+        };
+        eprint!("{}", render::text(std::slice::from_ref(&report)));
+        eprintln!("error: the model has errors; nothing was written");
+        return EXIT_FINDINGS;
+    }
+    let outcome = match explicit_broadcast::run(&m, &Options { keep_scalars }) {
+        Ok(o) => o,
+        Err(why) => {
             eprintln!(
-                "error: cannot load {}: {}",
-                render::escape(&shown),
-                render::escape(&e)
+                "error: cannot make the broadcasts explicit: {}",
+                render::escape(&why)
             );
-            return EXIT_UNLOADABLE;
+            return EXIT_FINDINGS;
         }
+    };
+    for i in &outcome.insertions {
+        eprintln!(
+            "expand: graph {}, node '{}' ({}), input {}: {} -> {}",
+            render::escape(&i.graph),
+            render::escape(&i.node),
+            render::escape(&i.op_type),
+            i.slot,
+            i.from,
+            i.to
+        );
+    }
+    for why in &outcome.left {
+        eprintln!("warning: left implicit: {}", render::escape(why));
+    }
+    let inserted: usize = outcome
+        .patch
+        .graphs
+        .iter()
+        .map(|g| g.inserted_nodes())
+        .sum();
+    eprintln!(
+        "expand: {} implicit broadcasts made explicit ({inserted} nodes inserted)",
+        outcome.insertions.len()
+    );
+    write_out(&m, &outcome.patch.to_edit(), &output, in_place)
+}
+
+fn shapes(model: &std::path::Path, format: ShapesFormat) -> u8 {
+    let Some(m) = load_or_say(model) else {
+        return EXIT_UNLOADABLE;
     };
     let out = match format {
         ShapesFormat::Text => render::shapes_text(&m.shapes),

@@ -16,6 +16,7 @@ pub mod decode;
 pub mod diagnostics;
 pub mod io;
 pub mod ir;
+pub mod passes;
 pub mod proto;
 pub mod shape;
 pub mod wire;

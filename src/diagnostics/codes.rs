@@ -60,6 +60,7 @@ codes! {
     TensorData = "T003", "tensor-data", Error, "A tensor's stored data does not match its dims and element type (too short, too long, or stored twice).";
     BroadcastError = "E1", "broadcast-error", Error, "Inputs of a broadcasting node have, on some axis, sizes that are unequal and neither 1 (error E1 of the SONNX broadcast spec).";
     PossibleBroadcastError = "W1", "possible-broadcast-error", Warning, "Inputs of a broadcasting node can be broadcast only if symbolic dimensions take particular values.";
+    ImplicitBroadcast = "B001", "implicit-broadcast", Warning, "An input is broadcast implicitly (off by default; `check --explicit`). After `onnx-lint expand` there are none.";
     DeclaredShape = "T004", "declared-shape", Warning, "A shape declared in value_info or a graph output contradicts the inferred one.";
     NoShapeRule = "I001", "no-shape-rule", Info, "Some operators have no shape rule: their outputs are unknown, so checks downstream of them are incomplete.";
     ExternalData = "X001", "external-data", Error, "An external-data reference is unsafe or does not resolve to a region of a regular file inside the model's folder.";

@@ -41,17 +41,18 @@ pub fn infer(model: &Model) -> Inference {
         model,
         out: Inference::default(),
         calls: Vec::new(),
+        recorded: HashMap::new(),
     };
     if let Some(g) = &model.graph {
         let imports = model.opset_imports(None);
         let env = Env::root();
-        d.infer_graph(g, &imports, None, &env, None, true);
+        d.infer_graph(g, &imports, None, &env, None);
     }
     // Functions nobody calls are still checked, with their inputs unknown.
     for (i, f) in model.functions.iter().enumerate() {
         if !is_called(model, f.domain(), f.name()) {
             let imports = model.opset_imports(Some(i));
-            d.infer_graph(&f.body, &imports, None, &Env::root(), None, true);
+            d.infer_graph(&f.body, &imports, None, &Env::root(), None);
         }
     }
     if !d.out.missing_rules.is_empty() {
@@ -123,6 +124,8 @@ struct Driver<'m> {
     out: Inference,
     /// Functions being inferred, outermost first (to stop recursion).
     calls: Vec<(String, String)>,
+    /// Index in `out.graphs` of each graph path recorded so far.
+    recorded: HashMap<String, usize>,
 }
 
 impl<'m> Driver<'m> {
@@ -135,7 +138,6 @@ impl<'m> Driver<'m> {
         formal: Option<&[ValueInfo]>,
         env: &Env<'_>,
         site: Option<&CallSite>,
-        record: bool,
     ) -> Vec<Option<ValueInfo>> {
         let mut infos: Vec<Option<ValueInfo>> = vec![None; g.values.len()];
         self.seed_sources(g, formal, env, &mut infos);
@@ -155,18 +157,33 @@ impl<'m> Driver<'m> {
                 infos[id.0 as usize] = merged;
             }
         }
-        if record && site.is_none() {
-            self.out.graphs.push(GraphShapes {
-                path: g.path.clone(),
-                values: g
-                    .values
-                    .iter()
-                    .zip(&infos)
-                    .map(|(v, i)| (v.name.clone(), i.clone()))
-                    .collect(),
-            });
-        }
+        self.record(g, &infos);
         infos
+    }
+
+    /// Keeps what is known of `g`'s values. A graph inferred more than once (a function called from
+    /// several places) keeps what all its inferences agree on.
+    fn record(&mut self, g: &Graph, infos: &[Option<ValueInfo>]) {
+        if let Some(&i) = self.recorded.get(&g.path) {
+            let kept = &mut self.out.graphs[i].values;
+            for ((_, old), new) in kept.iter_mut().zip(infos) {
+                *old = match (old.take(), new) {
+                    (Some(a), Some(b)) => Some(super::ops::control_flow::join(&a, b)),
+                    _ => None,
+                };
+            }
+            return;
+        }
+        self.recorded.insert(g.path.clone(), self.out.graphs.len());
+        self.out.graphs.push(GraphShapes {
+            path: g.path.clone(),
+            values: g
+                .values
+                .iter()
+                .zip(infos)
+                .map(|(v, i)| (v.name.clone(), i.clone()))
+                .collect(),
+        });
     }
 
     fn seed_sources(
@@ -263,8 +280,7 @@ impl<'m> Driver<'m> {
                         .is_some_and(|a| a.name() == name)
                 })?;
                 let before = this.out.diagnostics.len();
-                let sub_infos =
-                    this.infer_graph(&sub.graph, imports, Some(formal), &frame, site, true);
+                let sub_infos = this.infer_graph(&sub.graph, imports, Some(formal), &frame, site);
                 sub_findings.extend(this.out.diagnostics.drain(before..));
                 Some(
                     sub.graph
@@ -336,26 +352,15 @@ impl<'m> Driver<'m> {
         });
         self.calls.push(key);
         let body = with_call_attributes(f, op);
-        let infos = match &body {
-            Some(b) => {
-                self.infer_graph(b, &imports, Some(&formal), &Env::root(), Some(&call), false)
-            }
-            None => self.infer_graph(
-                &f.body,
-                &imports,
-                Some(&formal),
-                &Env::root(),
-                Some(&call),
-                false,
-            ),
-        };
+        let graph = body.as_ref().unwrap_or(&f.body);
+        let infos = self.infer_graph(graph, &imports, Some(&formal), &Env::root(), Some(&call));
         self.calls.pop();
-        let body = body.as_ref().unwrap_or(&f.body);
         f.header
             .output
             .iter()
             .map(|name| {
-                body.lookup(name)
+                graph
+                    .lookup(name)
                     .and_then(|id| infos[id.0 as usize].clone())
                     .unwrap_or_else(ValueInfo::unknown)
             })

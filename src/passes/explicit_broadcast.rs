@@ -1,0 +1,432 @@
+//! The explicit-broadcast pass: every input that a broadcasting node would broadcast implicitly gets
+//! an `Expand` to the node's output shape, so that each such node sees inputs of exactly one shape. The
+//! values are copied, never computed (the spec's "numerical accuracy: values strictly equal"), so the
+//! rewritten model computes bit-identical outputs.
+//!
+//! Which inputs: all inputs of multidirectional ops (Add ... Where, Sum/Max/Min/Mean, StringConcat...),
+//! Gemm's C, PRelu's slope, LayerNormalization's scale and bias, RMSNormalization's scale. The target
+//! shape is an int64 initializer (one per distinct static shape and graph; a Constant node in function
+//! bodies, which cannot hold initializers) or, when the output shape has symbolic dims, computed at run
+//! time from `Shape` of the other inputs, so dynamic models stay dynamic: a symbol is never baked into
+//! a number.
+
+use super::{GraphPatch, Names, Patch};
+use crate::diagnostics::{Code, Diagnostic};
+use crate::ir::build::node_label;
+use crate::ir::{Graph, Model, OpNode, opset_domain};
+use crate::proto::attribute_proto::AttributeType;
+use crate::proto::tensor_proto::DataType;
+use crate::proto::{AttributeProto, NodeProto, TensorProto};
+use crate::shape::dim::{Dim, Shape, format_shape};
+use crate::shape::value::ValueInfo;
+use std::collections::HashMap;
+
+/// Options of the pass.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Leave scalars and one-element tensors implicit (they are made explicit by default).
+    pub keep_scalars: bool,
+}
+
+/// One input made explicit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Insertion {
+    pub graph: String,
+    pub node: String,
+    pub op_type: String,
+    pub slot: usize,
+    pub from: String,
+    pub to: String,
+}
+
+/// What the pass did, and what it could not do.
+#[derive(Clone, Debug, Default)]
+pub struct Outcome {
+    pub patch: Patch,
+    pub insertions: Vec<Insertion>,
+    /// Broadcasts left implicit, with the reason (e.g. a shape inference could not determine).
+    pub left: Vec<String>,
+}
+
+/// First opset version of the default domain that has Expand.
+const EXPAND_SINCE: i64 = 8;
+
+/// How a node broadcasts: which input slots, and to what.
+enum Kind {
+    /// Every input to the output shape.
+    Multi,
+    /// These inputs to the shape of input 0 (which is the output's shape).
+    ToFirst(&'static [usize]),
+    /// Gemm's C to the output shape [M, N].
+    GemmC,
+}
+
+fn kind(op: &OpNode, opset: i64) -> Option<Kind> {
+    let legacy_binary = opset < 7;
+    Some(match op.op_type() {
+        "Add" | "Sub" | "Mul" | "Div" | "Pow" | "And" | "Or" | "Xor" | "Equal" | "Greater"
+        | "Less"
+            if !legacy_binary =>
+        {
+            Kind::Multi
+        }
+        "Max" | "Min" | "Sum" | "Mean" if opset >= 8 => Kind::Multi,
+        "Mod" | "BitShift" | "GreaterOrEqual" | "LessOrEqual" | "Where" | "BitwiseAnd"
+        | "BitwiseOr" | "BitwiseXor" | "StringConcat" => Kind::Multi,
+        "PRelu" if opset >= 7 => Kind::ToFirst(&[1]),
+        "LayerNormalization" => Kind::ToFirst(&[1, 2]),
+        "RMSNormalization" => Kind::ToFirst(&[1]),
+        "Gemm" if opset >= 7 => Kind::GemmC,
+        _ => return None,
+    })
+}
+
+/// True when the legacy (opset < 7) `broadcast=1` attribute makes this node broadcast.
+fn legacy_broadcast(op: &OpNode) -> bool {
+    op.proto
+        .attribute
+        .iter()
+        .any(|a| a.name() == "broadcast" && a.i.unwrap_or(0) != 0)
+}
+
+fn same_shape(a: &Shape, b: &Shape) -> bool {
+    matches!((a, b), (Some(x), Some(y)) if x == y && !x.contains(&Dim::Unknown))
+}
+
+fn is_static(s: &Shape) -> Option<Vec<u64>> {
+    s.as_ref()?
+        .iter()
+        .map(|d| match d {
+            Dim::Known(n) => Some(*n),
+            _ => None,
+        })
+        .collect()
+}
+
+fn one_element(s: &Shape) -> bool {
+    s.as_ref()
+        .is_some_and(|d| d.iter().all(|x| *x == Dim::Known(1)))
+}
+
+/// Runs the pass over every graph of `model`. Refuses (Err) models it cannot rewrite faithfully.
+pub fn run(model: &Model, opts: &Options) -> Result<Outcome, String> {
+    let mut names = Names::of(model);
+    let mut out = Outcome::default();
+    let shapes: HashMap<&str, &Vec<(String, Option<ValueInfo>)>> = model
+        .shapes
+        .iter()
+        .map(|g| (g.path.as_str(), &g.values))
+        .collect();
+    let mut graphs: Vec<(&Graph, Option<usize>)> = Vec::new();
+    if let Some(g) = &model.graph {
+        g.walk(&mut |x| graphs.push((x, None)));
+    }
+    for (i, f) in model.functions.iter().enumerate() {
+        f.body.walk(&mut |x| graphs.push((x, Some(i))));
+    }
+    for (g, function) in graphs {
+        let imports = model.opset_imports(function);
+        let opset = imports.get("").copied().unwrap_or(0);
+        let in_function = function.is_some();
+        let infos = shapes.get(g.path.as_str()).copied();
+        let mut rw = GraphRewriter {
+            g,
+            infos,
+            patch: GraphPatch::new(g),
+            names: &mut names,
+            shape_consts: HashMap::new(),
+            in_function,
+            out: &mut out,
+            opts,
+        };
+        for &id in &g.ops {
+            let Some(op) = g.op(id) else { continue };
+            if !opset_domain(op.proto.domain()).is_empty() {
+                continue;
+            }
+            let k = kind(op, opset);
+            if k.is_none() && opset < 7 && legacy_broadcast(op) {
+                return Err(format!(
+                    "node '{}' ({}) in graph {} uses the legacy broadcast attribute of opset {opset}, which has no Expand (from opset {EXPAND_SINCE}); convert the model to opset {EXPAND_SINCE} or later first",
+                    node_label(&op.proto, op.index),
+                    op.op_type(),
+                    g.path
+                ));
+            }
+            let Some(k) = k else { continue };
+            let before = rw.out.insertions.len();
+            rw.node(op, k);
+            if rw.out.insertions.len() > before && opset < EXPAND_SINCE {
+                return Err(format!(
+                    "graph {} imports opset {opset}, which has no Expand (from opset {EXPAND_SINCE}); convert the model to opset {EXPAND_SINCE} or later first",
+                    g.path
+                ));
+            }
+        }
+        let patch = rw.patch;
+        if !patch.is_empty() {
+            out.patch.graphs.push(patch);
+        }
+    }
+    Ok(out)
+}
+
+struct GraphRewriter<'a> {
+    g: &'a Graph,
+    infos: Option<&'a Vec<(String, Option<ValueInfo>)>>,
+    patch: GraphPatch,
+    names: &'a mut Names,
+    /// Name of the int64 tensor holding each static target shape, per graph.
+    shape_consts: HashMap<Vec<u64>, String>,
+    in_function: bool,
+    out: &'a mut Outcome,
+    opts: &'a Options,
+}
+
+fn node(op_type: &str, name: String, inputs: Vec<String>, outputs: Vec<String>) -> NodeProto {
+    NodeProto {
+        op_type: Some(op_type.into()),
+        name: Some(name),
+        input: inputs,
+        output: outputs,
+        ..Default::default()
+    }
+}
+
+fn int64_tensor(name: &str, values: &[i64]) -> TensorProto {
+    TensorProto {
+        name: Some(name.to_owned()),
+        data_type: Some(DataType::Int64 as i32),
+        dims: vec![values.len() as i64],
+        raw_data: Some(
+            values
+                .iter()
+                .flat_map(|v| v.to_le_bytes())
+                .collect::<Vec<u8>>()
+                .into(),
+        ),
+        ..Default::default()
+    }
+}
+
+impl GraphRewriter<'_> {
+    fn shape_of(&self, name: &str) -> Shape {
+        let id = self.g.lookup(name)?;
+        self.infos?.get(id.0 as usize)?.1.as_ref()?.shape.clone()
+    }
+
+    /// Queues `n` to be inserted before the consumer at source position `at`.
+    fn insert(&mut self, at: usize, n: NodeProto) {
+        self.patch.insert_before.entry(at).or_default().push(n);
+    }
+
+    /// The name of an int64 1-D tensor holding `values`: an initializer, or in a function body a
+    /// Constant node placed before the consumer at `at`.
+    fn const_i64(&mut self, at: usize, base: &str, values: &[i64]) -> String {
+        let name = self.names.fresh(base);
+        let t = int64_tensor(&name, values);
+        if self.in_function {
+            let mut c = node("Constant", name.clone(), vec![], vec![name.clone()]);
+            c.attribute.push(AttributeProto {
+                name: Some("value".into()),
+                r#type: Some(AttributeType::Tensor as i32),
+                t: Some(t),
+                ..Default::default()
+            });
+            self.insert(at, c);
+        } else {
+            self.patch.initializers.push(t);
+        }
+        name
+    }
+
+    /// The tensor holding the static shape `dims`, shared by every use in this graph.
+    fn static_target(&mut self, at: usize, dims: &[u64]) -> String {
+        if let Some(n) = self.shape_consts.get(dims) {
+            return n.clone();
+        }
+        let label: Vec<String> = dims.iter().map(u64::to_string).collect();
+        let base = format!("onnx_lint_shape_{}", label.join("x"));
+        let values: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
+        let name = self.const_i64(at, &base, &values);
+        // Function bodies get one Constant per first use; initializers are shared graph-wide.
+        if !self.in_function {
+            self.shape_consts.insert(dims.to_vec(), name.clone());
+        }
+        name
+    }
+
+    fn node(&mut self, op: &OpNode, k: Kind) {
+        let out_shape = op
+            .proto
+            .output
+            .first()
+            .map(|o| self.shape_of(o))
+            .unwrap_or(None);
+        let slots: Vec<usize> = match k {
+            Kind::Multi => (0..op.proto.input.len()).collect(),
+            Kind::ToFirst(s) => s.to_vec(),
+            Kind::GemmC => vec![2],
+        };
+        let label = node_label(&op.proto, op.index);
+        for &slot in &slots {
+            let Some(input) = op.proto.input.get(slot).filter(|n| !n.is_empty()) else {
+                continue;
+            };
+            let in_shape = self.shape_of(input);
+            if same_shape(&in_shape, &out_shape) {
+                continue;
+            }
+            if self.opts.keep_scalars && one_element(&in_shape) {
+                continue;
+            }
+            let base = format!("{label}/expand_in{slot}");
+            let target = if let Some(dims) = is_static(&out_shape) {
+                Some(self.static_target(op.index, &dims))
+            } else {
+                self.runtime_target(op, &k, slot, &base)
+            };
+            let Some(target) = target else {
+                self.out.left.push(format!(
+                    "graph {}, node '{label}' ({}), input {slot} '{input}': the output shape {} is not known well enough to make the broadcast explicit",
+                    self.g.path,
+                    op.op_type(),
+                    format_shape(&out_shape)
+                ));
+                continue;
+            };
+            let name = self.names.fresh(&base);
+            let expand = node(
+                "Expand",
+                name.clone(),
+                vec![input.clone(), target],
+                vec![name.clone()],
+            );
+            self.insert(op.index, expand);
+            self.patch.rewire.insert((op.index, slot), name);
+            self.out.insertions.push(Insertion {
+                graph: self.g.path.clone(),
+                node: label.clone(),
+                op_type: op.op_type().to_owned(),
+                slot,
+                from: format_shape(&in_shape),
+                to: format_shape(&out_shape),
+            });
+        }
+    }
+
+    /// A value holding the output shape, computed at run time. For multidirectional ops: the shape of
+    /// an input already of the output's shape if there is one, else the broadcast of the others built
+    /// with Expand (which is itself bidirectional). For X-shaped ops: Shape(X). For Gemm: [M, N] taken
+    /// from A and B.
+    fn runtime_target(&mut self, op: &OpNode, k: &Kind, slot: usize, base: &str) -> Option<String> {
+        let out_shape = self.shape_of(op.proto.output.first()?);
+        out_shape.as_ref()?;
+        let at = op.index;
+        match k {
+            Kind::ToFirst(_) => Some(self.shape_node(at, &op.proto.input[0], base)),
+            Kind::GemmC => {
+                let trans = |n: &str| {
+                    op.proto
+                        .attribute
+                        .iter()
+                        .any(|a| a.name() == n && a.i.unwrap_or(0) != 0)
+                };
+                let m_axis = if trans("transA") { 1 } else { 0 };
+                let n_axis = if trans("transB") { 0 } else { 1 };
+                let sa = self.shape_node(at, &op.proto.input[0], &format!("{base}/shape_a"));
+                let sb = self.shape_node(at, &op.proto.input[1], &format!("{base}/shape_b"));
+                let ia = self.const_i64(at, &format!("{base}/m_axis"), &[m_axis]);
+                let ib = self.const_i64(at, &format!("{base}/n_axis"), &[n_axis]);
+                let m = self.names.fresh(&format!("{base}/m"));
+                let n = self.names.fresh(&format!("{base}/n"));
+                self.insert(at, node("Gather", m.clone(), vec![sa, ia], vec![m.clone()]));
+                self.insert(at, node("Gather", n.clone(), vec![sb, ib], vec![n.clone()]));
+                let mn = self.names.fresh(&format!("{base}/mn"));
+                let mut concat = node("Concat", mn.clone(), vec![m, n], vec![mn.clone()]);
+                concat.attribute.push(AttributeProto {
+                    name: Some("axis".into()),
+                    r#type: Some(AttributeType::Int as i32),
+                    i: Some(0),
+                    ..Default::default()
+                });
+                self.insert(at, concat);
+                Some(mn)
+            }
+            Kind::Multi => {
+                let inputs: Vec<String> = op.proto.input.clone();
+                // An input already of the output's shape gives the target directly.
+                if let Some(full) = inputs
+                    .iter()
+                    .enumerate()
+                    .find(|(j, n)| {
+                        *j != slot && !n.is_empty() && same_shape(&self.shape_of(n), &out_shape)
+                    })
+                    .map(|(_, n)| n.clone())
+                {
+                    return Some(self.shape_node(at, &full, base));
+                }
+                // Otherwise broadcast the other inputs together: Expand(x1, Shape(x2)) ... then Shape.
+                let others: Vec<&String> = inputs
+                    .iter()
+                    .enumerate()
+                    .filter(|(j, n)| *j != slot && !n.is_empty())
+                    .map(|(_, n)| n)
+                    .collect();
+                let (first, rest) = others.split_first()?;
+                let mut acc = (*first).clone();
+                for (i, other) in rest.iter().enumerate() {
+                    let s = self.shape_node(at, other, &format!("{base}/shape{i}"));
+                    let e = self.names.fresh(&format!("{base}/bcast{i}"));
+                    self.insert(at, node("Expand", e.clone(), vec![acc, s], vec![e.clone()]));
+                    acc = e;
+                }
+                // The input itself joins too: its own size may be the larger on some axis.
+                let own = self.shape_node(at, &inputs[slot], &format!("{base}/own"));
+                let e = self.names.fresh(&format!("{base}/bcast_own"));
+                self.insert(
+                    at,
+                    node("Expand", e.clone(), vec![acc, own], vec![e.clone()]),
+                );
+                Some(self.shape_node(at, &e, base))
+            }
+        }
+    }
+
+    fn shape_node(&mut self, at: usize, of: &str, base: &str) -> String {
+        let name = self.names.fresh(&format!("{base}/shape"));
+        self.insert(
+            at,
+            node(
+                "Shape",
+                name.clone(),
+                vec![of.to_owned()],
+                vec![name.clone()],
+            ),
+        );
+        name
+    }
+}
+
+/// The `check --explicit` rule: every broadcast the pass would make explicit, as a finding.
+pub fn implicit_broadcasts(model: &Model, opts: &Options) -> Vec<Diagnostic> {
+    let Ok(outcome) = run(model, opts) else {
+        return Vec::new();
+    };
+    outcome
+        .insertions
+        .iter()
+        .map(|i| {
+            Diagnostic::new(
+                Code::ImplicitBroadcast,
+                &i.graph,
+                format!(
+                    "input {} of '{}' ({}) is broadcast implicitly from {} to {}",
+                    i.slot, i.node, i.op_type, i.from, i.to
+                ),
+            )
+            .at_node(&i.node, &i.op_type)
+            .note("`onnx-lint expand` inserts an Expand node to make it explicit")
+        })
+        .collect()
+}

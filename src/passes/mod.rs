@@ -1,0 +1,128 @@
+//! Passes: analyses that propose changes to a model as a [`Patch`] (nodes to insert, inputs to rewire,
+//! initializers to add) instead of mutating it. Applying a patch is separate: [`Patch::to_edit`] turns
+//! it into a wire-level edit of the source bytes, so everything the patch does not mention is written
+//! back exactly as it was read.
+
+pub mod explicit_broadcast;
+
+use crate::ir::{Graph, Model, WirePath};
+use crate::proto::{NodeProto, TensorProto};
+use crate::wire::{Action, Edit, write_len_record};
+use prost::Message;
+use std::collections::{BTreeMap, HashSet};
+
+/// Changes to one graph (main graph, subgraph or function body), located by its wire path.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GraphPatch {
+    pub path: String,
+    pub wire: WirePath,
+    /// Field number of the node list in the graph's message (1 in GraphProto, 7 in FunctionProto).
+    pub node_field: u32,
+    /// New nodes to insert just before the node at this source position, in order.
+    pub insert_before: BTreeMap<usize, Vec<NodeProto>>,
+    /// (node position, input slot) -> the value name that input now reads.
+    pub rewire: BTreeMap<(usize, usize), String>,
+    /// Initializers appended to the graph (a GraphProto; function bodies use Constant nodes instead).
+    pub initializers: Vec<TensorProto>,
+}
+
+impl GraphPatch {
+    pub fn new(g: &Graph) -> Self {
+        GraphPatch {
+            path: g.path.clone(),
+            wire: g.wire.clone(),
+            node_field: g.node_field,
+            ..Default::default()
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.insert_before.is_empty() && self.rewire.is_empty() && self.initializers.is_empty()
+    }
+
+    pub fn inserted_nodes(&self) -> usize {
+        self.insert_before.values().map(Vec::len).sum()
+    }
+}
+
+/// The changes a pass proposes, graph by graph.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Patch {
+    pub graphs: Vec<GraphPatch>,
+}
+
+/// `GraphProto.initializer`.
+const INITIALIZER_FIELD: u32 = 5;
+/// `NodeProto.input`.
+const INPUT_FIELD: u32 = 1;
+
+impl Patch {
+    pub fn is_empty(&self) -> bool {
+        self.graphs.iter().all(GraphPatch::is_empty)
+    }
+
+    /// The wire edit that applies this patch to the model's source bytes.
+    pub fn to_edit(&self) -> Edit {
+        let mut root = Edit::default();
+        for gp in self.graphs.iter().filter(|g| !g.is_empty()) {
+            let mut edit = &mut root;
+            for &(field, occurrence) in &gp.wire {
+                edit = edit.child(field, occurrence);
+            }
+            for (&index, nodes) in &gp.insert_before {
+                let mut bytes = Vec::new();
+                for n in nodes {
+                    write_len_record(&mut bytes, gp.node_field, &n.encode_to_vec());
+                }
+                edit.at(gp.node_field, index).before.extend(bytes);
+            }
+            for (&(index, slot), name) in &gp.rewire {
+                let mut record = Vec::new();
+                write_len_record(&mut record, INPUT_FIELD, name.as_bytes());
+                edit.child(gp.node_field, index)
+                    .at(INPUT_FIELD, slot)
+                    .action = Action::Replace(record);
+            }
+            for t in &gp.initializers {
+                write_len_record(&mut edit.append, INITIALIZER_FIELD, &t.encode_to_vec());
+            }
+        }
+        root
+    }
+}
+
+/// Hands out names no graph of the model uses yet (values and nodes share one pool, so a new node
+/// and its output may carry the same name).
+pub struct Names {
+    taken: HashSet<String>,
+}
+
+impl Names {
+    pub fn of(model: &Model) -> Self {
+        let mut taken = HashSet::new();
+        for g in model.graphs() {
+            taken.extend(g.values.iter().map(|v| v.name.clone()));
+            for &id in &g.ops {
+                if let Some(op) = g.op(id) {
+                    taken.insert(op.name().to_owned());
+                    taken.extend(op.proto.output.iter().cloned());
+                    taken.extend(op.proto.input.iter().cloned());
+                }
+            }
+            taken.extend(g.declared_values().map(|v| v.name().to_owned()));
+        }
+        Names { taken }
+    }
+
+    /// `base`, or `base_1`, `base_2`... whichever is free; it is then taken.
+    pub fn fresh(&mut self, base: &str) -> String {
+        let mut name = base.to_owned();
+        let mut k = 0;
+        while self.taken.contains(&name) {
+            k += 1;
+            name = format!("{base}_{k}");
+        }
+        self.taken.insert(name.clone());
+        name
+    }
+}
