@@ -67,27 +67,35 @@ struct Walker<R> {
 }
 
 impl<R: BufRead + Seek> Walker<R> {
-    fn byte(&mut self) -> Result<u8> {
-        let mut b = [0u8];
-        self.r
-            .read_exact(&mut b)
-            .with_context(|| format!("truncated at byte {}", self.pos))?;
-        self.pos += 1;
-        Ok(b[0])
-    }
-
-    fn varint(&mut self, out: &mut Vec<u8>) -> Result<u64> {
+    /// Reads a varint; returns its value and its bytes as read.
+    fn varint_raw(&mut self) -> Result<(u64, [u8; 10], usize)> {
         let start = self.pos;
+        let mut raw = [0u8; 10];
         let mut v = 0u64;
         for i in 0..10 {
-            let b = self.byte()?;
-            out.push(b);
+            // Usually the whole varint is in the buffer already; byte by byte through it is cheap.
+            let buf = self
+                .r
+                .fill_buf()
+                .with_context(|| format!("cannot read at byte {}", self.pos))?;
+            let Some(&b) = buf.first() else {
+                bail!("truncated at byte {}", self.pos);
+            };
+            self.r.consume(1);
+            self.pos += 1;
+            raw[i] = b;
             v |= u64::from(b & 0x7f) << (7 * i);
             if b & 0x80 == 0 {
-                return Ok(v);
+                return Ok((v, raw, i + 1));
             }
         }
         bail!("varint longer than 10 bytes at byte {start}")
+    }
+
+    fn varint(&mut self, out: &mut Vec<u8>) -> Result<u64> {
+        let (v, raw, n) = self.varint_raw()?;
+        out.extend_from_slice(&raw[..n]);
+        Ok(v)
     }
 
     fn copy(&mut self, n: u64, out: &mut Vec<u8>) -> Result<()> {
@@ -154,22 +162,22 @@ impl<R: BufRead + Seek> Walker<R> {
         let end = self.pos + len;
         while self.pos < end {
             let tag_at = self.pos;
-            let mut tag = Vec::with_capacity(4);
-            let key = self.varint(&mut tag)?;
+            let (key, tag_raw, tag_len) = self.varint_raw()?;
+            let tag = &tag_raw[..tag_len];
             let field = (key >> 3) as u32;
             let wire = (key & 7) as u8;
             match wire {
                 0 => {
-                    out.extend_from_slice(&tag);
+                    out.extend_from_slice(tag);
                     self.varint(out)?;
                 }
                 1 | 5 => {
-                    out.extend_from_slice(&tag);
+                    out.extend_from_slice(tag);
                     self.copy(if wire == 1 { 8 } else { 4 }, out)?;
                 }
                 LEN => {
-                    let mut len_bytes = Vec::with_capacity(10);
-                    let n = self.varint(&mut len_bytes)?;
+                    let (n, len_raw, len_len) = self.varint_raw()?;
+                    let len_bytes = &len_raw[..len_len];
                     if n > end.saturating_sub(self.pos)
                         || n > self.file_len.saturating_sub(self.pos)
                     {
@@ -178,26 +186,34 @@ impl<R: BufRead + Seek> Walker<R> {
                         );
                     }
                     if msg == Msg::Tensor && field == RAW_DATA && n > SKIP_ABOVE {
-                        out.extend_from_slice(&tag);
+                        out.extend_from_slice(tag);
                         out.push(32);
                         out.extend_from_slice(&self.nonce);
                         out.extend_from_slice(&self.pos.to_le_bytes());
                         out.extend_from_slice(&n.to_le_bytes());
                         self.skip(n)?;
                     } else if let Some(sub) = child(msg, field) {
-                        let mut inner = Vec::new();
-                        self.message(sub, n, depth + 1, &mut inner)?;
-                        out.extend_from_slice(&tag);
-                        write_varint(out, inner.len() as u64);
-                        out.extend_from_slice(&inner);
+                        // Copied in place under its original length prefix, which stays right unless
+                        // a payload inside was left in the file (then the prefix is rewritten).
+                        out.extend_from_slice(tag);
+                        let prefix_at = out.len();
+                        out.extend_from_slice(len_bytes);
+                        let body_at = out.len();
+                        self.message(sub, n, depth + 1, out)?;
+                        let written = (out.len() - body_at) as u64;
+                        if written != n {
+                            let mut prefix = Vec::with_capacity(10);
+                            write_varint(&mut prefix, written);
+                            out.splice(prefix_at..body_at, prefix);
+                        }
                     } else {
-                        out.extend_from_slice(&tag);
-                        out.extend_from_slice(&len_bytes);
+                        out.extend_from_slice(tag);
+                        out.extend_from_slice(len_bytes);
                         self.copy(n, out)?;
                     }
                 }
                 3 => {
-                    out.extend_from_slice(&tag);
+                    out.extend_from_slice(tag);
                     self.group(field, depth + 1, out)?;
                 }
                 _ => bail!("invalid wire type {wire} at byte {tag_at}"),

@@ -121,6 +121,12 @@ type Column<'a> = [(usize, &'a Dim)];
 /// unknown, but conflicts among the others are still reported: they are E1 whatever that input is.
 /// No input at all gives a scalar, the identity of broadcasting.
 pub fn multidirectional(inputs: &[Shape]) -> Outcome {
+    if let Some(dims) = all_known_compatible(inputs) {
+        return Outcome {
+            shape: Some(dims),
+            ..Outcome::default()
+        };
+    }
     let ranked: Vec<(usize, &[Dim])> = inputs
         .iter()
         .enumerate()
@@ -139,6 +145,31 @@ pub fn multidirectional(inputs: &[Shape]) -> Outcome {
     }
     out.shape = (ranked.len() == inputs.len()).then_some(dims);
     out
+}
+
+/// The result when every dim of every input is known and they broadcast without conflict: the common
+/// case, computed without the bookkeeping the general path needs for symbols and conflicts.
+fn all_known_compatible(inputs: &[Shape]) -> Option<Vec<Dim>> {
+    let mut rank = 0;
+    for s in inputs {
+        rank = rank.max(s.as_ref()?.len());
+    }
+    let mut dims = Vec::with_capacity(rank);
+    for from_end in (1..=rank).rev() {
+        let mut size = 1u64;
+        for s in inputs.iter().flatten() {
+            let Some(j) = s.len().checked_sub(from_end) else {
+                continue;
+            };
+            match s[j] {
+                Dim::Known(1) => {}
+                Dim::Known(n) if size == 1 || size == n => size = n,
+                _ => return None,
+            }
+        }
+        dims.push(Dim::Known(size));
+    }
+    Some(dims)
 }
 
 /// Step 2 on one axis.

@@ -121,6 +121,13 @@ impl<'a> NodeCtx<'a> {
     /// Reports the conflicts and possible conflicts of `outcome`, computed by `rule` over the inputs at
     /// `slots` (in the order they were given to the algebra).
     pub fn report_broadcast(&mut self, rule: Rule, slots: &[usize], outcome: &Outcome) {
+        // The common case: nothing to say, and nothing to format.
+        if outcome.conflicts.is_empty()
+            && outcome.possible.is_empty()
+            && outcome.rank_error.is_none()
+        {
+            return;
+        }
         let shapes: Vec<String> = slots
             .iter()
             .map(|&s| {
