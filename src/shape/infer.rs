@@ -193,18 +193,28 @@ impl<'m> Driver<'m> {
         env: &Env<'_>,
         infos: &mut [Option<ValueInfo>],
     ) {
+        let defaults: HashMap<&str, &crate::proto::TensorProto> = if g.header.input.is_empty() {
+            HashMap::new()
+        } else {
+            g.header.initializer.iter().map(|t| (t.name(), t)).collect()
+        };
         for (i, v) in g.values.iter().enumerate() {
             let info = match &g.dag[v.producer.0].kind {
                 NodeKind::Input(k) => {
                     let declared = v.declared.as_ref().map(from_type_proto);
                     let given = formal.and_then(|f| f.get(*k)).cloned();
-                    let init = g
-                        .header
-                        .initializer
-                        .iter()
-                        .find(|t| t.name() == v.name)
-                        .map(from_tensor);
-                    prefer_known(given, declared).or(init)
+                    if given.is_some() {
+                        prefer_known(given, declared)
+                    } else {
+                        // An input with an initializer of its name (all inputs, in models before IR 4)
+                        // holds the initializer unless fed: keep its shape and values when they agree
+                        // with the declaration.
+                        let init = defaults.get(v.name.as_str()).map(|t| from_tensor(t));
+                        match (init, declared) {
+                            (Some(i), Some(d)) if compatible(&i, &d) => Some(i),
+                            (i, d) => d.or(i),
+                        }
+                    }
                 }
                 NodeKind::Initializer(k) => g.header.initializer.get(*k).map(from_tensor),
                 NodeKind::SparseInitializer(k) => g.header.sparse_initializer.get(*k).map(|s| {
@@ -454,6 +464,20 @@ fn locate(
         d.severity = d.code.severity();
     }
     d
+}
+
+/// True when an initializer's type does not contradict a declaration (same rank, no differing size).
+fn compatible(init: &ValueInfo, declared: &ValueInfo) -> bool {
+    match (&init.shape, &declared.shape) {
+        (Some(a), Some(b)) => {
+            a.len() == b.len()
+                && a.iter().zip(b).all(|(x, y)| match (x, y) {
+                    (Dim::Known(p), Dim::Known(q)) => p == q,
+                    _ => true,
+                })
+        }
+        _ => true,
+    }
 }
 
 /// Of two infos of one value, the one with the more known shape (the first on a tie).

@@ -31,7 +31,7 @@ fn target_shape(ctx: &NodeCtx<'_>) -> Option<Vec<Dim>> {
         );
     }
     match ctx.shape(1)?.as_slice() {
-        [Dim::Known(n)] => Some(vec![Dim::Unknown; *n as usize]),
+        [Dim::Known(n)] => super::common::unknown_dims(*n),
         _ => None,
     }
 }

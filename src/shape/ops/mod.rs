@@ -2,9 +2,16 @@
 //! with the opset version each applies from.
 
 pub mod broadcasting;
+pub mod common;
 pub mod control_flow;
+pub mod conv_pool;
+pub mod einsum;
+pub mod elementwise_unary;
 pub mod expand;
+pub mod indexing;
 pub mod matmul;
+pub mod reduce;
+pub mod shape_ops;
 pub mod unidirectional;
 
 use super::registry::Registry;
@@ -13,7 +20,13 @@ use super::registry::Registry;
 pub fn register_all(r: &mut Registry) {
     broadcasting::register(r);
     control_flow::register(r);
+    conv_pool::register(r);
+    einsum::register(r);
+    elementwise_unary::register(r);
     expand::register(r);
+    indexing::register(r);
     matmul::register(r);
+    reduce::register(r);
+    shape_ops::register(r);
     unidirectional::register(r);
 }

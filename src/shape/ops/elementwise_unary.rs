@@ -1,0 +1,332 @@
+//! Operators whose (first) output has the shape of their first input: element-wise math and
+//! activations, normalizations, softmaxes, Cast, Identity, Dropout and ops that permute values within
+//! a shape (CumSum, Trilu, ReverseSequence).
+//!
+//! Spec: <https://github.com/onnx/onnx/blob/main/docs/Operators.md>, e.g. `#Relu`, `#Cast`, `#Dropout`,
+//! `#BatchNormalization`. Opset history that matters to shapes and types:
+//! - Cast: `to` is a type name string in opset 1, a `TensorProto.DataType` from 6.
+//! - Clip: `min`/`max` attributes before 11, inputs from 11 (the shape is the input's either way).
+//! - Dropout: the `mask` output has the input's element type before 10 and is boolean from 10; 12
+//!   turns `ratio` into an input and adds `training_mode`.
+//! - BatchNormalization: opset 1-7 have `spatial` (0 gives per-activation statistics shaped like
+//!   `scale`); 9 drops it; 14 reduces the outputs to `Y, running_mean, running_var`; 15 lets the
+//!   statistics have their own element type (input `input_mean`'s).
+//! - Softmax, LogSoftmax, Hardmax: the `axis` default changes from 1 to -1 in 13; the shape does not.
+//! - IsNaN, IsInf: boolean results.
+//! - RandomNormalLike, RandomUniformLike, Bernoulli, EyeLike: `dtype` when given, else the input's.
+//! - CumProd (26) like CumSum (11, 14).
+//!
+//! Values of small integer tensors flow through Identity, Cast to an integer type, Neg and Abs (a
+//! `Shape` result cast to int32 and back is common in exported graphs).
+
+use super::super::ctx::NodeCtx;
+use super::super::dim::Dim;
+use super::super::registry::Registry;
+use super::super::value::{ValueInfo, as_i64, from_i64};
+use super::common::{is_int_elem, like};
+use crate::proto::tensor_proto::DataType;
+
+/// Ops with one output of the input's shape and element type, with the version each first appears in.
+const SAME: &[(&str, i64)] = &[
+    ("Abs", 1),
+    ("Acos", 7),
+    ("Acosh", 9),
+    ("Asin", 7),
+    ("Asinh", 9),
+    ("Atan", 7),
+    ("Atanh", 9),
+    ("BitwiseNot", 18),
+    ("Ceil", 1),
+    ("Celu", 12),
+    ("Clip", 1),
+    ("Cos", 7),
+    ("Cosh", 9),
+    ("CumProd", 26),
+    ("CumSum", 11),
+    ("Elu", 1),
+    ("Erf", 9),
+    ("Exp", 1),
+    ("Floor", 1),
+    ("Gelu", 20),
+    ("GroupNormalization", 18),
+    ("HardSigmoid", 1),
+    ("HardSwish", 14),
+    ("Hardmax", 1),
+    ("InstanceNormalization", 1),
+    ("LeakyRelu", 1),
+    ("Log", 1),
+    ("LogSoftmax", 1),
+    ("LpNormalization", 1),
+    ("LRN", 1),
+    ("MeanVarianceNormalization", 9),
+    ("Mish", 18),
+    ("Neg", 1),
+    ("Not", 1),
+    ("Reciprocal", 1),
+    ("Relu", 1),
+    ("ReverseSequence", 10),
+    ("Round", 11),
+    ("Selu", 1),
+    ("Shrink", 9),
+    ("Sigmoid", 1),
+    ("Sign", 9),
+    ("Sin", 7),
+    ("Sinh", 9),
+    ("Softmax", 1),
+    ("Softplus", 1),
+    ("Softsign", 1),
+    ("Sqrt", 1),
+    ("Swish", 24),
+    ("Tan", 7),
+    ("Tanh", 1),
+    ("ThresholdedRelu", 10),
+    ("Trilu", 14),
+];
+
+pub fn register(r: &mut Registry) {
+    for &(op, since) in SAME {
+        r.add("", op, since, same);
+    }
+    r.add("", "IsNaN", 9, predicate);
+    r.add("", "IsInf", 10, predicate);
+    r.add("", "Identity", 1, identity);
+    r.add("", "Cast", 1, cast);
+    r.add("", "CastLike", 15, cast_like);
+    r.add("", "Dropout", 1, dropout);
+    r.add("", "BatchNormalization", 1, batch_norm);
+    r.add("", "RandomNormalLike", 1, like_with_dtype);
+    r.add("", "RandomUniformLike", 1, like_with_dtype);
+    r.add("", "Bernoulli", 15, like_with_dtype);
+    r.add("", "EyeLike", 9, like_with_dtype);
+    r.add("", "RandomNormal", 1, random);
+    r.add("", "RandomUniform", 1, random);
+}
+
+fn same(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let data = match ctx.op_type() {
+        "Neg" => map_data(ctx, |d| match d {
+            Dim::Known(_) => as_i64(d)?.checked_neg().map(from_i64),
+            _ => None,
+        }),
+        // A size is never negative, so a symbol is its own absolute value.
+        "Abs" => map_data(ctx, |d| match d {
+            Dim::Known(_) => as_i64(d)?.checked_abs().map(from_i64),
+            other => Some(other.clone()),
+        }),
+        _ => None,
+    };
+    vec![like(ctx, 0, ctx.shape(0)).with_data(data)]
+}
+
+/// Input 0's values mapped one by one, when they are known integers and `f` knows every result.
+fn map_data(ctx: &NodeCtx<'_>, f: impl Fn(&Dim) -> Option<Dim>) -> Option<Vec<Dim>> {
+    if !is_int_elem(ctx.elem(0)) {
+        return None;
+    }
+    ctx.data(0)?.iter().map(f).collect()
+}
+
+fn predicate(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    vec![ValueInfo::tensor(Some(DataType::Bool as i32), ctx.shape(0))]
+}
+
+/// Identity passes its input through whole: sequences and optionals (opset 14, 16) and values too.
+fn identity(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    vec![ctx.input(0).cloned().unwrap_or_else(ValueInfo::unknown)]
+}
+
+/// The `to` attribute: a number from opset 6, a type name before.
+fn cast_target(ctx: &NodeCtx<'_>) -> Option<i32> {
+    if let Some(to) = ctx.attr_i("to") {
+        return i32::try_from(to).ok().filter(|&t| t != 0);
+    }
+    let name = ctx.attr_s("to")?;
+    DataType::from_str_name(&name.to_ascii_uppercase())
+        .map(|t| t as i32)
+        .filter(|&t| t != 0)
+}
+
+fn cast(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let to = cast_target(ctx);
+    vec![cast_to(ctx, to)]
+}
+
+fn cast_like(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let to = ctx.elem(1);
+    vec![cast_to(ctx, to)]
+}
+
+/// Input 0 cast to `to`: the shape is kept, and integer values are kept when `to` holds them all.
+fn cast_to(ctx: &NodeCtx<'_>, to: Option<i32>) -> ValueInfo {
+    let data = if is_int_elem(ctx.elem(0)) {
+        ctx.data(0).and_then(|d| cast_data(d, to))
+    } else {
+        None
+    };
+    ValueInfo::tensor(to, ctx.shape(0)).with_data(data)
+}
+
+/// Integer values cast to integer type `to`, if none of them wraps. Symbols are sizes: they are kept
+/// by the types shape arithmetic uses (32 and 64 bits), where a size fits.
+fn cast_data(values: &[Dim], to: Option<i32>) -> Option<Vec<Dim>> {
+    let (lo, hi, symbols): (i64, i64, bool) = match DataType::try_from(to?).ok()? {
+        DataType::Int64 => (i64::MIN, i64::MAX, true),
+        DataType::Uint64 => (0, i64::MAX, true),
+        DataType::Int32 => (i32::MIN.into(), i32::MAX.into(), true),
+        DataType::Uint32 => (0, u32::MAX.into(), true),
+        DataType::Int16 => (i16::MIN.into(), i16::MAX.into(), false),
+        DataType::Uint16 => (0, u16::MAX.into(), false),
+        DataType::Int8 => (i8::MIN.into(), i8::MAX.into(), false),
+        DataType::Uint8 => (0, u8::MAX.into(), false),
+        _ => return None,
+    };
+    values
+        .iter()
+        .map(|d| match d {
+            Dim::Known(_) => as_i64(d).filter(|v| (lo..=hi).contains(v)).map(from_i64),
+            Dim::Sym(_) if symbols => Some(d.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Dropout: `output` like the input; `mask` of the same shape, boolean from opset 10.
+fn dropout(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let x = ctx.shape(0);
+    let mask_elem = if ctx.opset < 10 {
+        ctx.elem(0)
+    } else {
+        Some(DataType::Bool as i32)
+    };
+    let mut out = vec![like(ctx, 0, x.clone())];
+    if ctx.num_outputs() > 1 {
+        out.push(ValueInfo::tensor(mask_elem, x));
+    }
+    out
+}
+
+/// BatchNormalization: `Y` like `X`; every statistics output has the shape of `scale` (`[C]`, or
+/// per-activation before opset 9 with `spatial=0`).
+fn batch_norm(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let x = ctx.shape(0);
+    let spatial = ctx.opset >= 9 || ctx.attr_i("spatial").unwrap_or(1) != 0;
+    let stats_shape = ctx.shape(1).or_else(|| {
+        let channels = x.as_ref()?.get(1)?.clone();
+        spatial.then(|| vec![channels])
+    });
+    let stats_elem = ctx.elem(3).or(ctx.elem(0));
+    let mut out = vec![like(ctx, 0, x)];
+    for _ in 1..ctx.num_outputs() {
+        out.push(ValueInfo::tensor(stats_elem, stats_shape.clone()));
+    }
+    out
+}
+
+/// The `dtype` attribute, when given and set.
+fn dtype(ctx: &NodeCtx<'_>) -> Option<i32> {
+    ctx.attr_i("dtype")
+        .and_then(|t| i32::try_from(t).ok())
+        .filter(|&t| t != 0)
+}
+
+fn like_with_dtype(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let elem = dtype(ctx).or(ctx.elem(0));
+    vec![ValueInfo::tensor(elem, ctx.shape(0))]
+}
+
+/// RandomNormal, RandomUniform: the `shape` attribute, FLOAT unless `dtype` says otherwise.
+fn random(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let elem = dtype(ctx).or(Some(DataType::Float as i32));
+    let shape = ctx.attr_ints("shape").and_then(|s| {
+        s.iter()
+            .map(|&d| u64::try_from(d).ok().map(Dim::Known))
+            .collect::<Option<Vec<_>>>()
+    });
+    vec![ValueInfo::tensor(elem, shape)]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::common::test_util::*;
+    use super::*;
+
+    #[test]
+    fn activations_keep_shape_and_type() {
+        let n = node("Relu", 1, 1, vec![]);
+        let out = run(same, &n, 14, &[t(F32, &["N", "3", "?"])]);
+        assert_eq!(out[0].shape, shape(&["N", "3", "?"]));
+        assert_eq!(out[0].elem, F32);
+        let out = run(
+            predicate,
+            &node("IsNaN", 1, 1, vec![]),
+            13,
+            &[t(F32, &["2"])],
+        );
+        assert_eq!(out[0].elem, Some(DataType::Bool as i32));
+    }
+
+    #[test]
+    fn cast_keeps_integer_values_that_fit() {
+        let n = node("Cast", 1, 1, vec![attr_i("to", DataType::Int32 as i64)]);
+        let mut x = ValueInfo::int64_data(vec![d("batch"), d("8")], false);
+        let out = run(cast, &n, 13, &[Some(x.clone())]);
+        assert_eq!(out[0].elem, Some(DataType::Int32 as i32));
+        assert_eq!(out[0].data, Some(vec![d("batch"), d("8")]));
+        x.data = Some(vec![from_i64(1 << 40)]);
+        assert_eq!(run(cast, &n, 13, &[Some(x.clone())])[0].data, None);
+        let to_float = node("Cast", 1, 1, vec![attr_i("to", DataType::Float as i64)]);
+        let out = run(cast, &to_float, 13, &[Some(x)]);
+        assert_eq!((out[0].elem, out[0].data.clone()), (F32, None));
+        let legacy = node("Cast", 1, 1, vec![attr_s("to", "int64")]);
+        assert_eq!(run(cast, &legacy, 1, &[t(F32, &["2"])])[0].elem, I64);
+        let bad = node("Cast", 1, 1, vec![attr_i("to", i64::MAX)]);
+        assert_eq!(run(cast, &bad, 13, &[t(F32, &["2"])])[0].elem, None);
+    }
+
+    #[test]
+    fn neg_and_abs_of_values() {
+        let n = node("Neg", 1, 1, vec![]);
+        let out = run(same, &n, 13, &[ints(&[3, -1])]);
+        assert_eq!(out[0].data_i64(), Some(vec![-3, 1]));
+        assert_eq!(run(same, &n, 13, &[ints(&[i64::MIN])])[0].data, None);
+        let a = node("Abs", 1, 1, vec![]);
+        assert_eq!(
+            run(same, &a, 13, &[ints(&[-3])])[0].data_i64(),
+            Some(vec![3])
+        );
+    }
+
+    #[test]
+    fn dropout_mask_type_depends_on_opset() {
+        let n = node("Dropout", 1, 2, vec![]);
+        let out = run(dropout, &n, 7, &[t(F32, &["N", "4"])]);
+        assert_eq!(out[1].elem, F32);
+        let out = run(dropout, &n, 13, &[t(F32, &["N", "4"])]);
+        assert_eq!(out[1].elem, Some(DataType::Bool as i32));
+        assert_eq!(out[1].shape, shape(&["N", "4"]));
+        assert_eq!(
+            run(dropout, &node("Dropout", 1, 1, vec![]), 13, &[None]).len(),
+            1
+        );
+    }
+
+    #[test]
+    fn batch_norm_statistics_are_per_channel() {
+        let n = node("BatchNormalization", 5, 3, vec![]);
+        let x = t(F32, &["N", "16", "H", "W"]);
+        let out = run(batch_norm, &n, 15, &[x.clone(), None, None, None, None]);
+        assert_eq!(out[0].shape, shape(&["N", "16", "H", "W"]));
+        assert_eq!(out[1].shape, shape(&["16"]));
+        assert_eq!(out.len(), 3);
+        let legacy = node("BatchNormalization", 5, 5, vec![attr_i("spatial", 0)]);
+        let out = run(batch_norm, &legacy, 7, &[x, None, None, None, None]);
+        assert_eq!(out[4].shape, None);
+    }
+
+    #[test]
+    fn identity_passes_values_through() {
+        let n = node("Identity", 1, 1, vec![]);
+        let out = run(identity, &n, 14, &[ints(&[1, 2])]);
+        assert_eq!(out[0].data_i64(), Some(vec![1, 2]));
+    }
+}

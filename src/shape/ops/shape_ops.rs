@@ -1,0 +1,1565 @@
+//! Operators that compute, carry or rearrange shapes: Shape, Size, Reshape, Flatten, Transpose,
+//! Squeeze, Unsqueeze, Concat, Split, Slice, Tile, Pad, CenterCropPad, Constant, ConstantOfShape, Range,
+//! DepthToSpace, SpaceToDepth, Resize and Upsample — with data propagation, so that the values of
+//! shape tensors (symbols included) flow from `Shape` through `Gather`, `Unsqueeze`, `Concat` and the
+//! like into `Reshape`, `Expand` and `ConstantOfShape`.
+//!
+//! Spec: <https://github.com/onnx/onnx/blob/main/docs/Operators.md#Reshape> and the pages of each op.
+//! Opset history that matters here:
+//! - Shape: 15 adds `start`/`end` (clamped to `[0, rank]`, negative counts from the end).
+//! - Reshape: the target is attribute `shape` before 5, an input from 5; 14 adds `allowzero` (a 0 is
+//!   then a 0, not a copy of the input's dim).
+//! - Squeeze, Unsqueeze: `axes` attribute before 13, input from 13; 11 allows negative axes.
+//! - Concat: `axis` defaults to 1 in opset 1, is required from 4.
+//! - Split: sizes in attribute `split` (opset 1 also as a second input) before 13, input from 13; 18
+//!   adds `num_outputs` (chunks of `ceil(dim / n)`, the last one smaller).
+//! - Slice: `starts`/`ends`/`axes` attributes before 10; inputs with `steps` from 10.
+//! - Tile: opset 1 takes scalar `tiles` and `axis` inputs; `repeats` (one per axis) from 6.
+//! - Pad: attribute `paddings` in 1, `pads` in 2, input from 11; 18 adds the `axes` input.
+//! - CenterCropPad (18): the axes in `axes` (all by default) take the sizes of input `shape`.
+//! - Constant: `sparse_value` from 11; `value_int(s)`, `value_float(s)`, `value_string(s)` from 12.
+//! - ConstantOfShape (9): element type of the `value` attribute, FLOAT by default.
+//! - Resize: 10 (X, scales); 11 adds `roi` and `sizes`; 18 adds `axes` and `keep_aspect_ratio_policy`.
+//! - Upsample: `height_scale`/`width_scale` in 1, `scales` attribute in 7, input from 9.
+//!
+//! Sizes stay exact: a symbol is kept where the result is that symbol, else the size is unknown.
+
+use super::super::ctx::NodeCtx;
+use super::super::dim::{Dim, Shape};
+use super::super::registry::Registry;
+use super::super::value::{
+    MAX_DATA_ELEMENTS, ValueInfo, as_i64, from_i64, from_tensor, int_values,
+};
+use super::common::{
+    Param, add_offset, axes, axis, axis_inclusive, data_if_small, div_exact, ints_attr_or_input,
+    len_1d, like, mul, product, size_of_value, unknown_dims,
+};
+use crate::proto::tensor_proto::DataType;
+
+pub fn register(r: &mut Registry) {
+    r.add("", "Shape", 1, shape_op);
+    r.add("", "Size", 1, size);
+    r.add("", "Reshape", 1, reshape);
+    r.add("", "Flatten", 1, flatten);
+    r.add("", "Transpose", 1, transpose);
+    r.add("", "Squeeze", 1, squeeze);
+    r.add("", "Unsqueeze", 1, unsqueeze);
+    r.add("", "Concat", 1, concat);
+    r.add("", "Split", 1, split);
+    r.add("", "Slice", 1, slice);
+    r.add("", "Tile", 1, tile);
+    r.add("", "Pad", 1, pad);
+    r.add("", "CenterCropPad", 18, center_crop_pad);
+    r.add("", "Constant", 1, constant);
+    r.add("", "ConstantOfShape", 9, constant_of_shape);
+    r.add("", "Range", 11, range);
+    r.add("", "DepthToSpace", 1, depth_to_space);
+    r.add("", "SpaceToDepth", 1, space_to_depth);
+    r.add("", "Resize", 10, resize);
+    r.add("", "Upsample", 1, upsample);
+}
+
+fn int64() -> Option<i32> {
+    Some(DataType::Int64 as i32)
+}
+
+/// The values of input `slot` read as sizes (a negative value is no size).
+fn sizes_of(ctx: &NodeCtx<'_>, slot: usize) -> Option<Vec<Dim>> {
+    Some(ctx.data(slot)?.iter().map(size_of_value).collect())
+}
+
+/// Shape: the input's dims from `start` to `end` (opset 15), as values.
+pub(super) fn shape_op(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let Some(dims) = ctx.shape(0) else {
+        return vec![ValueInfo::tensor(int64(), Some(vec![Dim::Unknown]))];
+    };
+    let r = dims.len() as i64;
+    let clamp = |v: i64| -> usize {
+        let v = if v < 0 { v.saturating_add(r) } else { v };
+        v.clamp(0, r) as usize
+    };
+    let (start, end) = if ctx.opset >= 15 {
+        (
+            clamp(ctx.attr_i("start").unwrap_or(0)),
+            clamp(ctx.attr_i("end").unwrap_or(r)),
+        )
+    } else {
+        (0, dims.len())
+    };
+    let part = if start < end {
+        dims[start..end].to_vec()
+    } else {
+        Vec::new()
+    };
+    vec![ValueInfo::int64_data(part, false)]
+}
+
+/// Size: the number of elements, as a scalar value.
+fn size(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    // A count is carried as an i64 value, so one beyond i64::MAX is not carried.
+    let data = ctx.shape(0).and_then(|dims| match product(&dims) {
+        Dim::Known(n) if i64::try_from(n).is_err() => None,
+        Dim::Unknown => None,
+        n => Some(vec![n]),
+    });
+    vec![ValueInfo::tensor(int64(), Some(vec![])).with_data(data)]
+}
+
+/// The requested shape of a Reshape as values: the `shape` attribute before opset 5, else input 1.
+fn reshape_target(ctx: &NodeCtx<'_>) -> Option<Vec<Dim>> {
+    if ctx.opset < 5 {
+        return Some(
+            ctx.attr_ints("shape")?
+                .iter()
+                .map(|&v| from_i64(v))
+                .collect(),
+        );
+    }
+    ctx.data(1).map(<[Dim]>::to_vec)
+}
+
+fn reshape(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let input = ctx.shape(0);
+    let allowzero = ctx.opset >= 14 && ctx.attr_i("allowzero").unwrap_or(0) != 0;
+    let shape = match reshape_target(ctx) {
+        Some(target) => Some(reshape_dims(&input, &target, allowzero)),
+        None if ctx.opset >= 5 => len_1d(ctx, 1).and_then(unknown_dims),
+        None => None,
+    };
+    let data = data_if_small(&shape, ctx.input(0).and_then(|v| v.data.clone()));
+    vec![like(ctx, 0, shape).with_data(data)]
+}
+
+/// The output dims of a Reshape of `input` to the values `target`: 0 copies the input's dim (unless
+/// `allowzero`), one -1 takes what is left.
+fn reshape_dims(input: &Shape, target: &[Dim], allowzero: bool) -> Vec<Dim> {
+    let mut out = Vec::with_capacity(target.len());
+    let mut inferred = None;
+    for (i, t) in target.iter().enumerate() {
+        let d = match t {
+            Dim::Known(_) => match as_i64(t) {
+                Some(0) if !allowzero => input
+                    .as_ref()
+                    .and_then(|s| s.get(i))
+                    .cloned()
+                    .unwrap_or(Dim::Unknown),
+                Some(-1) if inferred.is_none() => {
+                    inferred = Some(i);
+                    Dim::Unknown
+                }
+                Some(-1) => return vec![Dim::Unknown; target.len()], // two -1: invalid
+                _ => size_of_value(t),
+            },
+            other => other.clone(),
+        };
+        out.push(d);
+    }
+    if let Some(k) = inferred {
+        let others: Vec<&Dim> = out
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != k)
+            .map(|(_, d)| d)
+            .collect();
+        out[k] = match input {
+            Some(input) => inferred_dim(input, &others),
+            None => Dim::Unknown,
+        };
+    }
+    out
+}
+
+/// Known factors of a size product, with its symbolic factors; `None` if one factor is unknown or the
+/// known product overflows.
+fn factors<'a>(dims: impl IntoIterator<Item = &'a Dim>) -> Option<(u64, Vec<&'a Dim>)> {
+    let mut known: u64 = 1;
+    let mut symbols = Vec::new();
+    for d in dims {
+        match d {
+            Dim::Known(n) => known = known.checked_mul(*n)?,
+            Dim::Sym(_) => symbols.push(d),
+            Dim::Unknown => return None,
+        }
+    }
+    Some((known, symbols))
+}
+
+/// The size a -1 stands for: the input's element count over the product of the other target dims.
+/// Symbols common to both sides cancel; what is left must be a whole number or a single symbol.
+fn inferred_dim(input: &[Dim], others: &[&Dim]) -> Dim {
+    let (Some((pi, mut si)), Some((po, so))) = (factors(input), factors(others.iter().copied()))
+    else {
+        return Dim::Unknown;
+    };
+    if pi == 0 {
+        // No elements: the -1 is 0 when the other target dims are known not to be.
+        return if so.is_empty() && po != 0 {
+            Dim::Known(0)
+        } else {
+            Dim::Unknown
+        };
+    }
+    let mut so_left = Vec::new();
+    for s in so {
+        match si.iter().position(|x| *x == s) {
+            Some(p) => {
+                si.remove(p);
+            }
+            None => so_left.push(s),
+        }
+    }
+    if !so_left.is_empty() || po == 0 {
+        return Dim::Unknown;
+    }
+    match si.as_slice() {
+        [] if pi % po == 0 => Dim::Known(pi / po),
+        [s] if pi == po => (*s).clone(),
+        _ => Dim::Unknown,
+    }
+}
+
+/// Flatten: `[prod(dims[..axis]), prod(dims[axis..])]`.
+fn flatten(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let a = ctx.attr_i("axis").unwrap_or(1);
+    let shape = match ctx.shape(0) {
+        Some(dims) => {
+            axis_inclusive(a, dims.len()).map(|k| vec![product(&dims[..k]), product(&dims[k..])])
+        }
+        None => Some(vec![Dim::Unknown, Dim::Unknown]),
+    };
+    vec![like(ctx, 0, shape)]
+}
+
+/// Transpose: dims permuted by `perm` (reversed by default). A malformed `perm` keeps the rank only.
+fn transpose(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let perm = ctx.attr_ints("perm").map(<[i64]>::to_vec);
+    let shape = match (ctx.shape(0), perm) {
+        (Some(dims), None) => Some(dims.into_iter().rev().collect()),
+        (Some(dims), Some(p)) => Some(match axes(&p, dims.len()) {
+            Some(p) if p.len() == dims.len() => p.iter().map(|&i| dims[i].clone()).collect(),
+            _ => vec![Dim::Unknown; dims.len()],
+        }),
+        (None, Some(p)) => unknown_dims(p.len() as u64),
+        (None, None) => None,
+    };
+    // A 1-D transpose is the identity.
+    let data = data_if_small(&shape, ctx.input(0).and_then(|v| v.data.clone()));
+    vec![like(ctx, 0, shape).with_data(data)]
+}
+
+fn squeeze(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let list = ints_attr_or_input(ctx, "axes", 1, 13);
+    let shape = ctx.shape(0).and_then(|dims| match list {
+        // An empty attribute is no attribute. An empty input squeezes nothing in the reference
+        // implementation but every 1 in onnxruntime: known only where the two agree.
+        Param::Known(list) if list.is_empty() && ctx.opset >= 13 => dims
+            .iter()
+            .all(|d| matches!(d, Dim::Known(n) if *n != 1))
+            .then_some(dims),
+        Param::Known(list) if !list.is_empty() => {
+            let gone = axes(&list, dims.len())?;
+            Some(
+                dims.iter()
+                    .enumerate()
+                    .filter(|(i, _)| !gone.contains(i))
+                    .map(|(_, d)| d.clone())
+                    .collect(),
+            )
+        }
+        // Without axes every 1 goes: only known when every dim is known.
+        Param::Absent | Param::Known(_) => dims
+            .iter()
+            .all(|d| matches!(d, Dim::Known(_)))
+            .then(|| dims.iter().filter(|d| !d.is_one()).cloned().collect()),
+        Param::Unknown => {
+            let n = len_1d(ctx, 1)?;
+            unknown_dims((dims.len() as u64).checked_sub(n)?)
+        }
+    });
+    let data = data_if_small(&shape, ctx.input(0).and_then(|v| v.data.clone()));
+    vec![like(ctx, 0, shape).with_data(data)]
+}
+
+fn unsqueeze(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let list = ints_attr_or_input(ctx, "axes", 1, 13);
+    let shape = ctx.shape(0).and_then(|dims| match list {
+        Param::Known(list) => {
+            let rank = dims.len().checked_add(list.len())?;
+            let new = axes(&list, rank)?;
+            let mut rest = dims.into_iter();
+            (0..rank)
+                .map(|i| {
+                    if new.contains(&i) {
+                        Some(Dim::Known(1))
+                    } else {
+                        rest.next()
+                    }
+                })
+                .collect()
+        }
+        Param::Absent => None,
+        Param::Unknown => unknown_dims((dims.len() as u64).checked_add(len_1d(ctx, 1)?)?),
+    });
+    let data = data_if_small(&shape, ctx.input(0).and_then(|v| v.data.clone()));
+    vec![like(ctx, 0, shape).with_data(data)]
+}
+
+/// The sum of sizes, kept exact: a symbol survives only zeros.
+fn sum(dims: &[Dim]) -> Dim {
+    let mut known: u64 = 0;
+    let mut symbol: Option<&Dim> = None;
+    for d in dims {
+        match d {
+            Dim::Known(n) => match known.checked_add(*n) {
+                Some(k) => known = k,
+                None => return Dim::Unknown,
+            },
+            Dim::Sym(_) if symbol.is_none() => symbol = Some(d),
+            _ => return Dim::Unknown,
+        }
+    }
+    match symbol {
+        None => Dim::Known(known),
+        Some(s) if known == 0 => s.clone(),
+        Some(_) => Dim::Unknown,
+    }
+}
+
+/// What several inputs say of one dimension that must be equal across them: a known size if any
+/// gives one, else a symbol.
+fn agree<'a>(dims: impl IntoIterator<Item = &'a Dim>) -> Dim {
+    let mut best = Dim::Unknown;
+    for d in dims {
+        match (d, &best) {
+            (Dim::Known(_), _) => return d.clone(),
+            (Dim::Sym(_), Dim::Unknown) => best = d.clone(),
+            _ => {}
+        }
+    }
+    best
+}
+
+fn concat(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let a = ctx
+        .attr_i("axis")
+        .or((ctx.opset < 4).then_some(1))
+        .unwrap_or(0);
+    let shapes: Vec<Shape> = (0..ctx.num_inputs()).map(|k| ctx.shape(k)).collect();
+    let elem = (0..ctx.num_inputs()).find_map(|k| ctx.elem(k));
+    let rank = shapes.iter().flatten().map(Vec::len).next();
+    let shape = rank.and_then(|r| {
+        let k = axis(a, r)?;
+        let column = |i: usize| -> Vec<Dim> {
+            shapes
+                .iter()
+                .map(|s| match s {
+                    Some(s) if s.len() == r => s[i].clone(),
+                    _ => Dim::Unknown,
+                })
+                .collect()
+        };
+        Some(
+            (0..r)
+                .map(|i| {
+                    if i == k {
+                        sum(&column(i))
+                    } else {
+                        agree(&column(i))
+                    }
+                })
+                .collect(),
+        )
+    });
+    // Values of 1-D integer inputs concatenate (shape tensors assembled piece by piece).
+    let data = if rank == Some(1) {
+        (0..ctx.num_inputs())
+            .map(|k| {
+                ctx.data(k)
+                    .filter(|_| ctx.input(k).and_then(ValueInfo::rank) == Some(1))
+            })
+            .collect::<Option<Vec<_>>>()
+            .map(|parts| parts.concat())
+    } else {
+        None
+    };
+    let data = data_if_small(&shape, data);
+    vec![ValueInfo::tensor(elem, shape).with_data(data)]
+}
+
+/// The split sizes.
+fn split_sizes(ctx: &NodeCtx<'_>) -> Param<i64> {
+    if ctx.opset < 13 {
+        if let Some(s) = ctx.attr_ints("split") {
+            return Param::Known(s.to_vec());
+        }
+        // Opset 1 also took the sizes as an optional second input.
+        if ctx.opset < 2 && ctx.has_input(1) {
+            return ctx.data_i64(1).map_or(Param::Unknown, Param::Known);
+        }
+        return Param::Absent;
+    }
+    ints_attr_or_input(ctx, "split", 1, 13)
+}
+
+/// The sizes of `n` equal parts of `dim`; from opset 18 with `num_outputs`, chunks of `ceil(dim / n)`
+/// with a smaller last one.
+fn equal_parts(dim: &Dim, n: usize, uneven: bool) -> Vec<Dim> {
+    let Dim::Known(total) = dim else {
+        let one = if n == 1 { dim.clone() } else { Dim::Unknown };
+        return vec![one; n];
+    };
+    let n64 = n as u64;
+    if n64 == 0 {
+        return Vec::new();
+    }
+    if total % n64 == 0 {
+        return vec![Dim::Known(total / n64); n];
+    }
+    if !uneven {
+        return vec![Dim::Unknown; n];
+    }
+    let chunk = total.div_ceil(n64);
+    let last = chunk
+        .checked_mul(n64 - 1)
+        .and_then(|used| total.checked_sub(used));
+    let mut out = vec![Dim::Known(chunk); n - 1];
+    out.push(last.map_or(Dim::Unknown, Dim::Known));
+    out
+}
+
+fn split(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let n = ctx.num_outputs();
+    let elem = ctx.elem(0);
+    let Some(dims) = ctx.shape(0) else {
+        return vec![ValueInfo::tensor(elem, None); n];
+    };
+    let Some(k) = axis(ctx.attr_i("axis").unwrap_or(0), dims.len()) else {
+        return vec![ValueInfo::tensor(elem, None); n];
+    };
+    let sizes: Vec<Dim> = match split_sizes(ctx) {
+        Param::Known(s) => (0..n)
+            .map(|i| {
+                s.get(i)
+                    .map_or(Dim::Unknown, |&v| size_of_value(&from_i64(v)))
+            })
+            .collect(),
+        Param::Absent => {
+            let uneven = ctx.opset >= 18 && ctx.attr_i("num_outputs").is_some();
+            equal_parts(&dims[k], n, uneven)
+        }
+        Param::Unknown => vec![Dim::Unknown; n],
+    };
+    let data = ctx.data(0).filter(|_| dims.len() == 1);
+    let mut offset: Option<usize> = Some(0);
+    sizes
+        .into_iter()
+        .map(|len| {
+            let mut s = dims.clone();
+            s[k] = len.clone();
+            // Values of a split 1-D tensor are the consecutive runs.
+            let end = offset
+                .zip(len.known())
+                .and_then(|(at, len)| at.checked_add(usize::try_from(len).ok()?));
+            let part = data
+                .zip(offset)
+                .zip(end)
+                .and_then(|((values, at), end)| values.get(at..end).map(<[Dim]>::to_vec));
+            offset = end;
+            ValueInfo::tensor(elem, Some(s)).with_data(part)
+        })
+        .collect()
+}
+
+/// Exporters spell "to the end" as INT_MAX or INT64_MAX (and "from the very end" as their negatives).
+/// A symbolic size is taken to be below 2^31 - 1: no axis of a real tensor reaches it.
+const HUGE: i64 = i32::MAX as i64;
+
+/// The values of a Slice parameter: attribute before opset 10, input from 10.
+fn slice_param(ctx: &NodeCtx<'_>, name: &str, slot: usize) -> Param<Dim> {
+    if ctx.opset < 10 {
+        return ctx
+            .attr_ints(name)
+            .map(|v| v.iter().map(|&x| from_i64(x)).collect())
+            .into();
+    }
+    if !ctx.has_input(slot) {
+        return Param::Absent;
+    }
+    ctx.data(slot)
+        .map_or(Param::Unknown, |d| Param::Known(d.to_vec()))
+}
+
+/// The positions a slice of a known-length axis visits, numpy style: bounds clamped, negative ones
+/// counted from the end. `None` when the step is 0 (invalid).
+fn slice_range(n: u64, start: i64, end: i64, step: i64) -> Option<(i128, i128, i128)> {
+    if step == 0 {
+        return None;
+    }
+    let (n, mut s, mut e, st) = (
+        i128::from(n),
+        i128::from(start),
+        i128::from(end),
+        i128::from(step),
+    );
+    if s < 0 {
+        s += n;
+    }
+    if e < 0 {
+        e += n;
+    }
+    if step > 0 {
+        s = s.clamp(0, n);
+        e = e.clamp(0, n);
+    } else {
+        // n >= 1 here: an empty axis was handled by the caller.
+        s = s.clamp(0, n - 1);
+        e = e.clamp(-1, n - 1);
+    }
+    Some((s, e, st))
+}
+
+/// How many positions `slice_range` visits.
+fn slice_count(s: i128, e: i128, st: i128) -> u64 {
+    let n = if st > 0 {
+        (e - s + st - 1) / st
+    } else {
+        (s - e + (-st) - 1) / (-st)
+    };
+    u64::try_from(n.max(0)).unwrap_or(0)
+}
+
+/// The length of one sliced axis.
+fn slice_len(dim: &Dim, start: &Dim, end: &Dim, step: i64) -> Dim {
+    if let (Dim::Known(n), Some(s), Some(e)) = (dim, as_i64(start), as_i64(end)) {
+        if *n == 0 {
+            return if step == 0 {
+                Dim::Unknown
+            } else {
+                Dim::Known(0)
+            };
+        }
+        return match slice_range(*n, s, e, step) {
+            Some((s, e, st)) => Dim::Known(slice_count(s, e, st)),
+            None => Dim::Unknown,
+        };
+    }
+    // An axis of unknown length: only a whole-axis slice is known.
+    let whole = match step {
+        1 => {
+            let from_start = as_i64(start).is_some_and(|s| s == 0 || s <= -HUGE);
+            let to_end =
+                as_i64(end).is_some_and(|e| e >= HUGE) || (end == dim && dim != &Dim::Unknown);
+            from_start && to_end
+        }
+        -1 => {
+            let from_end = as_i64(start).is_some_and(|s| s == -1 || s >= HUGE);
+            let to_start = as_i64(end).is_some_and(|e| e <= -HUGE);
+            from_end && to_start
+        }
+        _ => false,
+    };
+    if whole { dim.clone() } else { Dim::Unknown }
+}
+
+fn slice(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let elem = ctx.elem(0);
+    let Some(dims) = ctx.shape(0) else {
+        return vec![ValueInfo::tensor(elem, None)];
+    };
+    let r = dims.len();
+    let starts = slice_param(ctx, "starts", 1);
+    let ends = slice_param(ctx, "ends", 2);
+    let axes_list = if ctx.opset < 10 {
+        ctx.attr_ints("axes").map(<[i64]>::to_vec).into()
+    } else {
+        ints_attr_or_input(ctx, "axes", 3, 10)
+    };
+    let steps = if ctx.opset < 10 {
+        Param::Absent
+    } else {
+        ints_attr_or_input(ctx, "steps", 4, 10)
+    };
+    let (Param::Known(starts), Param::Known(ends)) = (starts, ends) else {
+        // Parameters not known: which axes shrink may be, so only the rank is.
+        return vec![ValueInfo::tensor(elem, Some(vec![Dim::Unknown; r]))];
+    };
+    let n = starts.len();
+    let (axes_list, steps) = match (axes_list, steps) {
+        (Param::Unknown, _) | (_, Param::Unknown) => {
+            return vec![ValueInfo::tensor(elem, Some(vec![Dim::Unknown; r]))];
+        }
+        (a, s) => (
+            known_or(a, || (0..n as i64).collect()),
+            known_or(s, || vec![1; n]),
+        ),
+    };
+    let valid = ends.len() == n && axes_list.len() == n && steps.len() == n;
+    let Some(which) = axes(&axes_list, r).filter(|_| valid) else {
+        return vec![ValueInfo::tensor(elem, Some(vec![Dim::Unknown; r]))];
+    };
+    let mut out = dims.clone();
+    for (j, &a) in which.iter().enumerate() {
+        out[a] = slice_len(&dims[a], &starts[j], &ends[j], steps[j]);
+    }
+    let data = slice_data(ctx.data(0).filter(|_| r == 1), &starts, &ends, &steps);
+    let shape = Some(out);
+    let data = data_if_small(&shape, data);
+    vec![ValueInfo::tensor(elem, shape).with_data(data)]
+}
+
+/// The values of a sliced 1-D tensor.
+fn slice_data(
+    values: Option<&[Dim]>,
+    starts: &[Dim],
+    ends: &[Dim],
+    steps: &[i64],
+) -> Option<Vec<Dim>> {
+    let values = values?;
+    let ([s], [e], [st]) = (starts, ends, steps) else {
+        return None;
+    };
+    if values.is_empty() {
+        return Some(Vec::new());
+    }
+    let (s, e, st) = slice_range(values.len() as u64, as_i64(s)?, as_i64(e)?, *st)?;
+    let count = slice_count(s, e, st);
+    (0..count)
+        .map(|i| {
+            let at = s + i128::from(i) * st;
+            values.get(usize::try_from(at).ok()?).cloned()
+        })
+        .collect()
+}
+
+fn tile(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let Some(dims) = ctx.shape(0) else {
+        return vec![like(ctx, 0, None)];
+    };
+    let shape = if ctx.opset < 6 {
+        // Opset 1: `tiles` copies along the single axis `axis`, both scalar inputs.
+        let (tiles, at) = (ctx.data_i64(1), ctx.data_i64(2));
+        match (tiles.as_deref(), at.as_deref()) {
+            (Some([t]), Some([a])) => axis(*a, dims.len()).map(|k| {
+                let mut out = dims.clone();
+                out[k] = times(&dims[k], *t);
+                out
+            }),
+            _ => Some(vec![Dim::Unknown; dims.len()]),
+        }
+    } else {
+        match ctx.data_i64(1) {
+            Some(reps) if reps.len() == dims.len() => {
+                Some(dims.iter().zip(&reps).map(|(d, &t)| times(d, t)).collect())
+            }
+            _ => Some(vec![Dim::Unknown; dims.len()]),
+        }
+    };
+    vec![like(ctx, 0, shape)]
+}
+
+/// The values of a parameter, or its default when absent (the caller has ruled out unknown ones).
+fn known_or<T>(p: Param<T>, default: impl FnOnce() -> Vec<T>) -> Vec<T> {
+    match p {
+        Param::Known(v) => v,
+        _ => default(),
+    }
+}
+
+/// `d` repeated `t` times (a negative count is invalid).
+fn times(d: &Dim, t: i64) -> Dim {
+    u64::try_from(t).map_or(Dim::Unknown, |t| mul(d, &Dim::Known(t)))
+}
+
+fn pad(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let pads: Param<i64> = match ctx.opset {
+        ..2 => ctx.attr_ints("paddings").map(<[i64]>::to_vec).into(),
+        2..11 => ctx.attr_ints("pads").map(<[i64]>::to_vec).into(),
+        _ => ints_attr_or_input(ctx, "pads", 1, 11),
+    };
+    let pad_axes: Param<i64> = if ctx.opset >= 18 {
+        ints_attr_or_input(ctx, "axes", 3, 18)
+    } else {
+        Param::Absent
+    };
+    let rank = match (ctx.shape(0), &pads, &pad_axes) {
+        (Some(s), _, _) => Some(s.len()),
+        (None, Param::Known(p), Param::Absent) => Some(p.len() / 2),
+        _ => None,
+    };
+    let Some(r) = rank else {
+        return vec![like(ctx, 0, None)];
+    };
+    let dims = ctx.shape(0).unwrap_or_else(|| vec![Dim::Unknown; r]);
+    let shape = match (pads, pad_axes) {
+        (Param::Known(p), list @ (Param::Known(_) | Param::Absent)) => {
+            let which = match list {
+                Param::Known(l) => axes(&l, r),
+                _ => Some((0..r).collect()),
+            };
+            match which.filter(|w| p.len() == 2 * w.len()) {
+                Some(which) => {
+                    let mut out = dims.clone();
+                    for (j, &a) in which.iter().enumerate() {
+                        let total = p[j].checked_add(p[j + which.len()]);
+                        out[a] = total.map_or(Dim::Unknown, |t| add_offset(&dims[a], t));
+                    }
+                    out
+                }
+                None => vec![Dim::Unknown; r],
+            }
+        }
+        // Pads absent: nothing is padded (the attribute was required; be lenient).
+        (Param::Absent, Param::Known(_) | Param::Absent) => dims,
+        _ => vec![Dim::Unknown; r],
+    };
+    vec![like(ctx, 0, Some(shape))]
+}
+
+fn center_crop_pad(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let Some(dims) = ctx.shape(0) else {
+        return vec![like(ctx, 0, None)];
+    };
+    let r = dims.len();
+    let which = match ctx.attr_ints("axes") {
+        Some(list) => axes(list, r),
+        None => Some((0..r).collect()),
+    };
+    let shape = match (which, sizes_of(ctx, 1)) {
+        (Some(which), Some(sizes)) if which.len() == sizes.len() => {
+            let mut out = dims;
+            for (a, size) in which.into_iter().zip(sizes) {
+                out[a] = size;
+            }
+            out
+        }
+        (Some(which), _) => {
+            let mut out = dims;
+            for a in which {
+                out[a] = Dim::Unknown;
+            }
+            out
+        }
+        (None, _) => vec![Dim::Unknown; r],
+    };
+    vec![like(ctx, 0, Some(shape))]
+}
+
+fn constant(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let scalar = Some(Vec::new());
+    let vector = |n: usize| Some(vec![Dim::Known(n as u64)]);
+    let info = if let Some(t) = ctx.attr_t("value") {
+        from_tensor(t)
+    } else if let Some(s) = ctx
+        .attr("sparse_value")
+        .and_then(|a| a.sparse_tensor.as_ref())
+    {
+        let shape = s
+            .dims
+            .iter()
+            .map(|&d| u64::try_from(d).ok().map(Dim::Known))
+            .collect::<Option<Vec<_>>>();
+        let elem = s.values.as_ref().map(|v| v.data_type()).filter(|&e| e != 0);
+        ValueInfo::tensor(elem, shape)
+    } else if let Some(v) = ctx.attr_i("value_int") {
+        ValueInfo::int64_data(vec![from_i64(v)], true)
+    } else if let Some(a) = ctx.attr("value_ints") {
+        let values: Vec<Dim> = a.ints.iter().map(|&v| from_i64(v)).collect();
+        let data = (values.len() as u64 <= MAX_DATA_ELEMENTS).then_some(values);
+        ValueInfo::tensor(int64(), vector(a.ints.len())).with_data(data)
+    } else if ctx.attr("value_float").is_some() {
+        ValueInfo::tensor(Some(DataType::Float as i32), scalar)
+    } else if let Some(a) = ctx.attr("value_floats") {
+        ValueInfo::tensor(Some(DataType::Float as i32), vector(a.floats.len()))
+    } else if ctx.attr("value_string").is_some() {
+        ValueInfo::tensor(Some(DataType::String as i32), scalar)
+    } else if let Some(a) = ctx.attr("value_strings") {
+        ValueInfo::tensor(Some(DataType::String as i32), vector(a.strings.len()))
+    } else {
+        ValueInfo::unknown()
+    };
+    vec![info]
+}
+
+fn constant_of_shape(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let value = ctx.attr_t("value");
+    let elem = value
+        .map(|t| t.data_type())
+        .filter(|&e| e != 0)
+        .or(Some(DataType::Float as i32));
+    let shape = match sizes_of(ctx, 0) {
+        Some(dims) => Some(dims),
+        None => len_1d(ctx, 0).and_then(unknown_dims),
+    };
+    // An integer fill of a small known shape has known values.
+    let fill = value.and_then(int_values).and_then(|v| match v.as_slice() {
+        [x] => Some(*x),
+        _ => None,
+    });
+    let data = match (shape.as_deref(), fill) {
+        (Some([]), Some(x)) => Some(vec![from_i64(x)]),
+        (Some([Dim::Known(n)]), Some(x)) if *n <= MAX_DATA_ELEMENTS => {
+            Some(vec![from_i64(x); *n as usize])
+        }
+        _ => None,
+    };
+    vec![ValueInfo::tensor(elem, shape).with_data(data)]
+}
+
+/// The value of a scalar (or one-element) input.
+fn scalar_value<'c>(ctx: &'c NodeCtx<'_>, slot: usize) -> Option<&'c Dim> {
+    match ctx.data(slot)? {
+        [v] => Some(v),
+        _ => None,
+    }
+}
+
+/// Range(start, limit, delta): `max(ceil((limit - start) / delta), 0)` values.
+fn range(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let elem = ctx.elem(0).or(ctx.elem(1)).or(ctx.elem(2));
+    let (start, limit, delta) = (
+        scalar_value(ctx, 0),
+        scalar_value(ctx, 1),
+        scalar_value(ctx, 2),
+    );
+    let ints = |d: Option<&Dim>| d.and_then(as_i64);
+    let (len, data) = match (ints(start), ints(limit), ints(delta)) {
+        (Some(s), Some(l), Some(st)) if st != 0 => {
+            // ceil(span / step), or 0 when the range runs the other way.
+            let (span, st) = (i128::from(l) - i128::from(s), i128::from(st));
+            let (a, b) = if st > 0 { (span, st) } else { (-span, -st) };
+            let n = if a <= 0 { 0 } else { (a + b - 1) / b };
+            let n = u64::try_from(n).unwrap_or(u64::MAX);
+            let data = (n <= MAX_DATA_ELEMENTS).then(|| {
+                (0..n as i128)
+                    .map(|i| from_i64((i128::from(s) + i * st) as i64))
+                    .collect()
+            });
+            (Dim::Known(n), data)
+        }
+        // Range(0, n, 1) has n elements, whatever n stands for.
+        (Some(0), _, Some(1)) => match limit {
+            Some(l @ Dim::Sym(_)) => (l.clone(), None),
+            _ => (Dim::Unknown, None),
+        },
+        _ => (Dim::Unknown, None),
+    };
+    vec![ValueInfo::tensor(elem, Some(vec![len])).with_data(data)]
+}
+
+/// The `blocksize` attribute, when positive.
+fn blocksize(ctx: &NodeCtx<'_>) -> Option<u64> {
+    ctx.attr_i("blocksize")
+        .and_then(|b| u64::try_from(b).ok())
+        .filter(|&b| b > 0)
+}
+
+/// DepthToSpace: `[N, C / b^2, H * b, W * b]`.
+fn depth_to_space(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let b = blocksize(ctx);
+    let shape = ctx.shape(0).filter(|s| s.len() == 4).map(|s| match b {
+        Some(b) => {
+            let bb = b.checked_mul(b).unwrap_or(0);
+            let c = if bb == 0 {
+                Dim::Unknown
+            } else {
+                div_exact(&s[1], bb)
+            };
+            let k = Dim::Known(b);
+            vec![s[0].clone(), c, mul(&s[2], &k), mul(&s[3], &k)]
+        }
+        None => vec![s[0].clone(), Dim::Unknown, Dim::Unknown, Dim::Unknown],
+    });
+    vec![like(ctx, 0, shape)]
+}
+
+/// SpaceToDepth: `[N, C * b^2, H / b, W / b]`.
+fn space_to_depth(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let b = blocksize(ctx);
+    let shape = ctx.shape(0).filter(|s| s.len() == 4).map(|s| match b {
+        Some(b) => {
+            let bb = b.checked_mul(b).map_or(Dim::Unknown, Dim::Known);
+            vec![
+                s[0].clone(),
+                mul(&s[1], &bb),
+                div_exact(&s[2], b),
+                div_exact(&s[3], b),
+            ]
+        }
+        None => vec![s[0].clone(), Dim::Unknown, Dim::Unknown, Dim::Unknown],
+    });
+    vec![like(ctx, 0, shape)]
+}
+
+/// `floor(d * scale)` as runtimes compute it (in single precision); a result that double precision
+/// would round differently is left unknown, as is a symbol scaled by anything but 1.
+fn scaled(d: &Dim, scale: f32) -> Dim {
+    if scale == 1.0 {
+        return d.clone();
+    }
+    let Dim::Known(n) = d else {
+        return Dim::Unknown;
+    };
+    if !scale.is_finite() || scale <= 0.0 {
+        return Dim::Unknown;
+    }
+    let single = (*n as f32 * scale).floor();
+    let double = (*n as f64 * f64::from(scale)).floor();
+    if f64::from(single) != double || !(0.0..1e18).contains(&double) {
+        return Dim::Unknown;
+    }
+    Dim::Known(double as u64)
+}
+
+/// Resize: `sizes` when known (on `axes` from opset 18); scales are float values inference does not
+/// carry, so scaled axes are unknown.
+fn resize(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let Some(dims) = ctx.shape(0) else {
+        return vec![like(ctx, 0, None)];
+    };
+    let r = dims.len();
+    let unknown = || vec![Dim::Unknown; r];
+    let sizes = if ctx.opset >= 11 && ctx.has_input(3) {
+        sizes_of(ctx, 3)
+    } else {
+        None
+    };
+    let stretch = ctx.attr_s("keep_aspect_ratio_policy").unwrap_or("stretch") == "stretch";
+    let shape = match sizes {
+        Some(sizes) if stretch => {
+            let which = match ctx.attr_ints("axes").filter(|_| ctx.opset >= 18) {
+                Some(list) => axes(list, r),
+                None => Some((0..r).collect()),
+            };
+            match which.filter(|w| w.len() == sizes.len()) {
+                Some(which) => {
+                    let mut out = dims.clone();
+                    for (j, &a) in which.iter().enumerate() {
+                        out[a] = sizes[j].clone();
+                    }
+                    out
+                }
+                None => unknown(),
+            }
+        }
+        _ => unknown(),
+    };
+    vec![like(ctx, 0, Some(shape))]
+}
+
+/// Upsample: scales from attributes (opset 1 and 7); from 9 they are a float input, not carried.
+fn upsample(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let Some(dims) = ctx.shape(0) else {
+        return vec![like(ctx, 0, None)];
+    };
+    let r = dims.len();
+    let scales: Option<Vec<f32>> = match ctx.opset {
+        ..7 => match (ctx.attr_f("height_scale"), ctx.attr_f("width_scale")) {
+            (Some(h), Some(w)) if r == 4 => Some(vec![1.0, 1.0, h, w]),
+            _ => None,
+        },
+        7..9 => ctx.attr("scales").map(|a| a.floats.clone()),
+        _ => None,
+    };
+    let shape = match scales.filter(|s| s.len() == r) {
+        Some(s) => dims.iter().zip(&s).map(|(d, &k)| scaled(d, k)).collect(),
+        None => vec![Dim::Unknown; r],
+    };
+    vec![like(ctx, 0, Some(shape))]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::common::test_util::*;
+    use super::super::indexing::gather;
+    use super::*;
+
+    fn reshape_to(input: &[&str], target: &[Dim], opset: i64) -> Shape {
+        let n = node("Reshape", 2, 1, vec![]);
+        let t_info = ValueInfo::int64_data(target.to_vec(), false);
+        out_shape(reshape, &n, opset, &[t(F32, input), Some(t_info)])
+    }
+
+    fn vals(v: &[i64]) -> Vec<Dim> {
+        v.iter().map(|&x| from_i64(x)).collect()
+    }
+
+    #[test]
+    fn reshape_copies_zeros_and_infers_minus_one() {
+        assert_eq!(
+            reshape_to(&["2", "3", "4"], &vals(&[0, -1]), 14),
+            shape(&["2", "12"])
+        );
+        assert_eq!(
+            reshape_to(&["B", "S", "768"], &vals(&[0, 0, 12, 64]), 14),
+            shape(&["B", "S", "12", "64"])
+        );
+        // -1 with symbols that cancel.
+        let target = vec![d("B"), from_i64(-1), from_i64(768)];
+        assert_eq!(
+            reshape_to(&["B", "S", "768"], &target, 14),
+            shape(&["B", "S", "768"])
+        );
+        let target = vec![d("B"), from_i64(-1), from_i64(64)];
+        assert_eq!(
+            reshape_to(&["B", "S", "768"], &target, 14),
+            shape(&["B", "?", "64"])
+        );
+        assert_eq!(
+            reshape_to(&["B", "S", "?"], &vals(&[-1]), 14),
+            shape(&["?"])
+        );
+        assert_eq!(
+            reshape_to(&["6", "4"], &vals(&[-1, 5]), 14),
+            shape(&["?", "5"])
+        );
+        assert_eq!(
+            reshape_to(&["6", "4"], &vals(&[-1, -1]), 14),
+            shape(&["?", "?"])
+        );
+        assert_eq!(
+            reshape_to(&["0", "4"], &vals(&[-1, 2]), 14),
+            shape(&["0", "2"])
+        );
+        assert_eq!(
+            reshape_to(&["3", "0"], &vals(&[-1, 0]), 14),
+            shape(&["?", "0"])
+        );
+        assert_eq!(reshape_to(&["4"], &vals(&[-7, 2]), 14), shape(&["?", "2"]));
+        assert_eq!(reshape_to(&[], &vals(&[-1]), 14), shape(&["1"]));
+        // allowzero: a 0 is a 0.
+        let n = node("Reshape", 2, 1, vec![attr_i("allowzero", 1)]);
+        let s = out_shape(reshape, &n, 14, &[t(F32, &["0", "4"]), ints(&[0, 4])]);
+        assert_eq!(s, shape(&["0", "4"]));
+        let s = out_shape(reshape, &n, 14, &[t(F32, &["3", "4"]), ints(&[0, -1])]);
+        assert_eq!(s, shape(&["0", "?"]));
+        // Unknown values: rank from the target's length.
+        let target = ValueInfo::tensor(I64, shape(&["3"]));
+        let s = out_shape(
+            reshape,
+            &node("Reshape", 2, 1, vec![]),
+            14,
+            &[t(F32, &["6"]), Some(target)],
+        );
+        assert_eq!(s, shape(&["?", "?", "?"]));
+        let huge = ValueInfo::tensor(I64, Some(vec![Dim::Known(u64::MAX)]));
+        let s = out_shape(
+            reshape,
+            &node("Reshape", 2, 1, vec![]),
+            14,
+            &[t(F32, &["6"]), Some(huge)],
+        );
+        assert_eq!(s, None);
+        let legacy = node("Reshape", 1, 1, vec![attr_ints("shape", &[-1, 2])]);
+        assert_eq!(
+            out_shape(reshape, &legacy, 1, &[t(F32, &["2", "3"])]),
+            shape(&["3", "2"])
+        );
+    }
+
+    #[test]
+    fn shape_with_start_and_end() {
+        let x = t(F32, &["B", "S", "768"]);
+        let out = run(
+            shape_op,
+            &node("Shape", 1, 1, vec![]),
+            13,
+            std::slice::from_ref(&x),
+        );
+        assert_eq!(out[0].data, Some(vec![d("B"), d("S"), d("768")]));
+        assert_eq!(out[0].shape, shape(&["3"]));
+        let n = node(
+            "Shape",
+            1,
+            1,
+            vec![attr_i("start", -2), attr_i("end", i64::MAX)],
+        );
+        assert_eq!(
+            run(shape_op, &n, 15, std::slice::from_ref(&x))[0].data,
+            Some(vec![d("S"), d("768")])
+        );
+        let n = node("Shape", 1, 1, vec![attr_i("start", 2), attr_i("end", 1)]);
+        assert_eq!(
+            run(shape_op, &n, 15, std::slice::from_ref(&x))[0].shape,
+            shape(&["0"])
+        );
+        let n = node("Shape", 1, 1, vec![attr_i("start", i64::MIN)]);
+        assert_eq!(run(shape_op, &n, 15, &[x])[0].shape, shape(&["3"]));
+        let out = run(
+            size,
+            &node("Size", 1, 1, vec![]),
+            13,
+            &[t(F32, &["2", "N", "1"])],
+        );
+        assert_eq!(out[0].data, None);
+        let out = run(
+            size,
+            &node("Size", 1, 1, vec![]),
+            13,
+            &[t(F32, &["2", "3"])],
+        );
+        assert_eq!(out[0].data_i64(), Some(vec![6]));
+    }
+
+    #[test]
+    fn flatten_transpose_squeeze_unsqueeze() {
+        let n = node("Flatten", 1, 1, vec![attr_i("axis", 1)]);
+        assert_eq!(
+            out_shape(flatten, &n, 13, &[t(F32, &["N", "2", "3"])]),
+            shape(&["N", "6"])
+        );
+        let n = node("Flatten", 1, 1, vec![attr_i("axis", 0)]);
+        assert_eq!(
+            out_shape(flatten, &n, 13, &[t(F32, &["2", "3"])]),
+            shape(&["1", "6"])
+        );
+        let n = node("Flatten", 1, 1, vec![attr_i("axis", 9)]);
+        assert_eq!(out_shape(flatten, &n, 13, &[t(F32, &["2", "3"])]), None);
+
+        let n = node("Transpose", 1, 1, vec![attr_ints("perm", &[0, 2, 1, 3])]);
+        assert_eq!(
+            out_shape(transpose, &n, 13, &[t(F32, &["B", "S", "12", "64"])]),
+            shape(&["B", "12", "S", "64"])
+        );
+        let n = node("Transpose", 1, 1, vec![attr_ints("perm", &[0, 0])]);
+        assert_eq!(
+            out_shape(transpose, &n, 13, &[t(F32, &["2", "3"])]),
+            shape(&["?", "?"])
+        );
+        let n = node("Transpose", 1, 1, vec![]);
+        assert_eq!(
+            out_shape(transpose, &n, 13, &[t(F32, &["2", "3"])]),
+            shape(&["3", "2"])
+        );
+
+        let sq = node("Squeeze", 2, 1, vec![]);
+        assert_eq!(
+            out_shape(
+                squeeze,
+                &sq,
+                13,
+                &[t(F32, &["1", "N", "1"]), ints(&[0, -1])]
+            ),
+            shape(&["N"])
+        );
+        assert_eq!(
+            out_shape(squeeze, &sq, 13, &[t(F32, &["1", "3", "1"]), None]),
+            shape(&["3"])
+        );
+        assert_eq!(
+            out_shape(squeeze, &sq, 13, &[t(F32, &["1", "N"]), None]),
+            None
+        );
+        assert_eq!(
+            out_shape(squeeze, &sq, 13, &[t(F32, &["1", "N"]), ints(&[2])]),
+            None
+        );
+        assert_eq!(
+            out_shape(squeeze, &sq, 13, &[t(F32, &["1", "3"]), ints(&[])]),
+            None
+        );
+        assert_eq!(
+            out_shape(squeeze, &sq, 13, &[t(F32, &["2", "3"]), ints(&[])]),
+            shape(&["2", "3"])
+        );
+        let legacy = node("Squeeze", 1, 1, vec![attr_ints("axes", &[1])]);
+        assert_eq!(
+            out_shape(squeeze, &legacy, 11, &[t(F32, &["3", "1"])]),
+            shape(&["3"])
+        );
+
+        let un = node("Unsqueeze", 2, 1, vec![]);
+        assert_eq!(
+            out_shape(unsqueeze, &un, 13, &[t(F32, &["3", "4"]), ints(&[0, -1])]),
+            shape(&["1", "3", "4", "1"])
+        );
+        assert_eq!(
+            out_shape(unsqueeze, &un, 13, &[t(F32, &["3"]), ints(&[3])]),
+            None
+        );
+        let legacy = node("Unsqueeze", 1, 1, vec![attr_ints("axes", &[1])]);
+        assert_eq!(
+            out_shape(unsqueeze, &legacy, 11, &[t(F32, &["3"])]),
+            shape(&["3", "1"])
+        );
+        let unknown_axes = Some(ValueInfo::tensor(I64, shape(&["2"])));
+        assert_eq!(
+            out_shape(unsqueeze, &un, 13, &[t(F32, &["3"]), unknown_axes]),
+            shape(&["?", "?", "?"])
+        );
+    }
+
+    #[test]
+    fn concat_sums_the_axis_and_joins_values() {
+        let n = node("Concat", 3, 1, vec![attr_i("axis", 1)]);
+        let s = out_shape(
+            concat,
+            &n,
+            13,
+            &[
+                t(F32, &["N", "2"]),
+                t(F32, &["?", "3"]),
+                t(F32, &["N", "M"]),
+            ],
+        );
+        assert_eq!(s, shape(&["N", "?"]));
+        let s = out_shape(
+            concat,
+            &n,
+            13,
+            &[t(F32, &["N", "2"]), t(F32, &["?", "3"]), None],
+        );
+        assert_eq!(s, shape(&["N", "?"]));
+        let n2 = node("Concat", 2, 1, vec![attr_i("axis", -1)]);
+        let s = out_shape(concat, &n2, 13, &[t(F32, &["N", "0"]), t(F32, &["4", "S"])]);
+        assert_eq!(s, shape(&["4", "S"]));
+        let n = node("Concat", 2, 1, vec![attr_i("axis", 0)]);
+        let out = run(concat, &n, 13, &[ints(&[1, 2]), ints(&[3])]);
+        assert_eq!(out[0].data_i64(), Some(vec![1, 2, 3]));
+        let bad = node("Concat", 2, 1, vec![attr_i("axis", 5)]);
+        assert_eq!(out_shape(concat, &bad, 13, &[ints(&[1]), ints(&[3])]), None);
+    }
+
+    #[test]
+    fn split_sizes_from_attribute_input_or_equal_parts() {
+        let n = node("Split", 2, 2, vec![attr_i("axis", 1)]);
+        let out = run(split, &n, 13, &[t(F32, &["N", "10"]), ints(&[3, 7])]);
+        assert_eq!(out[1].shape, shape(&["N", "7"]));
+        let n = node("Split", 1, 3, vec![attr_i("axis", -1)]);
+        let out = run(split, &n, 13, &[t(F32, &["N", "9"])]);
+        assert_eq!(out[2].shape, shape(&["N", "3"]));
+        let out = run(split, &n, 13, &[t(F32, &["N", "10"])]);
+        assert_eq!(out[2].shape, shape(&["N", "?"]));
+        let n = node("Split", 1, 3, vec![attr_i("num_outputs", 3)]);
+        let out = run(split, &n, 18, &[t(F32, &["10"])]);
+        let sizes: Vec<Shape> = out.iter().map(|v| v.shape.clone()).collect();
+        assert_eq!(sizes, vec![shape(&["4"]), shape(&["4"]), shape(&["2"])]);
+        let n = node("Split", 1, 4, vec![attr_i("num_outputs", 4)]);
+        let out = run(split, &n, 18, &[t(F32, &["5"])]);
+        assert_eq!(out[3].shape, shape(&["?"]));
+        let n = node("Split", 1, 2, vec![attr_ints("split", &[1, 2])]);
+        let out = run(split, &n, 11, &[ints(&[7, 8, 9])]);
+        assert_eq!(out[1].data_i64(), Some(vec![8, 9]));
+        let n = node("Split", 1, 2, vec![attr_ints("split", &[2, 2])]);
+        let out = run(split, &n, 11, &[ints(&[7, 8, 9])]);
+        assert_eq!(out[1].data, None);
+        let n = node("Split", 1, 2, vec![attr_ints("split", &[-5, i64::MAX])]);
+        let out = run(split, &n, 11, &[ints(&[7, 8, 9])]);
+        assert_eq!(out[0].shape, shape(&["?"]));
+    }
+
+    fn slice_of(
+        input: Option<ValueInfo>,
+        starts: &[i64],
+        ends: &[i64],
+        axes_: Option<&[i64]>,
+        steps: Option<&[i64]>,
+    ) -> Vec<ValueInfo> {
+        let n = node("Slice", 5, 1, vec![]);
+        run(
+            slice,
+            &n,
+            13,
+            &[
+                input,
+                ints(starts),
+                ints(ends),
+                axes_.and_then(ints),
+                steps.and_then(ints),
+            ],
+        )
+    }
+
+    #[test]
+    fn slice_clamps_like_numpy() {
+        let x = t(F32, &["10", "S", "8"]);
+        let out = slice_of(x.clone(), &[2, 0], &[-1, i64::MAX], Some(&[0, 1]), None);
+        assert_eq!(out[0].shape, shape(&["7", "S", "8"]));
+        let out = slice_of(x.clone(), &[-100], &[100], Some(&[2]), Some(&[3]));
+        assert_eq!(out[0].shape, shape(&["10", "S", "3"]));
+        let out = slice_of(
+            x.clone(),
+            &[i64::MAX, -1],
+            &[i64::MIN, i64::MIN],
+            Some(&[0, 1]),
+            Some(&[-1, -1]),
+        );
+        assert_eq!(out[0].shape, shape(&["10", "S", "8"]));
+        let out = slice_of(x.clone(), &[0], &[4], Some(&[1]), None);
+        assert_eq!(out[0].shape, shape(&["10", "?", "8"]));
+        let out = slice_of(x.clone(), &[0], &[4], Some(&[0]), Some(&[0]));
+        assert_eq!(out[0].shape, shape(&["?", "S", "8"]));
+        let out = slice_of(x.clone(), &[5], &[2], Some(&[0]), None);
+        assert_eq!(out[0].shape, shape(&["0", "S", "8"]));
+        let out = slice_of(x.clone(), &[0], &[4], Some(&[3]), None);
+        assert_eq!(out[0].shape, shape(&["?", "?", "?"]));
+        let out = slice_of(t(F32, &["0"]), &[-1], &[0], None, Some(&[-1]));
+        assert_eq!(out[0].shape, shape(&["0"]));
+        // The end given by the symbol of the axis itself.
+        let n = node("Slice", 4, 1, vec![]);
+        let end = Some(ValueInfo::int64_data(vec![d("S")], false));
+        let out = run(
+            slice,
+            &n,
+            13,
+            &[x.clone(), ints(&[0]), end.clone(), ints(&[1])],
+        );
+        assert_eq!(out[0].shape, shape(&["10", "S", "8"]));
+        // ... but not of another axis: min(S, 10) is not known.
+        let out = run(slice, &n, 13, &[x.clone(), ints(&[0]), end, ints(&[0])]);
+        assert_eq!(out[0].shape, shape(&["?", "S", "8"]));
+        let legacy = node(
+            "Slice",
+            1,
+            1,
+            vec![attr_ints("starts", &[1]), attr_ints("ends", &[3])],
+        );
+        assert_eq!(
+            out_shape(slice, &legacy, 9, std::slice::from_ref(&x)),
+            shape(&["2", "S", "8"])
+        );
+        // Unknown starts: only the rank.
+        let out = run(
+            slice,
+            &n,
+            13,
+            &[x, Some(ValueInfo::tensor(I64, shape(&["1"]))), ints(&[1])],
+        );
+        assert_eq!(out[0].shape, shape(&["?", "?", "?"]));
+    }
+
+    #[test]
+    fn slice_of_values() {
+        let v = Some(ValueInfo::int64_data(vec![d("B"), d("S"), d("768")], false));
+        let out = slice_of(v.clone(), &[1], &[i64::MAX], None, None);
+        assert_eq!(out[0].data, Some(vec![d("S"), d("768")]));
+        let out = slice_of(v.clone(), &[-1], &[i64::MIN], None, Some(&[-2]));
+        assert_eq!(out[0].data, Some(vec![d("768"), d("B")]));
+        let out = slice_of(v, &[0], &[-1], None, None);
+        assert_eq!(out[0].data, Some(vec![d("B"), d("S")]));
+    }
+
+    #[test]
+    fn tile_pad_constant_range() {
+        let n = node("Tile", 2, 1, vec![]);
+        let s = out_shape(tile, &n, 13, &[t(F32, &["N", "3"]), ints(&[1, 2])]);
+        assert_eq!(s, shape(&["N", "6"]));
+        let s = out_shape(tile, &n, 13, &[t(F32, &["N", "3"]), ints(&[2, -2])]);
+        assert_eq!(s, shape(&["?", "?"]));
+        let n = node("Tile", 3, 1, vec![]);
+        let s = out_shape(tile, &n, 1, &[t(F32, &["N", "3"]), int(4), int(1)]);
+        assert_eq!(s, shape(&["N", "12"]));
+
+        let n = node("Pad", 2, 1, vec![]);
+        let s = out_shape(
+            pad,
+            &n,
+            13,
+            &[t(F32, &["N", "3", "5"]), ints(&[0, 1, 2, 0, -1, 2])],
+        );
+        assert_eq!(s, shape(&["N", "3", "9"]));
+        let s = out_shape(pad, &n, 13, &[t(F32, &["N", "3"]), ints(&[0, 1, 2])]);
+        assert_eq!(s, shape(&["?", "?"]));
+        let n = node("Pad", 4, 1, vec![]);
+        let s = out_shape(
+            pad,
+            &n,
+            18,
+            &[t(F32, &["N", "3", "5"]), ints(&[1, 1]), None, ints(&[-1])],
+        );
+        assert_eq!(s, shape(&["N", "3", "7"]));
+        let n = node("Pad", 1, 1, vec![attr_ints("pads", &[1, i64::MAX])]);
+        assert_eq!(out_shape(pad, &n, 2, &[t(F32, &["3"])]), shape(&["?"]));
+
+        let n = node(
+            "Constant",
+            0,
+            1,
+            vec![attr_t("value", int64_tensor(&[2], &[3, -1]))],
+        );
+        assert_eq!(run(constant, &n, 13, &[])[0].data_i64(), Some(vec![3, -1]));
+        let n = node("Constant", 0, 1, vec![attr_ints("value_ints", &[1, 2])]);
+        let out = run(constant, &n, 13, &[]);
+        assert_eq!(
+            (out[0].shape.clone(), out[0].data_i64()),
+            (shape(&["2"]), Some(vec![1, 2]))
+        );
+        let n = node("CenterCropPad", 2, 1, vec![attr_ints("axes", &[-2, -1])]);
+        let x = t(F32, &["N", "3", "H", "W"]);
+        let s = out_shape(center_crop_pad, &n, 18, &[x.clone(), ints(&[5, 7])]);
+        assert_eq!(s, shape(&["N", "3", "5", "7"]));
+        let s = out_shape(center_crop_pad, &n, 18, &[x, None]);
+        assert_eq!(s, shape(&["N", "3", "?", "?"]));
+        let n = node("Constant", 0, 1, vec![attr_f("value_float", 1.5)]);
+        assert_eq!(run(constant, &n, 13, &[])[0].shape, shape(&[]));
+
+        let n = node("Range", 3, 1, vec![]);
+        let out = run(range, &n, 11, &[int(0), int(10), int(3)]);
+        assert_eq!(out[0].data_i64(), Some(vec![0, 3, 6, 9]));
+        let out = run(range, &n, 11, &[int(10), int(0), int(-4)]);
+        assert_eq!(out[0].data_i64(), Some(vec![10, 6, 2]));
+        let out = run(range, &n, 11, &[int(5), int(0), int(1)]);
+        assert_eq!(out[0].shape, shape(&["0"]));
+        let out = run(range, &n, 11, &[int(i64::MIN), int(i64::MAX), int(1)]);
+        assert_eq!(
+            (out[0].shape.clone(), out[0].data.clone()),
+            (Some(vec![Dim::Known(u64::MAX)]), None)
+        );
+        let seq = Some(ValueInfo::int64_data(vec![d("S")], true));
+        assert_eq!(
+            run(range, &n, 11, &[int(0), seq, int(1)])[0].shape,
+            shape(&["S"])
+        );
+        assert_eq!(
+            run(range, &n, 11, &[int(0), int(1), int(0)])[0].shape,
+            shape(&["?"])
+        );
+    }
+
+    #[test]
+    fn constant_of_shape_with_symbols_and_values() {
+        let n = node(
+            "ConstantOfShape",
+            1,
+            1,
+            vec![attr_t("value", int64_tensor(&[1], &[1]))],
+        );
+        let out = run(constant_of_shape, &n, 9, &[ints(&[3])]);
+        assert_eq!((out[0].elem, out[0].data_i64()), (I64, Some(vec![1, 1, 1])));
+        let n = node("ConstantOfShape", 1, 1, vec![]);
+        let dims = Some(ValueInfo::int64_data(vec![d("B"), from_i64(4)], false));
+        let out = run(constant_of_shape, &n, 9, &[dims]);
+        assert_eq!(
+            (out[0].elem, out[0].shape.clone()),
+            (F32, shape(&["B", "4"]))
+        );
+        let unknown = Some(ValueInfo::tensor(I64, shape(&["2"])));
+        assert_eq!(
+            run(constant_of_shape, &n, 9, &[unknown])[0].shape,
+            shape(&["?", "?"])
+        );
+    }
+
+    #[test]
+    fn depth_space_resize_upsample() {
+        let n = node("DepthToSpace", 1, 1, vec![attr_i("blocksize", 2)]);
+        let s = out_shape(depth_to_space, &n, 13, &[t(F32, &["N", "16", "5", "W"])]);
+        assert_eq!(s, shape(&["N", "4", "10", "?"]));
+        let n = node("SpaceToDepth", 1, 1, vec![attr_i("blocksize", 2)]);
+        let s = out_shape(space_to_depth, &n, 13, &[t(F32, &["N", "4", "10", "5"])]);
+        assert_eq!(s, shape(&["N", "16", "5", "?"]));
+        let n = node("DepthToSpace", 1, 1, vec![attr_i("blocksize", i64::MAX)]);
+        let s = out_shape(depth_to_space, &n, 13, &[t(F32, &["N", "16", "5", "W"])]);
+        assert_eq!(s, shape(&["N", "?", "?", "?"]));
+
+        let n = node("Resize", 4, 1, vec![]);
+        let s = out_shape(
+            resize,
+            &n,
+            13,
+            &[
+                t(F32, &["N", "3", "5", "5"]),
+                None,
+                None,
+                ints(&[1, 3, 10, 12]),
+            ],
+        );
+        assert_eq!(s, shape(&["1", "3", "10", "12"]));
+        let n = node("Resize", 4, 1, vec![attr_ints("axes", &[2, 3])]);
+        let s = out_shape(
+            resize,
+            &n,
+            18,
+            &[t(F32, &["N", "3", "5", "5"]), None, None, ints(&[10, 12])],
+        );
+        assert_eq!(s, shape(&["N", "3", "10", "12"]));
+        let n = node("Resize", 3, 1, vec![]);
+        let s = out_shape(
+            resize,
+            &n,
+            13,
+            &[t(F32, &["N", "3", "5", "5"]), None, t(F32, &["4"])],
+        );
+        assert_eq!(s, shape(&["?", "?", "?", "?"]));
+
+        let n = node(
+            "Upsample",
+            1,
+            1,
+            vec![attr_floats("scales", &[1.0, 1.0, 2.0, 1.5])],
+        );
+        let s = out_shape(upsample, &n, 7, &[t(F32, &["N", "3", "5", "5"])]);
+        assert_eq!(s, shape(&["N", "3", "10", "7"]));
+        let n = node(
+            "Upsample",
+            1,
+            1,
+            vec![attr_f("height_scale", 2.0), attr_f("width_scale", f32::NAN)],
+        );
+        let s = out_shape(upsample, &n, 1, &[t(F32, &["N", "3", "5", "5"])]);
+        assert_eq!(s, shape(&["N", "3", "10", "?"]));
+    }
+
+    /// The transformer pattern: Shape -> Gather -> Unsqueeze -> Concat(with constants) -> Reshape.
+    #[test]
+    fn shape_arithmetic_chain_reaches_reshape() {
+        let x = t(F32, &["batch", "seq", "768"]);
+        let s = run(
+            shape_op,
+            &node("Shape", 1, 1, vec![]),
+            13,
+            std::slice::from_ref(&x),
+        )
+        .remove(0);
+        let g = node("Gather", 2, 1, vec![attr_i("axis", 0)]);
+        let b = run(gather, &g, 13, &[Some(s.clone()), int(0)]).remove(0);
+        assert_eq!(
+            (b.shape.clone(), b.data.clone()),
+            (shape(&[]), Some(vec![d("batch")]))
+        );
+        let sq = run(gather, &g, 13, &[Some(s), int(-2)]).remove(0);
+        let un = node("Unsqueeze", 2, 1, vec![]);
+        let b1 = run(unsqueeze, &un, 13, &[Some(b), ints(&[0])]).remove(0);
+        let s1 = run(unsqueeze, &un, 13, &[Some(sq), ints(&[0])]).remove(0);
+        assert_eq!(b1.data, Some(vec![d("batch")]));
+        let cat = node("Concat", 4, 1, vec![attr_i("axis", 0)]);
+        let target = run(
+            concat,
+            &cat,
+            13,
+            &[Some(b1.clone()), Some(s1), ints(&[12]), ints(&[64])],
+        )
+        .remove(0);
+        assert_eq!(target.shape, shape(&["4"]));
+        let r = node("Reshape", 2, 1, vec![]);
+        let out = run(reshape, &r, 14, &[x.clone(), Some(target)]).remove(0);
+        assert_eq!(out.shape, shape(&["batch", "seq", "12", "64"]));
+        // [batch, -1, 768] infers seq; [batch, -1, 64] cannot say seq * 12.
+        let cat3 = node("Concat", 3, 1, vec![attr_i("axis", 0)]);
+        let target = run(
+            concat,
+            &cat3,
+            13,
+            &[Some(b1.clone()), ints(&[-1]), ints(&[768])],
+        )
+        .remove(0);
+        let out = run(reshape, &r, 14, &[x.clone(), Some(target)]).remove(0);
+        assert_eq!(out.shape, shape(&["batch", "seq", "768"]));
+        let target = run(
+            concat,
+            &cat3,
+            13,
+            &[Some(b1.clone()), ints(&[-1]), ints(&[64])],
+        )
+        .remove(0);
+        let out = run(reshape, &r, 14, &[x, Some(target)]).remove(0);
+        assert_eq!(out.shape, shape(&["batch", "?", "64"]));
+        // ConstantOfShape of a shape assembled from a symbol and a constant.
+        let cat2 = node("Concat", 2, 1, vec![attr_i("axis", 0)]);
+        let dims = run(concat, &cat2, 13, &[Some(b1), ints(&[1])]).remove(0);
+        let c = node("ConstantOfShape", 1, 1, vec![]);
+        assert_eq!(
+            run(constant_of_shape, &c, 9, &[Some(dims)])[0].shape,
+            shape(&["batch", "1"])
+        );
+    }
+}
