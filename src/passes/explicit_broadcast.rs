@@ -51,6 +51,11 @@ pub struct Outcome {
 /// First opset version of the default domain that has Expand.
 const EXPAND_SINCE: i64 = 8;
 
+/// First IR version in which an initializer need not also be a graph input. Before it, every
+/// initializer must be listed in `graph.input` (onnx's checker rejects the model otherwise), so new
+/// shape tensors go in `Constant` nodes instead, as in function bodies.
+const INITIALIZER_NOT_INPUT_SINCE: i64 = 4;
+
 /// How a node broadcasts: which input slots, and to what.
 enum Kind {
     /// Every input to the output shape.
@@ -103,6 +108,18 @@ fn is_static(s: &Shape) -> Option<Vec<u64>> {
         .collect()
 }
 
+/// True when `a` and `b` are known to differ: both ranks known and unequal, or two known sizes unequal
+/// on one axis. Unknown and symbolic sizes never prove a difference.
+fn known_to_differ(a: &Shape, b: &Shape) -> bool {
+    let (Some(x), Some(y)) = (a, b) else {
+        return false;
+    };
+    x.len() != y.len()
+        || x.iter()
+            .zip(y)
+            .any(|p| matches!(p, (Dim::Known(m), Dim::Known(n)) if m != n))
+}
+
 fn one_element(s: &Shape) -> bool {
     s.as_ref()
         .is_some_and(|d| d.iter().all(|x| *x == Dim::Known(1)))
@@ -124,10 +141,11 @@ pub fn run(model: &Model, opts: &Options) -> Result<Outcome, String> {
     for (i, f) in model.functions.iter().enumerate() {
         f.body.walk(&mut |x| graphs.push((x, Some(i))));
     }
+    let legacy_ir = model.header.ir_version.unwrap_or(0) < INITIALIZER_NOT_INPUT_SINCE;
     for (g, function) in graphs {
         let imports = model.opset_imports(function);
         let opset = imports.get("").copied().unwrap_or(0);
-        let in_function = function.is_some();
+        let constant_nodes = function.is_some() || legacy_ir;
         let infos = shapes.get(g.path.as_str()).copied();
         let mut rw = GraphRewriter {
             g,
@@ -135,7 +153,7 @@ pub fn run(model: &Model, opts: &Options) -> Result<Outcome, String> {
             patch: GraphPatch::new(g),
             names: &mut names,
             shape_consts: HashMap::new(),
-            in_function,
+            constant_nodes,
             out: &mut out,
             opts,
         };
@@ -178,7 +196,9 @@ struct GraphRewriter<'a> {
     names: &'a mut Names,
     /// Name of the int64 tensor holding each static target shape, per graph.
     shape_consts: HashMap<Vec<u64>, String>,
-    in_function: bool,
+    /// New tensors are `Constant` nodes, not initializers: in function bodies (which cannot hold
+    /// initializers) and in models of IR version < 4 (whose initializers must also be graph inputs).
+    constant_nodes: bool,
     out: &'a mut Outcome,
     opts: &'a Options,
 }
@@ -215,17 +235,27 @@ impl GraphRewriter<'_> {
         self.infos?.get(id.0 as usize)?.1.as_ref()?.shape.clone()
     }
 
+    /// True when `name` is the output of an `Expand` node of this graph.
+    fn is_expand_output(&self, name: &str) -> bool {
+        let Some(id) = self.g.lookup(name) else {
+            return false;
+        };
+        self.g.op(self.g.value(id).producer.0).is_some_and(|op| {
+            op.op_type() == "Expand" && opset_domain(op.proto.domain()).is_empty()
+        })
+    }
+
     /// Queues `n` to be inserted before the consumer at source position `at`.
     fn insert(&mut self, at: usize, n: NodeProto) {
         self.patch.insert_before.entry(at).or_default().push(n);
     }
 
-    /// The name of an int64 1-D tensor holding `values`: an initializer, or in a function body a
-    /// Constant node placed before the consumer at `at`.
+    /// The name of an int64 1-D tensor holding `values`: an initializer, or (in a function body or
+    /// an IR < 4 model) a Constant node placed before the consumer at `at`.
     fn const_i64(&mut self, at: usize, base: &str, values: &[i64]) -> String {
         let name = self.names.fresh(base);
         let t = int64_tensor(&name, values);
-        if self.in_function {
+        if self.constant_nodes {
             let mut c = node("Constant", name.clone(), vec![], vec![name.clone()]);
             c.attribute.push(AttributeProto {
                 name: Some("value".into()),
@@ -249,8 +279,8 @@ impl GraphRewriter<'_> {
         let base = format!("onnx_lint_shape_{}", label.join("x"));
         let values: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
         let name = self.const_i64(at, &base, &values);
-        // Function bodies get one Constant per first use; initializers are shared graph-wide.
-        if !self.in_function {
+        // Constant nodes are one per use; initializers are shared graph-wide.
+        if !self.constant_nodes {
             self.shape_consts.insert(dims.to_vec(), name.clone());
         }
         name
@@ -275,6 +305,13 @@ impl GraphRewriter<'_> {
             };
             let in_shape = self.shape_of(input);
             if same_shape(&in_shape, &out_shape) {
+                continue;
+            }
+            // Not provably the same shape, nor provably another one (unknown sizes), and already the
+            // output of an Expand: taken as explicit. Without this, the Expand inserted by a first
+            // run (whose output sizes are as unknown as its input's) would get another Expand on
+            // every run, and `expand` of its own output would not be a no-op.
+            if !known_to_differ(&in_shape, &out_shape) && self.is_expand_output(input) {
                 continue;
             }
             if self.opts.keep_scalars && one_element(&in_shape) {

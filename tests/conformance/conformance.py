@@ -2,13 +2,15 @@
 
 Usage: conformance.py --bin target/release/onnx-lint --cache tests/conformance/cache
        [--only CHECK] [--filter SUBSTR] [--limit N] [--jobs N] [--timeout S] [--show N] [--notes]
+       [--models DIR]
 
 Every model of the corpus (each `model.onnx` under the cache, as written by `generate.py`) goes through
-every selected check; the (check, model) pairs run on a thread pool, each one calling the binary as a
-subprocess. For each check the first failures (model path and reason) are listed, then the check's own
-informational totals (if it has a `summarize`), then one line exactly `<check>: N passed, M failed`; the
-last line is `conformance: N passed, M failed` over all checks. The exit status is 1 if anything failed, 2
-on a usage error or an empty selection.
+every selected check (`expand-models` goes through the repository's `models/*.onnx` instead); the
+(check, model) pairs run on a thread pool, each one calling the binary as a subprocess. For each check
+the first failures (model path and reason) are listed, then the check's own informational totals (if it
+has a `summarize`), then one line exactly `<check>: N passed, M failed`; the last line is
+`conformance: N passed, M failed` over all checks. The exit status is 1 if anything failed, 2 on a usage
+error or an empty selection.
 
 To add a check, write a function `(Context, Model) -> Outcome` and append it to `CHECKS`, optionally with
 a `summarize` function totalling the `data` its outcomes carry. An exception raised inside a check is not
@@ -20,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -91,6 +94,8 @@ class Check:
     description: str
     run: Callable[[Context, Model], Outcome]
     summarize: Callable[[Results, int], list[str]] | None = None
+    # "corpus": the models under the cache; "examples": the repository's `models/*.onnx`.
+    source: str = "corpus"
 
 
 def passed(note: str = "", data: Any = None) -> Outcome:
@@ -407,6 +412,763 @@ def summarize_shapes(results: Results, show: int) -> list[str]:
     return lines
 
 
+# ---------------------------------------------------------------------------------------------------------
+# expand: the explicit-broadcast rewrite, against onnxruntime and onnx's shape inference
+
+EXPAND_TOTAL = re.compile(r"^expand: (\d+) implicit broadcasts made explicit \((\d+) nodes inserted\)$", re.M)
+EXPAND_LEFT = re.compile(r"^warning: left implicit: graph (.*?), node '(.*?)' \((.*?)\), input (\d+)", re.M)
+EXPAND_REFUSED = "error: cannot make the broadcasts explicit:"
+
+# Ops whose inputs all broadcast to the output (multidirectional), and the unidirectional ones with the
+# input slots they broadcast (to input 0's shape, or for Gemm to [M, N]), as `onnx-lint expand` treats them.
+MULTIDIRECTIONAL = frozenset(
+    "Add Sub Mul Div Pow Mod And Or Xor Equal Greater Less GreaterOrEqual LessOrEqual BitShift BitwiseAnd "
+    "BitwiseOr BitwiseXor Max Min Sum Mean Where StringConcat".split()
+)
+UNIDIRECTIONAL = {"PRelu": (1,), "LayerNormalization": (1, 2), "RMSNormalization": (1,), "Gemm": (2,)}
+# Symbolic dims of the example models are bound to each of these sizes (every combination).
+EXAMPLE_SIZES = (1, 2, 3)
+EXAMPLE_SEED = 20240501
+
+
+@dataclass
+class ExpandRun:
+    """One `onnx-lint expand SRC -o OUT`: `problem` says why it failed (None if it did not), `refused` is
+    the tool's refusal message (a legacy model: not a failure)."""
+
+    insertions: int = 0
+    nodes: int = 0
+    left: list[tuple[str, str, str, int]] = field(default_factory=list)  # graph, node label, op, slot
+    problem: str | None = None
+    refused: str | None = None
+
+
+def run_expand(ctx: Context, src: Path, out: Path) -> ExpandRun:
+    run = run_binary(ctx, "expand", src, "-o", out)
+    crash = crash_reason(ctx, run)
+    if crash:
+        return ExpandRun(problem=crash)
+    if run.returncode == 1 and EXPAND_REFUSED in run.stderr and "opset" in run.stderr:
+        return ExpandRun(refused=first_line(run.stderr, EXPAND_REFUSED)[len(EXPAND_REFUSED) :].strip())
+    if run.returncode != 0:
+        return ExpandRun(problem=f"exit {run.returncode}: {tool_message(run)}")
+    total = EXPAND_TOTAL.search(run.stderr)
+    if not total:
+        return ExpandRun(problem=f"exit 0 but no 'expand: N implicit broadcasts' line: {first_line(run.stderr)}")
+    if not out.is_file():
+        return ExpandRun(problem="exit 0 but no output file written")
+    listed = sum(1 for line in run.stderr.splitlines() if line.startswith("expand: graph "))
+    n = int(total.group(1))
+    if listed != n:
+        return ExpandRun(problem=f"stderr lists {listed} insertions but its total says {n}")
+    left = [(g, node, op, int(slot)) for g, node, op, slot in EXPAND_LEFT.findall(run.stderr)]
+    return ExpandRun(insertions=n, nodes=int(total.group(2)), left=left)
+
+
+# --- inputs
+
+
+def load_value(path: Path, type_proto: Any) -> Any:
+    """A test-data file as onnx's backend runner reads it: the protobuf kind follows the input's type."""
+    import onnx
+    from onnx import numpy_helper
+
+    data = path.read_bytes()
+    kind = type_proto.WhichOneof("value")
+    if kind == "sequence_type":
+        proto = onnx.SequenceProto()
+        proto.ParseFromString(data)
+        return numpy_helper.to_list(proto)
+    if kind == "optional_type":
+        proto = onnx.OptionalProto()
+        proto.ParseFromString(data)
+        return numpy_helper.to_optional(proto)
+    if kind == "map_type":
+        proto = onnx.MapProto()
+        proto.ParseFromString(data)
+        return numpy_helper.to_dict(proto)
+    proto = onnx.TensorProto()
+    proto.ParseFromString(data)
+    return numpy_helper.to_array(proto)
+
+
+def set_number(path: Path) -> int:
+    tail = path.name.rsplit("_", 1)[-1]
+    return int(tail) if tail.isdigit() else 0
+
+
+def load_test_data(model_proto: Any, folder: Path) -> list[dict[str, Any]]:
+    """The inputs of each `test_data_set_N` (in N order), as {graph input name: value}. As onnx's backend
+    runner does, `input_K.pb` feeds the K-th graph input."""
+    sets = []
+    for d in sorted(folder.glob("test_data_set_*"), key=set_number):
+        n = len(list(d.glob("input_*.pb")))
+        feed = {}
+        for k in range(n):
+            vi = model_proto.graph.input[k]
+            feed[vi.name] = load_value(d / f"input_{k}.pb", vi.type)
+        sets.append(feed)
+    return sets
+
+
+def random_array(elem_type: int, dims: list[int], rng: Any) -> Any:
+    """Seeded random values of an ONNX element type (None for types numpy cannot make: bfloat16, float8...).
+    Integers are small (0..2) so they are valid indices and masks; strings come from a small set."""
+    import numpy as np
+    import onnx
+
+    if elem_type == onnx.TensorProto.STRING:
+        words = np.array(["", "a", "bc", "x y"], dtype=object)
+        return words[rng.integers(0, len(words), size=dims)].astype(object)
+    try:
+        dtype = np.dtype(onnx.helper.tensor_dtype_to_np_dtype(elem_type))
+    except (KeyError, TypeError, ValueError):
+        return None
+    if dtype == np.bool_:
+        return np.asarray(rng.random(dims) < 0.5)
+    if dtype.kind == "f":
+        return np.asarray(rng.standard_normal(dims), dtype=dtype)
+    if dtype.kind in "iu":
+        return np.asarray(rng.integers(0, 3, size=dims), dtype=dtype)
+    return None
+
+
+def graph_symbols(model_proto: Any) -> list[str]:
+    """The symbolic dims (dim_param) of the graph inputs that are not initializers, in order of appearance."""
+    inits = {t.name for t in model_proto.graph.initializer}
+    seen: list[str] = []
+    for vi in model_proto.graph.input:
+        if vi.name in inits or vi.type.WhichOneof("value") != "tensor_type":
+            continue
+        for d in vi.type.tensor_type.shape.dim:
+            if not d.HasField("dim_value") and d.dim_param and d.dim_param not in seen:
+                seen.append(d.dim_param)
+    return seen
+
+
+def random_feed(model_proto: Any, binding: dict[str, int], seed: int) -> dict[str, Any] | None:
+    """Random inputs for the graph inputs that are not initializers: static dims as declared, symbolic ones
+    from `binding`, unnamed ones 1. None if an input is not a tensor of a known rank and numpy type."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    inits = {t.name for t in model_proto.graph.initializer}
+    feed = {}
+    for vi in model_proto.graph.input:
+        if vi.name in inits:
+            continue
+        if vi.type.WhichOneof("value") != "tensor_type" or not vi.type.tensor_type.HasField("shape"):
+            return None
+        tt = vi.type.tensor_type
+        dims = [d.dim_value if d.HasField("dim_value") else binding.get(d.dim_param, 1) for d in tt.shape.dim]
+        value = random_array(tt.elem_type, dims, rng)
+        if value is None:
+            return None
+        feed[vi.name] = value
+    return feed
+
+
+def value_shape(value: Any) -> list[int] | None:
+    import numpy as np
+
+    return list(value.shape) if isinstance(value, np.ndarray) else None
+
+
+# --- onnxruntime
+
+
+def ort_session(model: Path | bytes) -> Any:
+    """An onnxruntime CPU session (of a file or serialized bytes) with every graph optimization off
+    (ORT_DISABLE_ALL): with optimizations on, ORT fuses or rewrites nodes (and may do so differently once
+    Expands are present), so the two models would not be computed by the same kernels. One intra-op
+    thread: the harness already runs models in parallel, and one thread keeps every kernel's work split
+    the same way in both sessions."""
+    import onnxruntime as ort
+
+    so = ort.SessionOptions()
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    so.intra_op_num_threads = 1
+    so.inter_op_num_threads = 1
+    so.log_severity_level = 4
+    source = model if isinstance(model, bytes) else str(model)
+    return ort.InferenceSession(source, sess_options=so, providers=["CPUExecutionProvider"])
+
+
+ORT_MAX_IR = re.compile(r"Unsupported model IR version: \d+, max supported IR version: (\d+)")
+
+
+def with_ir_version(path: Path, ir_version: int | None) -> Path | bytes:
+    """The model as given, or (when onnxruntime knows an older IR version than the model declares) its
+    bytes with `ir_version` lowered. The two models of a comparison are lowered alike."""
+    if ir_version is None:
+        return path
+    import onnx
+
+    m = onnx.load(str(path))
+    m.ir_version = ir_version
+    return m.SerializeToString()
+
+
+def inserted_expands_as_identity(src: Path, out: Path, ir_version: int | None) -> bytes:
+    """The control model: the rewritten model with every Expand the rewrite inserted (a node whose name
+    the original does not have) turned into an Identity of its first input. Its nodes are those of the
+    rewrite, but every consumer broadcasts implicitly again, as in the original."""
+    import onnx
+
+    def node_lists(container: Any) -> list[Any]:
+        lists, stack = [], [container]
+        while stack:
+            nodes = stack.pop()
+            lists.append(nodes)
+            for n in nodes:
+                for a in n.attribute:
+                    if a.HasField("g"):
+                        stack.append(a.g.node)
+                    stack.extend(g.node for g in a.graphs)
+        return lists
+
+    original = onnx.load(str(src))
+    known = {n.name for nodes in node_lists(original.graph.node) for n in nodes}
+    known.update(n.name for f in original.functions for nodes in node_lists(f.node) for n in nodes)
+    m = onnx.load(str(out))
+    lists = node_lists(m.graph.node) + [x for f in m.functions for x in node_lists(f.node)]
+    for nodes in lists:
+        for n in nodes:
+            if n.op_type == "Expand" and n.domain in ("", "ai.onnx") and n.name and n.name not in known:
+                n.op_type = "Identity"
+                del n.input[1:]
+    if ir_version is not None:
+        m.ir_version = ir_version
+    return m.SerializeToString()
+
+
+def first_divergence(src: Path, out: Path, feed: dict[str, Any], ir_version: int | None) -> str:
+    """Where the two models' values first differ: every main-graph node output of the original is made a
+    graph output of both, and they are compared in the original's node order. '' if that cannot be run."""
+    import onnx
+
+    original = onnx.load(str(src))
+    wanted = [o for n in original.graph.node for o in n.output if o]
+
+    def exposed(path: Path) -> bytes:
+        m = onnx.load(str(path))
+        have = {o.name for o in m.graph.output}
+        for name in wanted:
+            if name not in have:
+                m.graph.output.add().name = name
+                have.add(name)
+        if ir_version is not None:
+            m.ir_version = ir_version
+        return m.SerializeToString()
+
+    try:
+        runs = []
+        for path in (src, out):
+            session = ort_session(exposed(path))
+            runs.append(dict(zip([o.name for o in session.get_outputs()], session.run(None, feed))))
+    except Exception:  # noqa: BLE001 - a diagnosis only
+        return ""
+    for index, node in enumerate(original.graph.node):
+        for name in node.output:
+            if name in runs[0] and name in runs[1] and value_difference(runs[0][name], runs[1][name]):
+                label = node.name or f"#{index}"
+                return f"first differing value '{name}', output of node '{label}' ({node.op_type})"
+    return ""
+
+
+def value_difference(a: Any, b: Any) -> str | None:
+    """None if `a` and `b` (onnxruntime outputs: arrays, lists of them for sequences, None for an empty
+    optional, dicts for maps) are identical bit for bit, else how they differ. Numeric arrays compare their
+    raw bytes (so NaNs must have the same bit pattern, and -0.0 differs from 0.0); string (object) arrays
+    compare equal element by element."""
+    import numpy as np
+
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)):
+            return f"{type(a).__name__} vs {type(b).__name__}"
+        if a.dtype != b.dtype or a.shape != b.shape:
+            return f"{a.dtype}{list(a.shape)} vs {b.dtype}{list(b.shape)}"
+        if a.dtype.kind in "OUS":
+            differs = [i for i, (x, y) in enumerate(zip(a.ravel().tolist(), b.ravel().tolist())) if x != y]
+        else:
+            if np.ascontiguousarray(a).tobytes() == np.ascontiguousarray(b).tobytes():
+                return None
+            av = np.ascontiguousarray(a).reshape(-1).view(np.uint8).reshape(a.size, -1)
+            bv = np.ascontiguousarray(b).reshape(-1).view(np.uint8).reshape(b.size, -1)
+            differs = np.nonzero((av != bv).any(axis=1))[0].tolist()
+        if not differs:
+            return None
+        i = differs[0]
+        return (
+            f"{len(differs)} of {a.size} elements differ, first at flat index {i}: "
+            f"{a.ravel()[i]!r} vs {b.ravel()[i]!r}"
+        )
+    if isinstance(a, list) or isinstance(b, list):
+        if not (isinstance(a, list) and isinstance(b, list)) or len(a) != len(b):
+            return f"sequence {len(a) if isinstance(a, list) else a!r} vs {len(b) if isinstance(b, list) else b!r}"
+        for i, (x, y) in enumerate(zip(a, b)):
+            d = value_difference(x, y)
+            if d:
+                return f"sequence element {i}: {d}"
+        return None
+    if isinstance(a, dict) or isinstance(b, dict):
+        if not (isinstance(a, dict) and isinstance(b, dict)) or a.keys() != b.keys():
+            return "map keys differ"
+        for k in a:
+            d = value_difference(a[k], b[k])
+            if d:
+                return f"map value {k!r}: {d}"
+        return None
+    if a is None or b is None:
+        return None if a is b else f"{a!r} vs {b!r}"
+    return None if a == b else f"{a!r} vs {b!r}"
+
+
+def outputs_difference(names: list[str], a: list[Any], b: list[Any]) -> str | None:
+    if len(a) != len(b):
+        return f"{len(a)} outputs vs {len(b)}"
+    for name, x, y in zip(names, a, b):
+        d = value_difference(x, y)
+        if d:
+            return f"output '{name}': {d}"
+    return None
+
+
+def exception_text(e: Exception) -> str:
+    return f"{type(e).__name__}: {first_line(str(e)) or '(no message)'}"
+
+
+def ort_compare(src: Path, out: Path, feeds: list[dict[str, Any]]) -> tuple[str, str, bool]:
+    """Runs the original and the rewritten model in onnxruntime on every feed. Returns (status, why, whether
+    the IR version was lowered for onnxruntime), the status being "verified"; "unsupported" if the
+    original fails to load or run; "nondeterministic" if a second session of the original does not
+    reproduce the first; "structure" if the outputs differ but the control model (each inserted Expand
+    made an Identity: same nodes, implicit broadcasts) gives exactly the rewrite's outputs, so that
+    onnxruntime computes differently around any added node, whatever it does (its float16 handling
+    inserts Casts and removes Cast pairs even under ORT_DISABLE_ALL); or "mismatch"."""
+    lowered: int | None = None
+    try:
+        try:
+            original = ort_session(src)
+        except Exception as e:  # noqa: BLE001 - onnxruntime raises several types
+            too_new = ORT_MAX_IR.search(str(e))
+            if not too_new:
+                raise
+            lowered = int(too_new.group(1))
+            original = ort_session(with_ir_version(src, lowered))
+        names = [o.name for o in original.get_outputs()]
+        expected = [original.run(None, f) for f in feeds]
+    except Exception as e:  # noqa: BLE001
+        return "unsupported", exception_text(e), lowered is not None
+    status, why = ort_compare_rewritten(src, out, feeds, names, expected, lowered)
+    return status, why, lowered is not None
+
+
+def ort_compare_rewritten(
+    src: Path, out: Path, feeds: list[dict[str, Any]], names: list[str], expected: list[Any], lowered: int | None
+) -> tuple[str, str]:
+    try:
+        rewritten = ort_session(with_ir_version(out, lowered))
+    except Exception as e:  # noqa: BLE001
+        return "mismatch", f"the rewritten model does not load in onnxruntime: {exception_text(e)}"
+    got_names = [o.name for o in rewritten.get_outputs()]
+    if got_names != names:
+        return "mismatch", f"outputs {got_names} vs the original's {names}"
+    for k, (feed, want) in enumerate(zip(feeds, expected)):
+        try:
+            got = rewritten.run(None, feed)
+        except Exception as e:  # noqa: BLE001
+            why = exception_text(e)
+            return "mismatch", f"the rewritten model does not run in onnxruntime (data set {k}): {why}"
+        diff = outputs_difference(names, want, got)
+        if diff is None:
+            continue
+        again = ort_session(with_ir_version(src, lowered)).run(None, feed)  # fresh: seeded random ops restart
+        if outputs_difference(names, want, again) is not None:
+            return "nondeterministic", f"the original does not reproduce its own outputs (data set {k})"
+        try:
+            control = ort_session(inserted_expands_as_identity(src, out, lowered)).run(None, feed)
+        except Exception:  # noqa: BLE001 - no control, no excuse
+            control = None
+        if control is not None and outputs_difference(names, got, control) is None:
+            return "structure", f"data set {k}: {diff}; the control (inserted Expands made Identity) gives the same"
+        where = first_divergence(src, out, feed, lowered)
+        return "mismatch", f"data set {k}: {diff}" + (f" ({where})" if where else "")
+    return "verified", ""
+
+
+# --- shapes after the rewrite
+
+
+def static_dims(type_proto: Any) -> tuple[int, ...] | None:
+    if type_proto.WhichOneof("value") != "tensor_type" or not type_proto.tensor_type.HasField("shape"):
+        return None
+    dims = type_proto.tensor_type.shape.dim
+    if not all(d.HasField("dim_value") for d in dims):
+        return None
+    return tuple(d.dim_value for d in dims)
+
+
+def broadcast_targets(
+    node: Any, shapes: dict[str, tuple[int, ...]], opset: int
+) -> list[tuple[int, str, tuple[int, ...] | None]] | None:
+    """For a broadcasting node: (slot, input, the shape that input must have once explicit) for each input
+    that broadcasts (the target None if not known); None if the node does not broadcast the numpy way
+    (PRelu before opset 7 applies a [C] slope per channel, which no Expand expresses)."""
+    op = node.op_type
+    inputs = list(node.input)
+    if op == "PRelu" and opset < 7:
+        return None
+    if op in MULTIDIRECTIONAL:
+        present = [(k, n) for k, n in enumerate(inputs) if n]
+        known = [shapes.get(n) for _, n in present]
+        target = None
+        if known and all(s is not None for s in known):
+            rank = max(len(s) for s in known)
+            padded = [(1,) * (rank - len(s)) + s for s in known]
+            target = tuple(max(col) if 0 not in col else 0 for col in zip(*padded))
+        return [(k, n, target) for k, n in present]
+    if op not in UNIDIRECTIONAL:
+        return None
+    slots = [k for k in UNIDIRECTIONAL[op] if k < len(inputs) and inputs[k]]
+    if op == "Gemm":
+        a, b = (shapes.get(inputs[0]), shapes.get(inputs[1])) if len(inputs) > 1 else (None, None)
+        attrs = {a_.name: a_.i for a_ in node.attribute}
+        target = None
+        if a is not None and b is not None and len(a) == 2 and len(b) == 2:
+            target = (a[1] if attrs.get("transA") else a[0], b[0] if attrs.get("transB") else b[1])
+    else:
+        target = shapes.get(inputs[0]) if inputs else None
+    return [(k, inputs[k], target) for k in slots]
+
+
+def judge_broadcasts(
+    nodes: Any, shapes: dict[str, tuple[int, ...]], opset: int, only: set[int] | None = None
+) -> tuple[list[int], list[int], list[tuple[str, str]]]:
+    """Checks the broadcasting nodes among `nodes` (those at the indices `only`, if given) against
+    `shapes`: each broadcast input must have the shape it broadcasts to. Returns (indices verified,
+    indices unverified because some shape is not in `shapes`, violations as (node label, message))."""
+    verified, unverified, violations = [], [], []
+    for index, node in enumerate(nodes):
+        if (only is not None and index not in only) or node.domain not in ("", "ai.onnx"):
+            continue
+        targets = broadcast_targets(node, shapes, opset)
+        if not targets:
+            continue
+        if any(t is None or shapes.get(n) is None for _, n, t in targets):
+            unverified.append(index)
+            continue
+        verified.append(index)
+        wrong = [(k, n, shapes[n], t) for k, n, t in targets if shapes[n] != t]
+        if wrong:
+            label = node.name or f"#{index}"
+            detail = ", ".join(
+                f"input {k} '{n}' {format_dims(list(s))} -> {format_dims(list(t))}" for k, n, s, t in wrong
+            )
+            violations.append((label, f"node '{label}' ({node.op_type}): still implicit: {detail}"))
+    return verified, unverified, violations
+
+
+def main_opset(model_proto: Any) -> int:
+    return next((o.version for o in model_proto.opset_import if o.domain in ("", "ai.onnx")), 0)
+
+
+def inferred_shapes(model_proto: Any, input_shapes: dict[str, list[int]]) -> dict[str, tuple[int, ...]]:
+    """The fully static shapes onnx's shape inference (with data propagation) gives the main graph's values
+    once the graph inputs of a copy of the model are fixed to `input_shapes`. Raises what onnx raises."""
+    import onnx
+    import onnx.shape_inference
+
+    m = onnx.ModelProto()
+    m.CopyFrom(model_proto)
+    # An initializer also listed as a graph input (required before IR 4) that the data does not feed is
+    # a constant in the run: make it one for the inference too, so that its value propagates.
+    constants = {t.name for t in m.graph.initializer} - set(input_shapes)
+    kept = [vi for vi in m.graph.input if vi.name not in constants]
+    if len(kept) != len(m.graph.input):
+        del m.graph.input[:]
+        m.graph.input.extend(kept)
+        m.ir_version = max(m.ir_version, 4)
+    for vi in m.graph.input:
+        dims = input_shapes.get(vi.name)
+        if dims is None or vi.type.WhichOneof("value") != "tensor_type":
+            continue
+        shape = vi.type.tensor_type.shape
+        del shape.dim[:]
+        for d in dims:
+            shape.dim.add().dim_value = d
+    g = onnx.shape_inference.infer_shapes(m, strict_mode=False, data_prop=True).graph
+    shapes: dict[str, tuple[int, ...]] = {}
+    for vi in [*g.input, *g.value_info, *g.output]:
+        dims = static_dims(vi.type)
+        if dims is not None:
+            shapes.setdefault(vi.name, dims)
+    for t in g.initializer:
+        shapes[t.name] = tuple(t.dims)
+    return shapes
+
+
+def runtime_shapes(model_proto: Any, feed: dict[str, Any]) -> dict[str, tuple[int, ...]]:
+    """The shapes the main graph's values actually take when onnxruntime runs the model on `feed` (every
+    node output made a graph output), with the feed's and the initializers' shapes. Raises what
+    onnxruntime raises (IR versions too new for it are lowered, as for the comparison)."""
+    import numpy as np
+    import onnx
+
+    m = onnx.ModelProto()
+    m.CopyFrom(model_proto)
+    have = {o.name for o in m.graph.output}
+    for node in model_proto.graph.node:
+        for name in node.output:
+            if name and name not in have:
+                m.graph.output.add().name = name
+                have.add(name)
+    try:
+        session = ort_session(m.SerializeToString())
+    except Exception as e:  # noqa: BLE001
+        too_new = ORT_MAX_IR.search(str(e))
+        if not too_new:
+            raise
+        m.ir_version = int(too_new.group(1))
+        session = ort_session(m.SerializeToString())
+    values = dict(zip([o.name for o in session.get_outputs()], session.run(None, feed)))
+    shapes = {t.name: tuple(t.dims) for t in model_proto.graph.initializer}
+    shapes.update({n: tuple(v.shape) for n, v in feed.items() if isinstance(v, np.ndarray)})
+    shapes.update({n: tuple(v.shape) for n, v in values.items() if isinstance(v, np.ndarray)})
+    return shapes
+
+
+def check_broadcast_shapes(
+    model_proto: Any, feed: dict[str, Any]
+) -> tuple[int, int, int, list[tuple[str, str]], str | None]:
+    """Step 6: every broadcasting node of the main graph must see each broadcast input in the shape it
+    broadcasts to. Shapes come from onnx's shape inference with the graph inputs fixed to the shapes of
+    `feed`; the nodes it leaves unknown are judged on the shapes onnxruntime's run gives them (when it
+    can run the model). Returns (nodes verified by onnx, nodes verified at run time, nodes unverified,
+    violations, why onnx's inference raised or None)."""
+    opset = main_opset(model_proto)
+    sig = {n: list(v.shape) for n, v in feed.items() if value_shape(v) is not None}
+    raised = None
+    try:
+        shapes = inferred_shapes(model_proto, sig)
+        by_onnx, unknown, violations = judge_broadcasts(model_proto.graph.node, shapes, opset)
+    except Exception as e:  # noqa: BLE001 - onnx's inference errors have several types
+        raised = exception_text(e)
+        by_onnx, unknown, violations = judge_broadcasts(model_proto.graph.node, {}, opset)
+    by_run: list[int] = []
+    if unknown and feed:
+        try:
+            shapes = runtime_shapes(model_proto, feed)
+        except Exception:  # noqa: BLE001 - onnxruntime cannot run it: those nodes stay unverified
+            shapes = None
+        if shapes is not None:
+            by_run, unknown, more = judge_broadcasts(model_proto.graph.node, shapes, opset, only=set(unknown))
+            violations += [(label, v + " (shapes at run time)") for label, v in more]
+    return len(by_onnx), len(by_run), len(unknown), violations, raised
+
+
+# --- the checks
+
+
+def expand_verify(
+    ctx: Context, src: Path, feeds: list[dict[str, Any]], random_inputs: bool, explicit: bool
+) -> Outcome:
+    """Steps 1-6 of the `expand` check on one model (see `check_expand`), `feeds` being its input sets
+    (possibly none). With `explicit`, also `check --explicit --format json OUT` must report no B001."""
+    import onnx
+    import onnx.checker
+
+    data: dict[str, Any] = {
+        "insertions": 0, "nodes": 0, "left": 0, "refused": None,
+        "ort": None, "ort_why": "", "ort_sets": 0, "ort_random": random_inputs, "ort_ir_lowered": False,
+        "checker_skipped": False, "verified": 0, "verified_run": 0, "unverified": 0, "violations": [],
+        "inference_raised": None,
+    }
+    problems: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="onnx-lint-conformance-") as tmp:
+        out, out2 = Path(tmp) / "model.onnx", Path(tmp) / "again.onnx"
+        # 1. the rewrite
+        first = run_expand(ctx, src, out)
+        if first.refused:
+            data["refused"] = first.refused
+            return skipped(f"refused (legacy opset): {first.refused}", data=data)
+        if first.problem:
+            return failed(first.problem, data=data)
+        data.update(insertions=first.insertions, nodes=first.nodes, left=len(first.left))
+        # 2. nothing to do: nothing changed
+        if first.insertions == 0:
+            diff = first_difference(src, out)
+            if diff is not None:
+                problems.append(f"0 insertions but the output differs from the input at byte {diff}")
+        # 3. onnx's checker
+        rewritten = onnx.load(str(out))
+        try:
+            onnx.checker.check_model(rewritten, full_check=True)
+        except Exception as e:  # noqa: BLE001 - ValidationError, InferenceError...
+            try:
+                onnx.checker.check_model(onnx.load(str(src)), full_check=True)
+                problems.append(f"onnx checker rejects the rewritten model (not the original): {exception_text(e)}")
+            except Exception:  # noqa: BLE001
+                data["checker_skipped"] = True
+        # 4. onnxruntime, on the models that changed
+        if first.insertions and feeds:
+            status, why, lowered = ort_compare(src, out, feeds)
+            data.update(ort=status, ort_why=why, ort_sets=len(feeds), ort_ir_lowered=lowered)
+            if status == "mismatch":
+                problems.append(f"onnxruntime: {why}")
+        # 5. idempotence
+        second = run_expand(ctx, out, out2)
+        if second.problem or second.refused:
+            problems.append(f"expand of the output: {second.problem or second.refused}")
+        else:
+            if second.insertions:
+                problems.append(f"expand of the output makes {second.insertions} more insertions")
+            diff = first_difference(out, out2)
+            if diff is not None:
+                problems.append(f"expand of the output is not byte-identical to it (byte {diff})")
+        # 6. every broadcasting node of the main graph sees inputs of one shape (once per distinct set of
+        # input shapes)
+        signatures, distinct = [], []
+        for feed in feeds or [{}]:
+            sig = {n: value_shape(v) for n, v in feed.items()}
+            if sig not in signatures:
+                signatures.append(sig)
+                distinct.append(feed)
+        warned = {node for g, node, _, _ in second.left if g == "main"}
+        for feed in distinct:
+            by_onnx, by_run, unknown, violations, raised = check_broadcast_shapes(rewritten, feed)
+            data["verified"] += by_onnx
+            data["verified_run"] += by_run
+            data["unverified"] += unknown
+            if raised:
+                data["inference_raised"] = raised
+            for label, v in violations:
+                note = " (expand warned: left implicit)" if label in warned else ""
+                at = ""
+                if len(distinct) > 1:
+                    at = " with inputs " + ", ".join(f"{n}{format_dims(value_shape(x))}" for n, x in feed.items())
+                data["violations"].append(v + note + at)
+        if data["violations"]:
+            more = f" [{len(data['violations'])} in all]" if len(data["violations"]) > 1 else ""
+            problems.append(f"shape check: {data['violations'][0]}{more}")
+        # models/ only: check --explicit finds nothing left
+        if explicit:
+            run = run_binary(ctx, "check", "--explicit", "--format", "json", out)
+            crash = crash_reason(ctx, run)
+            try:
+                b001 = [d for d in json.loads(run.stdout).get("diagnostics", []) if d.get("code") == "B001"]
+            except ValueError:
+                b001 = None
+            if crash or b001 is None:
+                problems.append(f"check --explicit of the output: {crash or 'output is not JSON'}")
+            elif b001:
+                message = b001[0].get("message")
+                problems.append(f"check --explicit of the output reports {len(b001)} B001, first: {message}")
+    if problems:
+        head = f"{len(problems)} problems: " if len(problems) > 1 else ""
+        return failed(head + "; ".join(problems), data=data)
+    return passed(data=data)
+
+
+def check_expand(ctx: Context, model: Model) -> Outcome:
+    """`expand MODEL -o OUT`: exit 0 (a legacy model's opset refusal is a skip), OUT byte-identical when
+    nothing was inserted, accepted by onnx's full checker, bit-identical outputs in onnxruntime on the
+    model's test data sets (random seeded inputs when it has none), idempotent, and every broadcasting
+    node of the main graph sees its inputs in the shape they broadcast to (onnx's shape inference, else
+    onnxruntime's run-time shapes)."""
+    import onnx
+
+    proto = onnx.load(str(model.path), load_external_data=False)
+    feeds = load_test_data(proto, model.dir)
+    random_inputs = False
+    if not feeds and not list(model.dir.glob("test_data_set_*")):
+        feed = random_feed(proto, {}, EXAMPLE_SEED)
+        if feed is not None:
+            feeds, random_inputs = [feed], True
+    return expand_verify(ctx, model.path, feeds, random_inputs, explicit=False)
+
+
+def check_expand_models(ctx: Context, model: Model) -> Outcome:
+    """The `expand` check on an example model (`models/*.onnx`): seeded random inputs, every symbolic dim
+    bound to each size of EXAMPLE_SIZES (all combinations), and `check --explicit` of OUT reports no B001."""
+    import itertools
+
+    import onnx
+
+    proto = onnx.load(str(model.path), load_external_data=False)
+    symbols = graph_symbols(proto)
+    feeds = []
+    for k, sizes in enumerate(itertools.product(EXAMPLE_SIZES, repeat=len(symbols))):
+        feed = random_feed(proto, dict(zip(symbols, sizes)), EXAMPLE_SEED + k)
+        if feed is not None:
+            feeds.append(feed)
+    return expand_verify(ctx, model.path, feeds, random_inputs=True, explicit=True)
+
+
+def ort_error_kind(why: str) -> str:
+    """onnxruntime's error message reduced to its kind (no path, node name or source location), to group by."""
+    for pattern, kind in (
+        (r"Opset (\d+) is under development", "opset {} is newer than onnxruntime's released ones"),
+        (r"Unsupported model IR version: (\d+)", "IR version {} is newer than onnxruntime knows"),
+        (r"Could not find an implementation for (\w+\(\d+\))", "no CPU kernel for {} and these types"),
+    ):
+        found = re.search(pattern, why)
+        if found:
+            return kind.format(found.group(1))
+    return shorten(why.split(" : ")[-1])[:90]
+
+
+def summarize_expand(results: Results, show: int) -> list[str]:
+    name = "expand-models" if results and results[0][0].rel.startswith("models/") else "expand"
+    data = [(m, o.data) for m, o in results if o.data is not None]
+    done = [(m, d) for m, d in data if d["refused"] is None]
+    rewritten = [(m, d) for m, d in done if d["insertions"]]
+    refused = [(m, d) for m, d in data if d["refused"] is not None]
+    ort = Counter(d["ort"] for _, d in rewritten)
+    verified = [d for _, d in rewritten if d["ort"] == "verified"]
+    lines = [
+        f"{name}: models rewritten {len(rewritten)} ({sum(d['insertions'] for _, d in rewritten)} insertions, "
+        f"{sum(d['nodes'] for _, d in rewritten)} nodes inserted), unchanged (byte-identical) "
+        f"{sum(1 for _, d in done if not d['insertions'])}, refused (legacy opset < 8) {len(refused)}",
+        f"{name}: onnxruntime (ORT_DISABLE_ALL, 1 thread) on the rewritten models: bit-identical {len(verified)} "
+        f"({sum(d['ort_sets'] for d in verified)} data sets; {sum(1 for d in verified if d['ort_random'])} models "
+        f"on seeded random inputs, {sum(1 for d in verified if d['ort_ir_lowered'])} with the IR version lowered "
+        f"for onnxruntime), ort-unsupported {ort['unsupported']} (the original does not load or run), "
+        f"ort-structure {ort['structure']} (differs, but exactly as the Identity control does), "
+        f"nondeterministic {ort['nondeterministic']}, mismatch {ort['mismatch']}, no input data {ort[None]}",
+        f"{name}: onnx checker (full_check) skipped on {sum(1 for _, d in done if d['checker_skipped'])} models "
+        f"(it rejects the original too)",
+        f"{name}: broadcasting nodes of the main graph: shape-verified "
+        f"{sum(d['verified'] + d['verified_run'] for _, d in done)} "
+        f"({sum(d['verified'] for _, d in done)} by onnx's "
+        f"inference, {sum(d['verified_run'] for _, d in done)} more on onnxruntime's run-time shapes), "
+        f"violations {sum(len(d['violations']) for _, d in done)}, "
+        f"unverified {sum(d['unverified'] for _, d in done)} "
+        f"(some shape unknown to onnx, and onnxruntime cannot run the model); onnx inference raised on "
+        f"{sum(1 for _, d in done if d['inference_raised'])} models",
+        f"{name}: 'left implicit' warnings {sum(d['left'] for _, d in done)} on "
+        f"{sum(1 for _, d in done if d['left'])} models",
+    ]
+    unsupported = Counter(ort_error_kind(d["ort_why"]) for _, d in rewritten if d["ort"] == "unsupported")
+    if unsupported:
+        lines.append(
+            f"{name}: ort-unsupported by error: "
+            + "; ".join(f"{n} x {why}" for why, n in unsupported.most_common())
+        )
+    for kind in ("structure", "nondeterministic"):
+        listed = [(m, d) for m, d in rewritten if d["ort"] == kind]
+        for m, d in listed[:show]:
+            lines.append(f"  ort-{kind} {m.rel}: {shorten(d['ort_why'])[:200]}")
+        if len(listed) > show:
+            lines.append(f"  ... and {len(listed) - show} more ort-{kind}")
+    listed = [(m, v) for m, d in done for v in d["violations"]]
+    for m, v in listed[:show]:
+        lines.append(f"  violation {m.rel}: {v}")
+    if len(listed) > show:
+        lines.append(f"  ... and {len(listed) - show} more violations")
+    return lines
+
+
 CHECKS: list[Check] = [
     Check("load", "check MODEL exits 0 or 1 (never 2, never a crash or timeout)", check_load),
     Check("roundtrip", "roundtrip MODEL -o OUT exits 0 and OUT is byte-identical to MODEL", check_roundtrip),
@@ -421,6 +1183,22 @@ CHECKS: list[Check] = [
         "shapes --format json MODEL never contradicts onnx.shape_inference on a fully static main-graph value",
         check_shapes,
         summarize_shapes,
+    ),
+    Check(
+        "expand",
+        "expand MODEL -o OUT exits 0 (legacy opset refusals counted apart), OUT byte-identical if nothing was "
+        "inserted, passes onnx's full checker, gives bit-identical onnxruntime outputs, is idempotent, and "
+        "leaves no broadcasting node with inputs of different shapes",
+        check_expand,
+        summarize_expand,
+    ),
+    Check(
+        "expand-models",
+        "the expand check on models/*.onnx with seeded random inputs, symbolic dims bound to 1, 2, 3; "
+        "check --explicit of OUT reports no B001",
+        check_expand_models,
+        summarize_expand,
+        source="examples",
     ),
 ]
 
@@ -452,12 +1230,24 @@ def run_one(check: Check, ctx: Context, model: Model) -> Outcome:
         return Outcome(ERROR, reason=shorten(f"harness error: {type(e).__name__}: {e}"))
 
 
+def find_examples(folder: Path, substr: str | None, limit: int | None) -> list[Model]:
+    """The example models `folder/*.onnx` (not `broken/`), named `models/<file>`, filtered and cut like the
+    corpus."""
+    models = [Model(p, f"models/{p.name}") for p in folder.glob("*.onnx")] if folder.is_dir() else []
+    models.sort(key=lambda m: m.rel)
+    if substr:
+        models = [m for m in models if substr in m.rel]
+    if limit is not None:
+        models = models[:limit]
+    return models
+
+
 def run_all(
-    checks: list[Check], ctx: Context, models: list[Model], jobs: int
+    checks: list[Check], ctx: Context, models: dict[str, list[Model]], jobs: int
 ) -> dict[str, Results]:
-    """Runs every check on every model in parallel; results per check, in model order."""
+    """Runs every check on every model of its source in parallel; results per check, in model order."""
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = {c.name: [(m, pool.submit(run_one, c, ctx, m)) for m in models] for c in checks}
+        futures = {c.name: [(m, pool.submit(run_one, c, ctx, m)) for m in models[c.source]] for c in checks}
         return {name: [(m, f.result()) for m, f in pairs] for name, pairs in futures.items()}
 
 
@@ -505,6 +1295,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         metavar="CHECK",
         help=f"run only this check (repeatable, or comma-separated): {', '.join(names)}",
     )
+    parser.add_argument(
+        "--models",
+        type=Path,
+        default=Path(__file__).resolve().parents[2] / "models",
+        help="the example models for the checks on them (default: the repository's models/)",
+    )
     parser.add_argument("--filter", metavar="SUBSTR", help="only models whose path (under the cache) contains this")
     parser.add_argument("--limit", type=int, metavar="N", help="only the first N models (after --filter)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel calls (default: CPUs)")
@@ -533,12 +1329,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"conformance: no corpus in {args.cache} (run generate.py first)", file=sys.stderr)
         return 2
     checks = [c for c in CHECKS if not args.only or c.name in args.only]
-    models = find_models(args.cache.resolve(), args.filter, args.limit)
-    if not models:
+    models = {
+        "corpus": find_models(args.cache.resolve(), args.filter, args.limit),
+        "examples": find_examples(args.models.resolve(), args.filter, args.limit),
+    }
+    if not any(models[c.source] for c in checks):
         print("conformance: no models selected", file=sys.stderr)
         return 2
+    sources = [s for s in ("corpus", "examples") if any(c.source == s for c in checks)]
+    counts = " + ".join(f"{len(models[s])} {s}" for s in sources)
     print(
-        f"conformance: {len(checks)} check(s) ({', '.join(c.name for c in checks)}) over {len(models)} models, "
+        f"conformance: {len(checks)} check(s) ({', '.join(c.name for c in checks)}) over {counts} models, "
         f"{args.jobs} jobs, binary {binary}"
     )
     start = time.monotonic()
