@@ -62,6 +62,11 @@ enum Kind {
     Multi,
     /// These inputs to the shape of input 0 (which is the output's shape).
     ToFirst(&'static [usize]),
+    /// These inputs to the normalized part of input 0's shape, `X.shape[axis:]`: the shape the
+    /// operator defines scale and bias on. (Expanding them to X's full shape would be explicit too,
+    /// but onnxruntime then picks another LayerNormalization kernel, which accumulates in double and
+    /// changes the last bits of the result.)
+    Normalized(&'static [usize]),
     /// Gemm's C to the output shape [M, N].
     GemmC,
 }
@@ -79,8 +84,8 @@ fn kind(op: &OpNode, opset: i64) -> Option<Kind> {
         "Mod" | "BitShift" | "GreaterOrEqual" | "LessOrEqual" | "Where" | "BitwiseAnd"
         | "BitwiseOr" | "BitwiseXor" | "StringConcat" => Kind::Multi,
         "PRelu" if opset >= 7 => Kind::ToFirst(&[1]),
-        "LayerNormalization" => Kind::ToFirst(&[1, 2]),
-        "RMSNormalization" => Kind::ToFirst(&[1]),
+        "LayerNormalization" => Kind::Normalized(&[1, 2]),
+        "RMSNormalization" => Kind::Normalized(&[1]),
         "Gemm" if opset >= 7 => Kind::GemmC,
         _ => return None,
     })
@@ -287,15 +292,18 @@ impl GraphRewriter<'_> {
     }
 
     fn node(&mut self, op: &OpNode, k: Kind) {
-        let out_shape = op
-            .proto
-            .output
-            .first()
-            .map(|o| self.shape_of(o))
-            .unwrap_or(None);
+        let out_shape = match k {
+            Kind::Normalized(_) => self.normalized_shape(op),
+            _ => op
+                .proto
+                .output
+                .first()
+                .map(|o| self.shape_of(o))
+                .unwrap_or(None),
+        };
         let slots: Vec<usize> = match k {
             Kind::Multi => (0..op.proto.input.len()).collect(),
-            Kind::ToFirst(s) => s.to_vec(),
+            Kind::ToFirst(s) | Kind::Normalized(s) => s.to_vec(),
             Kind::GemmC => vec![2],
         };
         let label = node_label(&op.proto, op.index);
@@ -352,16 +360,53 @@ impl GraphRewriter<'_> {
         }
     }
 
+    /// The `axis` attribute of a normalization node (default -1).
+    fn norm_axis(op: &OpNode) -> i64 {
+        op.proto
+            .attribute
+            .iter()
+            .find(|a| a.name() == "axis")
+            .and_then(|a| a.i)
+            .unwrap_or(-1)
+    }
+
+    /// `X.shape[axis:]` of a normalization node, when X's rank is known.
+    fn normalized_shape(&self, op: &OpNode) -> Shape {
+        let x = self.shape_of(op.proto.input.first()?)?;
+        let r = x.len() as i64;
+        let axis = Self::norm_axis(op);
+        let a = if axis < 0 { axis + r } else { axis };
+        (0..=r).contains(&a).then(|| x[a as usize..].to_vec())
+    }
+
     /// A value holding the output shape, computed at run time. For multidirectional ops: the shape of
     /// an input already of the output's shape if there is one, else the broadcast of the others built
     /// with Expand (which is itself bidirectional). For X-shaped ops: Shape(X). For Gemm: [M, N] taken
     /// from A and B.
     fn runtime_target(&mut self, op: &OpNode, k: &Kind, slot: usize, base: &str) -> Option<String> {
         let out_shape = self.shape_of(op.proto.output.first()?);
-        out_shape.as_ref()?;
         let at = op.index;
         match k {
             Kind::ToFirst(_) => Some(self.shape_node(at, &op.proto.input[0], base)),
+            Kind::Normalized(_) => {
+                // Shape's `start` (opset 15; these ops start at 17) takes the normalized part, and a
+                // negative start works whatever X's rank turns out to be.
+                let name = self.shape_node(at, &op.proto.input[0], base);
+                if let Some(last) = self
+                    .patch
+                    .insert_before
+                    .get_mut(&at)
+                    .and_then(|v| v.last_mut())
+                {
+                    last.attribute.push(AttributeProto {
+                        name: Some("start".into()),
+                        r#type: Some(AttributeType::Int as i32),
+                        i: Some(Self::norm_axis(op)),
+                        ..Default::default()
+                    });
+                }
+                Some(name)
+            }
             Kind::GemmC => {
                 let trans = |n: &str| {
                     op.proto

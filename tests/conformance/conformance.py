@@ -837,6 +837,15 @@ def broadcast_targets(
         target = None
         if a is not None and b is not None and len(a) == 2 and len(b) == 2:
             target = (a[1] if attrs.get("transA") else a[0], b[0] if attrs.get("transB") else b[1])
+    elif op in ("LayerNormalization", "RMSNormalization"):
+        # Scale and bias are defined on the normalized part X.shape[axis:]; that is their explicit form.
+        x = shapes.get(inputs[0]) if inputs else None
+        axis = next((a_.i for a_ in node.attribute if a_.name == "axis"), -1)
+        target = None
+        if x is not None:
+            start = axis + len(x) if axis < 0 else axis
+            if 0 <= start <= len(x):
+                target = x[start:]
     else:
         target = shapes.get(inputs[0]) if inputs else None
     return [(k, inputs[k], target) for k in slots]
