@@ -307,3 +307,10 @@ fn zero_size() {
 fn many_types() {
     snapshot("many_types");
 }
+
+/// Opset 6 has no Expand: Reshape (B padded at `axis` with trailing ones) + Tile, and the legacy
+/// `broadcast`/`axis` attributes removed from the now equal-shaped node.
+#[test]
+fn legacy_axis() {
+    snapshot("legacy_axis");
+}

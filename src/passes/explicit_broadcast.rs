@@ -16,7 +16,7 @@ use crate::ir::build::node_label;
 use crate::ir::{Graph, Model, OpNode, opset_domain};
 use crate::proto::attribute_proto::AttributeType;
 use crate::proto::tensor_proto::DataType;
-use crate::proto::{AttributeProto, NodeProto, TensorProto};
+use crate::proto::{AttributeProto, NodeProto, TensorProto, ValueInfoProto};
 use crate::shape::dim::{Dim, Shape, format_shape};
 use crate::shape::value::ValueInfo;
 use std::collections::HashMap;
@@ -52,8 +52,7 @@ pub struct Outcome {
 const EXPAND_SINCE: i64 = 8;
 
 /// First IR version in which an initializer need not also be a graph input. Before it, every
-/// initializer must be listed in `graph.input` (onnx's checker rejects the model otherwise), so new
-/// shape tensors go in `Constant` nodes instead, as in function bodies.
+/// initializer must be listed in `graph.input` too (onnx's checker rejects the model otherwise).
 const INITIALIZER_NOT_INPUT_SINCE: i64 = 4;
 
 /// How a node broadcasts: which input slots, and to what.
@@ -69,6 +68,8 @@ enum Kind {
     Normalized(&'static [usize]),
     /// Gemm's C to the output shape [M, N].
     GemmC,
+    /// Opset < 7 `broadcast=1`: B (input 1) placed at `axis` of A's shape and repeated to it.
+    LegacyAxis(Option<i64>),
 }
 
 fn kind(op: &OpNode, opset: i64) -> Option<Kind> {
@@ -86,7 +87,14 @@ fn kind(op: &OpNode, opset: i64) -> Option<Kind> {
         "PRelu" if opset >= 7 => Kind::ToFirst(&[1]),
         "LayerNormalization" => Kind::Normalized(&[1, 2]),
         "RMSNormalization" => Kind::Normalized(&[1]),
-        "Gemm" if opset >= 7 => Kind::GemmC,
+        "Gemm" if opset >= 7 || legacy_broadcast(op) => Kind::GemmC,
+        _ if legacy_binary && legacy_broadcast(op) => Kind::LegacyAxis(
+            op.proto
+                .attribute
+                .iter()
+                .find(|a| a.name() == "axis")
+                .and_then(|a| a.i),
+        ),
         _ => return None,
     })
 }
@@ -150,7 +158,7 @@ pub fn run(model: &Model, opts: &Options) -> Result<Outcome, String> {
     for (g, function) in graphs {
         let imports = model.opset_imports(function);
         let opset = imports.get("").copied().unwrap_or(0);
-        let constant_nodes = function.is_some() || legacy_ir;
+        let in_function = function.is_some();
         let infos = shapes.get(g.path.as_str()).copied();
         let mut rw = GraphRewriter {
             g,
@@ -158,7 +166,9 @@ pub fn run(model: &Model, opts: &Options) -> Result<Outcome, String> {
             patch: GraphPatch::new(g),
             names: &mut names,
             shape_consts: HashMap::new(),
-            constant_nodes,
+            in_function,
+            legacy_ir,
+            opset,
             out: &mut out,
             opts,
         };
@@ -167,24 +177,8 @@ pub fn run(model: &Model, opts: &Options) -> Result<Outcome, String> {
             if !opset_domain(op.proto.domain()).is_empty() {
                 continue;
             }
-            let k = kind(op, opset);
-            if k.is_none() && opset < 7 && legacy_broadcast(op) {
-                return Err(format!(
-                    "node '{}' ({}) in graph {} uses the legacy broadcast attribute of opset {opset}, which has no Expand (from opset {EXPAND_SINCE}); convert the model to opset {EXPAND_SINCE} or later first",
-                    node_label(&op.proto, op.index),
-                    op.op_type(),
-                    g.path
-                ));
-            }
-            let Some(k) = k else { continue };
-            let before = rw.out.insertions.len();
-            rw.node(op, k);
-            if rw.out.insertions.len() > before && opset < EXPAND_SINCE {
-                return Err(format!(
-                    "graph {} imports opset {opset}, which has no Expand (from opset {EXPAND_SINCE}); convert the model to opset {EXPAND_SINCE} or later first",
-                    g.path
-                ));
-            }
+            let Some(k) = kind(op, opset) else { continue };
+            rw.node(op, k)?;
         }
         let patch = rw.patch;
         if !patch.is_empty() {
@@ -201,9 +195,13 @@ struct GraphRewriter<'a> {
     names: &'a mut Names,
     /// Name of the int64 tensor holding each static target shape, per graph.
     shape_consts: HashMap<Vec<u64>, String>,
-    /// New tensors are `Constant` nodes, not initializers: in function bodies (which cannot hold
-    /// initializers) and in models of IR version < 4 (whose initializers must also be graph inputs).
-    constant_nodes: bool,
+    /// New tensors are `Constant` nodes in function bodies, which cannot hold initializers.
+    in_function: bool,
+    /// IR version < 4: every initializer must also be listed as a graph input. (Constant nodes are
+    /// no way out: before opset 9 they cannot hold int64.)
+    legacy_ir: bool,
+    /// Version of the default domain in force: below 8 there is no Expand, and Reshape + Tile stand in.
+    opset: i64,
     out: &'a mut Outcome,
     opts: &'a Options,
 }
@@ -214,6 +212,26 @@ fn node(op_type: &str, name: String, inputs: Vec<String>, outputs: Vec<String>) 
         name: Some(name),
         input: inputs,
         output: outputs,
+        ..Default::default()
+    }
+}
+
+/// The graph input that declares an int64 1-D initializer of `len` values.
+fn int64_input(name: &str, len: usize) -> ValueInfoProto {
+    use crate::proto::{TensorShapeProto, TypeProto, tensor_shape_proto, type_proto};
+    let dim = tensor_shape_proto::Dimension {
+        value: Some(tensor_shape_proto::dimension::Value::DimValue(len as i64)),
+        ..Default::default()
+    };
+    ValueInfoProto {
+        name: Some(name.to_owned()),
+        r#type: Some(TypeProto {
+            value: Some(type_proto::Value::TensorType(type_proto::Tensor {
+                elem_type: Some(DataType::Int64 as i32),
+                shape: Some(TensorShapeProto { dim: vec![dim] }),
+            })),
+            ..Default::default()
+        }),
         ..Default::default()
     }
 }
@@ -260,7 +278,7 @@ impl GraphRewriter<'_> {
     fn const_i64(&mut self, at: usize, base: &str, values: &[i64]) -> String {
         let name = self.names.fresh(base);
         let t = int64_tensor(&name, values);
-        if self.constant_nodes {
+        if self.in_function {
             let mut c = node("Constant", name.clone(), vec![], vec![name.clone()]);
             c.attribute.push(AttributeProto {
                 name: Some("value".into()),
@@ -269,9 +287,13 @@ impl GraphRewriter<'_> {
                 ..Default::default()
             });
             self.insert(at, c);
-        } else {
-            self.patch.initializers.push(t);
+            return name;
         }
+        if self.legacy_ir {
+            // IR < 4: an initializer must also be a graph input (with its default value).
+            self.patch.inputs.push(int64_input(&name, values.len()));
+        }
+        self.patch.initializers.push(t);
         name
     }
 
@@ -285,13 +307,13 @@ impl GraphRewriter<'_> {
         let values: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
         let name = self.const_i64(at, &base, &values);
         // Constant nodes are one per use; initializers are shared graph-wide.
-        if !self.constant_nodes {
+        if !self.in_function {
             self.shape_consts.insert(dims.to_vec(), name.clone());
         }
         name
     }
 
-    fn node(&mut self, op: &OpNode, k: Kind) {
+    fn node(&mut self, op: &OpNode, k: Kind) -> Result<(), String> {
         let out_shape = match k {
             Kind::Normalized(_) => self.normalized_shape(op),
             _ => op
@@ -305,6 +327,7 @@ impl GraphRewriter<'_> {
             Kind::Multi => (0..op.proto.input.len()).collect(),
             Kind::ToFirst(s) | Kind::Normalized(s) => s.to_vec(),
             Kind::GemmC => vec![2],
+            Kind::LegacyAxis(_) => vec![1],
         };
         let label = node_label(&op.proto, op.index);
         for &slot in &slots {
@@ -326,6 +349,10 @@ impl GraphRewriter<'_> {
                 continue;
             }
             let base = format!("{label}/expand_in{slot}");
+            if self.opset < EXPAND_SINCE {
+                self.tile(op, &k, slot, input, &in_shape, &out_shape, &base)?;
+                continue;
+            }
             let target = if let Some(dims) = is_static(&out_shape) {
                 Some(self.static_target(op.index, &dims))
             } else {
@@ -358,6 +385,111 @@ impl GraphRewriter<'_> {
                 to: format_shape(&out_shape),
             });
         }
+        Ok(())
+    }
+
+    /// Before opset 8 there is no Expand: the input is reshaped to the output's rank (at `axis` for the
+    /// legacy rule: B's shape padded with rank(A) - axis - rank(B) trailing ones) and tiled to the
+    /// output's sizes. Tile repeats (not computes) values, so the result is bit-identical too. Only
+    /// static shapes can be done this way: repeat counts of symbolic sizes would need arithmetic.
+    #[allow(clippy::too_many_arguments)]
+    fn tile(
+        &mut self,
+        op: &OpNode,
+        k: &Kind,
+        slot: usize,
+        input: &str,
+        in_shape: &Shape,
+        out_shape: &Shape,
+        base: &str,
+    ) -> Result<(), String> {
+        let label = node_label(&op.proto, op.index);
+        let refuse = |why: &str| {
+            format!(
+                "node '{label}' ({}) in graph {}: {why}; opset {} has no Expand (from opset {EXPAND_SINCE}): convert the model to opset {EXPAND_SINCE} or later first",
+                op.op_type(),
+                self.g.path,
+                self.opset
+            )
+        };
+        if self.opset < 6 {
+            return Err(refuse("Tile with a repeats input needs opset 6"));
+        }
+        let (Some(from), Some(to)) = (is_static(in_shape), is_static(out_shape)) else {
+            return Err(refuse(&format!(
+                "the broadcast {} -> {} is not static",
+                format_shape(in_shape),
+                format_shape(out_shape)
+            )));
+        };
+        if from.len() > to.len() {
+            return Err(refuse("the input has more axes than the output"));
+        }
+        let lead = match k {
+            Kind::LegacyAxis(Some(axis)) if *axis >= 0 => *axis as usize,
+            _ => to.len() - from.len(),
+        };
+        let Some(trail) = to.len().checked_sub(lead + from.len()) else {
+            return Err(refuse(
+                "the input does not fit in the output's rank at its axis",
+            ));
+        };
+        let padded: Vec<u64> = std::iter::repeat_n(1, lead)
+            .chain(from.iter().copied())
+            .chain(std::iter::repeat_n(1, trail))
+            .collect();
+        let repeats: Vec<i64> = padded
+            .iter()
+            .zip(&to)
+            .map(|(&p, &t)| if p == t { 1 } else { t as i64 })
+            .collect();
+        let mut current = input.to_owned();
+        if padded != from {
+            let values: Vec<i64> = padded.iter().map(|&d| d as i64).collect();
+            let shape = self.const_i64(op.index, &format!("{base}/rank_shape"), &values);
+            let name = self.names.fresh(&format!("{base}/reshape"));
+            let reshape = node(
+                "Reshape",
+                name.clone(),
+                vec![current, shape],
+                vec![name.clone()],
+            );
+            self.insert(op.index, reshape);
+            current = name;
+        }
+        if repeats.iter().any(|&r| r != 1) {
+            let reps = self.const_i64(op.index, &format!("{base}/repeats"), &repeats);
+            let name = self.names.fresh(base);
+            self.insert(
+                op.index,
+                node(
+                    "Tile",
+                    name.clone(),
+                    vec![current, reps],
+                    vec![name.clone()],
+                ),
+            );
+            current = name;
+        }
+        self.patch.rewire.insert((op.index, slot), current);
+        if let Kind::LegacyAxis(_) = k {
+            // With B of A's shape the legacy rule no longer applies (B would not fit at `axis`):
+            // the node becomes a plain equal-shapes one.
+            for (i, a) in op.proto.attribute.iter().enumerate() {
+                if a.name() == "broadcast" || a.name() == "axis" {
+                    self.patch.drop_attributes.insert((op.index, i));
+                }
+            }
+        }
+        self.out.insertions.push(Insertion {
+            graph: self.g.path.clone(),
+            node: label,
+            op_type: op.op_type().to_owned(),
+            slot,
+            from: format_shape(in_shape),
+            to: format_shape(out_shape),
+        });
+        Ok(())
     }
 
     /// The `axis` attribute of a normalization node (default -1).
@@ -407,6 +539,7 @@ impl GraphRewriter<'_> {
                 }
                 Some(name)
             }
+            Kind::LegacyAxis(_) => None,
             Kind::GemmC => {
                 let trans = |n: &str| {
                     op.proto

@@ -6,10 +6,10 @@
 pub mod explicit_broadcast;
 
 use crate::ir::{Graph, Model, WirePath};
-use crate::proto::{NodeProto, TensorProto};
+use crate::proto::{NodeProto, TensorProto, ValueInfoProto};
 use crate::wire::{Action, Edit, write_len_record};
 use prost::Message;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 /// Changes to one graph (main graph, subgraph or function body), located by its wire path.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -24,6 +24,10 @@ pub struct GraphPatch {
     pub rewire: BTreeMap<(usize, usize), String>,
     /// Initializers appended to the graph (a GraphProto; function bodies use Constant nodes instead).
     pub initializers: Vec<TensorProto>,
+    /// Graph inputs appended (models of IR version < 4 list every initializer as an input too).
+    pub inputs: Vec<ValueInfoProto>,
+    /// (node position, attribute position) of attributes to remove.
+    pub drop_attributes: BTreeSet<(usize, usize)>,
 }
 
 impl GraphPatch {
@@ -37,7 +41,11 @@ impl GraphPatch {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.insert_before.is_empty() && self.rewire.is_empty() && self.initializers.is_empty()
+        self.insert_before.is_empty()
+            && self.rewire.is_empty()
+            && self.initializers.is_empty()
+            && self.inputs.is_empty()
+            && self.drop_attributes.is_empty()
     }
 
     pub fn inserted_nodes(&self) -> usize {
@@ -55,6 +63,10 @@ pub struct Patch {
 const INITIALIZER_FIELD: u32 = 5;
 /// `NodeProto.input`.
 const INPUT_FIELD: u32 = 1;
+/// `NodeProto.attribute`.
+const ATTRIBUTE_FIELD: u32 = 5;
+/// `GraphProto.input`.
+const INPUT_FIELD_OF_GRAPH: u32 = 11;
 
 impl Patch {
     pub fn is_empty(&self) -> bool {
@@ -83,8 +95,16 @@ impl Patch {
                     .at(INPUT_FIELD, slot)
                     .action = Action::Replace(record);
             }
+            for &(index, attribute) in &gp.drop_attributes {
+                edit.child(gp.node_field, index)
+                    .at(ATTRIBUTE_FIELD, attribute)
+                    .action = Action::Replace(Vec::new());
+            }
             for t in &gp.initializers {
                 write_len_record(&mut edit.append, INITIALIZER_FIELD, &t.encode_to_vec());
+            }
+            for vi in &gp.inputs {
+                write_len_record(&mut edit.append, INPUT_FIELD_OF_GRAPH, &vi.encode_to_vec());
             }
         }
         root
