@@ -312,6 +312,40 @@ impl Spliced {
         Ok(())
     }
 
+    /// Streams the output to the file behind `w`, copying source spans from `file` (whose content is
+    /// `src`) with the kernel's file-to-file copy where the platform has one: the weights then go
+    /// from file to file without passing through this process's memory.
+    pub fn copy_to(
+        &self,
+        file: &std::fs::File,
+        src: &[u8],
+        w: &mut std::io::BufWriter<&std::fs::File>,
+    ) -> std::io::Result<()> {
+        use std::io::{Read, Seek, SeekFrom};
+        /// Spans shorter than this are copied from the mapping: a syscall each would cost more.
+        const KERNEL_COPY_ABOVE: usize = 1 << 20;
+        for c in &self.chunks {
+            match c {
+                Chunk::Source(r) if r.len() > KERNEL_COPY_ABOVE => {
+                    w.flush()?;
+                    let mut input = file;
+                    input.seek(SeekFrom::Start(r.start as u64))?;
+                    let want = r.len() as u64;
+                    let copied = std::io::copy(&mut input.take(want), w.get_mut())?;
+                    if copied != want {
+                        return Err(std::io::Error::new(
+                            std::io::ErrorKind::UnexpectedEof,
+                            "the input file shrank while it was being copied",
+                        ));
+                    }
+                }
+                Chunk::Source(r) => w.write_all(&src[r.clone()])?,
+                Chunk::Owned(b) => w.write_all(b)?,
+            }
+        }
+        Ok(())
+    }
+
     /// The output as one buffer (for small models and tests).
     pub fn to_vec(&self, src: &[u8]) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.len as usize);

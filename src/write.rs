@@ -50,7 +50,10 @@ pub fn write_model(model: &Model, edit: &Edit, dest: &Path, opts: &WriteOptions)
             input.display()
         );
     }
-    crate::io::write_atomic_with(dest, |f| out.write_to(&model.source, f))
+    match &model.source_file {
+        Some(file) => crate::io::write_atomic_with(dest, |w| out.copy_to(file, &model.source, w)),
+        None => crate::io::write_atomic_with(dest, |w| out.write_to(&model.source, w)),
+    }
 }
 
 /// External-data files the model references, if `dest` is in another folder than the model: the

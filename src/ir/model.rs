@@ -37,6 +37,9 @@ pub struct Model {
     pub origin: Origin,
     /// The bytes the model was decoded from. Tensor data in the IR are slices of these.
     pub source: Bytes,
+    /// The open file `source` maps, when the model came from one: the writer copies unchanged spans
+    /// from it inside the kernel (copy_file_range) instead of through memory.
+    pub source_file: Option<std::sync::Arc<std::fs::File>>,
     /// The `ModelProto` with `graph` and `functions` moved into the IR.
     pub header: ModelProto,
     pub graph: Option<Graph>,
@@ -60,7 +63,9 @@ impl Model {
         match content.file {
             Some(file) if !content.bytes.is_empty() => {
                 let header = crate::decode::decode_file(&file, &content.bytes)?;
-                Ok(Model::from_proto_with_source(header, content.bytes, origin))
+                let mut m = Model::from_proto_with_source(header, content.bytes, origin);
+                m.source_file = Some(std::sync::Arc::new(file));
+                Ok(m)
             }
             _ => Model::from_bytes(content.bytes, origin),
         }
@@ -98,6 +103,7 @@ impl Model {
         let mut model = Model {
             origin,
             source,
+            source_file: None,
             header,
             graph,
             functions,
