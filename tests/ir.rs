@@ -337,3 +337,60 @@ fn subgraph_output_named_like_an_outer_value_is_a_duplicate_definition() {
     assert_eq!(d.node.as_deref(), Some("redefine"));
     assert!(d.message.contains("'c'") && d.message.contains("enclosing graph"));
 }
+
+fn function(name: &str, calls: &str) -> FunctionProto {
+    FunctionProto {
+        name: Some(name.into()),
+        domain: Some("custom".into()),
+        input: vec!["a".into()],
+        output: vec!["b".into()],
+        node: vec![NodeProto {
+            domain: Some("custom".into()),
+            ..node(calls, &format!("{name}_calls_{calls}"), &["a"], &["b"])
+        }],
+        opset_import: vec![OperatorSetIdProto {
+            domain: Some("custom".into()),
+            version: Some(1),
+        }],
+        ..Default::default()
+    }
+}
+
+fn calling_model(functions: Vec<FunctionProto>, entry: &str) -> ModelProto {
+    let mut m = model(graph(
+        vec![NodeProto {
+            domain: Some("custom".into()),
+            ..node(entry, "call", &["x"], &["y"])
+        }],
+        &["x"],
+        &["y"],
+    ));
+    m.opset_import.push(OperatorSetIdProto {
+        domain: Some("custom".into()),
+        version: Some(1),
+    });
+    m.functions = functions;
+    m
+}
+
+#[test]
+fn a_function_calling_itself_is_g009_and_inference_terminates() {
+    let m = load(&calling_model(vec![function("Loop", "Loop")], "Loop"));
+    assert_eq!(codes(&m), [Code::RecursiveFunction]);
+    assert!(findings(&m)[0].message.contains("custom.Loop calls itself"));
+}
+
+#[test]
+fn functions_calling_each_other_in_a_cycle_are_g009_once() {
+    let fs = vec![function("A", "B"), function("B", "C"), function("C", "A")];
+    let m = load(&calling_model(fs, "A"));
+    assert_eq!(codes(&m), [Code::RecursiveFunction]);
+    let msg = &findings(&m)[0].message;
+    assert!(
+        msg.contains("custom.A -> custom.B -> custom.C -> custom.A"),
+        "{msg}"
+    );
+    let ok = vec![function("A", "B"), function("B", "Relu")];
+    let fine = load(&calling_model(ok, "A"));
+    assert!(!codes(&fine).contains(&Code::RecursiveFunction));
+}

@@ -2,6 +2,7 @@
 //! return diagnostics; none of them reads tensor data.
 
 mod external;
+mod functions;
 mod model;
 mod nodes;
 mod tensors;
@@ -22,6 +23,7 @@ pub fn run(model: &Model) -> Vec<Diagnostic> {
     out.extend(nodes::check(model));
     out.extend(tensors::check(model));
     out.extend(external::check(model));
+    out.extend(functions::check(model));
     out
 }
 

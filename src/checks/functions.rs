@@ -1,0 +1,97 @@
+//! Model-local function rule (G009): functions must not call themselves, directly or through other
+//! functions. ONNX functions are expanded inline, so recursion has no meaning; a tool that followed
+//! the calls would never stop.
+
+use crate::diagnostics::{Code, Diagnostic};
+use crate::ir::Model;
+use std::collections::HashMap;
+
+pub fn check(model: &Model) -> Vec<Diagnostic> {
+    let index: HashMap<(&str, &str), usize> = model
+        .functions
+        .iter()
+        .enumerate()
+        .map(|(i, f)| ((f.domain(), f.name()), i))
+        .collect();
+    // calls[i]: the functions function i calls, anywhere in its body (subgraphs included).
+    let calls: Vec<Vec<usize>> = model
+        .functions
+        .iter()
+        .map(|f| {
+            let mut out = Vec::new();
+            f.body.walk(&mut |g| {
+                for op in g.ops.iter().filter_map(|&id| g.op(id)) {
+                    if let Some(&j) = index.get(&(op.proto.domain(), op.op_type()))
+                        && !out.contains(&j)
+                    {
+                        out.push(j);
+                    }
+                }
+            });
+            out
+        })
+        .collect();
+    let mut out = Vec::new();
+    let mut reported = vec![false; calls.len()];
+    for start in 0..calls.len() {
+        if reported[start] {
+            continue;
+        }
+        if let Some(cycle) = cycle_through(start, &calls) {
+            for &i in &cycle {
+                reported[i] = true;
+            }
+            let names: Vec<String> = cycle
+                .iter()
+                .chain(std::iter::once(&cycle[0]))
+                .map(|&i| {
+                    let f = &model.functions[i];
+                    format!("{}.{}", f.domain(), f.name())
+                })
+                .collect();
+            let what = if cycle.len() == 1 {
+                format!("function {} calls itself", names[0])
+            } else {
+                format!(
+                    "functions call each other in a cycle: {}",
+                    names.join(" -> ")
+                )
+            };
+            out.push(Diagnostic::new(
+                Code::RecursiveFunction,
+                &model.functions[start].body.path,
+                what,
+            ));
+        }
+    }
+    out
+}
+
+/// A cycle of calls that starts and ends at `start`, if there is one (iterative DFS: a hostile
+/// model's call chains cannot overflow the stack).
+fn cycle_through(start: usize, calls: &[Vec<usize>]) -> Option<Vec<usize>> {
+    let mut path = vec![start];
+    let mut next = vec![0usize];
+    let mut on_path = vec![false; calls.len()];
+    let mut done = vec![false; calls.len()];
+    on_path[start] = true;
+    while let (Some(&node), Some(k)) = (path.last(), next.last_mut()) {
+        if let Some(&callee) = calls[node].get(*k) {
+            *k += 1;
+            if callee == start {
+                return Some(path);
+            }
+            if !on_path[callee] && !done[callee] {
+                on_path[callee] = true;
+                path.push(callee);
+                next.push(0);
+            }
+        } else {
+            on_path[node] = false;
+            done[node] = true;
+            path.pop();
+            next.pop();
+        }
+    }
+    None
+}
