@@ -1,0 +1,34 @@
+//! Raw bytes -> load -> explicit-broadcast pass -> write -> reload -> check. Whatever `expand` writes
+//! must load again, and must not have gained broadcast errors.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use onnx_lint::diagnostics::{Code, has_errors};
+use onnx_lint::io::Origin;
+use onnx_lint::ir::Model;
+use onnx_lint::passes::explicit_broadcast::{Options, run};
+use onnx_lint::write::splice_model;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(model) = Model::from_bytes(bytes::Bytes::copy_from_slice(data), Origin::Stdin) else {
+        return;
+    };
+    // `expand` refuses models with errors; so does this target.
+    if has_errors(&model.diagnostics) {
+        return;
+    }
+    let Ok(outcome) = run(&model, &Options::default()) else {
+        return;
+    };
+    let Ok(out) = splice_model(&model, &outcome.patch.to_edit()) else {
+        return;
+    };
+    let written = out.to_vec(&model.source);
+    let again = Model::from_bytes(bytes::Bytes::from(written), Origin::Stdin)
+        .expect("the output of expand loads");
+    assert!(
+        !again.diagnostics.iter().any(|d| d.code == Code::BroadcastError),
+        "expand introduced a broadcast error: {:?}",
+        again.diagnostics
+    );
+});

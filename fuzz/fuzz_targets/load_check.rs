@@ -1,0 +1,20 @@
+//! Raw bytes -> load (decode, IR, structural checks, shape inference) -> render every format.
+//! Must never panic, hang or allocate without bound, whatever the bytes.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use onnx_lint::diagnostics::render::{FileReport, json, sarif, shapes_json, text};
+use onnx_lint::io::Origin;
+use onnx_lint::ir::Model;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(model) = Model::from_bytes(bytes::Bytes::copy_from_slice(data), Origin::Stdin) else {
+        return;
+    };
+    let _ = shapes_json(&model.shapes);
+    let report = [FileReport {
+        file: "fuzz.onnx".into(),
+        outcome: Ok(model.diagnostics.clone()),
+    }];
+    let _ = (text(&report), json(&report), sarif(&report));
+});
