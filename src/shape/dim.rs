@@ -4,11 +4,22 @@
 //! such as `batch`, or an expression over such symbols), or unknown. A shape is a list of dimensions, or
 //! nothing at all when even the rank is unknown.
 //!
-//! Symbolic expressions are kept in a normal form (see [`SymExpr::broadcast`]) so that structural
-//! equality is the equality the broadcast rules need: `broadcast(N, M)` and `broadcast(M, N)` are the same
-//! value, which makes broadcasting commutative and associative on symbols as the SONNX `Broadcast` draft
-//! (001, "Alternate functionality description") requires of the operator.
+//! Symbolic expressions are kept in a normal form so that structural equality is equality of the values
+//! they stand for:
+//! - `broadcast(N, M)` and `broadcast(M, N)` are the same value (see [`SymExpr::broadcast`]), which makes
+//!   broadcasting commutative and associative on symbols as the SONNX `Broadcast` draft (001,
+//!   "Alternate functionality description") requires of the operator;
+//! - integer arithmetic over symbols (`seq*12`, `batch*seq`, `seq+1`) is exact: an expression is a
+//!   polynomial with integer coefficients over *atoms* — symbols and broadcasts, the latter opaque (a
+//!   broadcast is not arithmetic) — see [`Poly`]. A product is a coefficient times sorted atoms, a sum of
+//!   such monomials leading term first plus a constant; anything that would not be exact (a division that
+//!   does not divide, an overflow, an expression grown beyond [`MAX_TERMS`] / [`MAX_DEGREE`]) is no
+//!   expression at all, and the caller makes the size unknown.
+//!
+//! Every atom stands for a size, so for a non-negative integer: that is what [`Poly::lower_bound`] uses.
 
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// A dimension: known size (0 allowed), symbolic, or unknown.
@@ -19,23 +30,34 @@ pub enum Dim {
     Unknown,
 }
 
-/// A symbolic size expression.
+/// A symbolic size expression, in normal form (build compound ones with [`SymExpr::broadcast`] and
+/// [`Poly`], never by hand).
 ///
 /// Variants beyond [`SymExpr::Var`] are compound; code that only cares about the leaves of an expression
-/// matches `Var` (or `Broadcast`) and treats everything else as opaque, so that new variants (products,
-/// quotients) can be added without touching it.
+/// matches `Var` (or `Broadcast`) and treats everything else as opaque.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum SymExpr {
     /// A named symbol: the `dim_param` of a declared shape.
     Var(String),
     /// The broadcast of several sizes that could not be resolved, e.g. `broadcast(M, N)` for an axis where
     /// one input has `M` and another `N`. Build it with [`SymExpr::broadcast`], which keeps its parts
-    /// flat, sorted and without duplicates.
+    /// flat, sorted and without duplicates. In arithmetic it is an atom, like a symbol.
     Broadcast(Vec<SymExpr>),
+    /// `coefficient * factors`: the factors are atoms (`Var`, `Broadcast`), sorted, repeated for a power;
+    /// the coefficient is not 0, and not 1 when there is a single factor (that is the factor itself).
+    Product(i64, Vec<SymExpr>),
+    /// `terms + constant`: the terms are distinct monomials (an atom or a `Product`), leading term first
+    /// (higher degree first); two terms at least, or one and a non-zero constant.
+    Sum(Vec<SymExpr>, i64),
 }
 
 /// A shape: `None` when the rank is unknown; `Some(vec![])` is a scalar.
 pub type Shape = Option<Vec<Dim>>;
+
+/// Most monomials an expression may have; a result with more is not built (the size is then unknown).
+pub const MAX_TERMS: usize = 16;
+/// Highest degree of a monomial (`a*b*c` has degree 3); beyond it the result is not built.
+pub const MAX_DEGREE: usize = 8;
 
 impl SymExpr {
     pub fn var(name: impl Into<String>) -> Self {
@@ -79,6 +101,314 @@ impl SymExpr {
             other => out.push(other),
         }
     }
+
+    /// The named symbols the expression is built from (inside broadcasts too), sorted, once each.
+    pub fn symbols(&self) -> Vec<&str> {
+        fn walk<'a>(e: &'a SymExpr, out: &mut Vec<&'a str>) {
+            match e {
+                SymExpr::Var(n) => out.push(n),
+                SymExpr::Broadcast(parts) | SymExpr::Product(_, parts) | SymExpr::Sum(parts, _) => {
+                    for p in parts {
+                        walk(p, out);
+                    }
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(self, &mut out);
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// `self * other`, exact; `None` when it is not an expression (see [`Poly`]).
+    pub fn checked_mul(&self, other: &SymExpr) -> Option<SymExpr> {
+        Poly::of(self).mul(&Poly::of(other))?.into_expr()
+    }
+
+    /// `self + other`, exact; `None` when the result is a constant or too large.
+    pub fn checked_add(&self, other: &SymExpr) -> Option<SymExpr> {
+        Poly::of(self).add(&Poly::of(other))?.into_expr()
+    }
+
+    /// `self / other` when `other` divides `self` exactly as polynomials (`(seq*12)/12 = seq`); `None`
+    /// otherwise, or when the quotient is a constant.
+    pub fn checked_div(&self, other: &SymExpr) -> Option<SymExpr> {
+        Poly::of(self).div_exact(&Poly::of(other))?.into_expr()
+    }
+}
+
+/// A monomial: atoms multiplied, sorted, repeated for a power; empty for the constant monomial 1.
+type Monomial = Vec<SymExpr>;
+
+/// The monomial order: graded, then lexicographic on exponents (an atom earlier in the `SymExpr` order
+/// weighs more). It is a monomial order (compatible with multiplication), which exact division needs.
+fn mono_cmp(a: &Monomial, b: &Monomial) -> Ordering {
+    a.len().cmp(&b.len()).then_with(|| b.cmp(a))
+}
+
+/// `a / b` as monomials, when `b`'s atoms are among `a`'s (with their multiplicity).
+fn mono_div(a: &[SymExpr], b: &[SymExpr]) -> Option<Monomial> {
+    let mut out = Vec::with_capacity(a.len().saturating_sub(b.len()));
+    let mut rest = b.iter().peekable();
+    for x in a {
+        if rest.peek() == Some(&x) {
+            rest.next();
+        } else {
+            out.push(x.clone());
+        }
+    }
+    rest.peek().is_none().then_some(out)
+}
+
+fn mono_mul(a: &[SymExpr], b: &[SymExpr]) -> Option<Monomial> {
+    if a.len() + b.len() > MAX_DEGREE {
+        return None;
+    }
+    let mut m: Monomial = a.iter().chain(b).cloned().collect();
+    m.sort();
+    Some(m)
+}
+
+/// An integer polynomial over atoms (symbols and broadcasts): the arithmetic behind symbolic sizes and
+/// symbolic shape values. Every operation is exact or gives `None` (overflow, a division that does not
+/// divide, a result beyond [`MAX_TERMS`] monomials or of degree beyond [`MAX_DEGREE`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Poly {
+    /// Coefficient of each monomial; never 0.
+    terms: BTreeMap<Monomial, i64>,
+}
+
+impl Poly {
+    /// The constant `c`.
+    pub fn constant(c: i64) -> Self {
+        let mut p = Poly::default();
+        if c != 0 {
+            p.terms.insert(Vec::new(), c);
+        }
+        p
+    }
+
+    /// The polynomial an expression stands for (an atom is itself with coefficient 1).
+    pub fn of(e: &SymExpr) -> Self {
+        let mut p = Poly::default();
+        match e {
+            SymExpr::Var(_) | SymExpr::Broadcast(_) => {
+                p.terms.insert(vec![e.clone()], 1);
+            }
+            SymExpr::Product(c, factors) => {
+                if *c != 0 {
+                    let mut f = factors.clone();
+                    f.sort();
+                    p.terms.insert(f, *c);
+                }
+            }
+            SymExpr::Sum(terms, c) => {
+                // The terms of a normal-form sum are distinct monomials: nothing overflows. A sum built
+                // otherwise that does is taken as an opaque atom.
+                let mut sum = Some(Poly::constant(*c));
+                for t in terms {
+                    sum = sum.and_then(|s| s.add(&Poly::of(t)));
+                }
+                return sum.unwrap_or_else(|| Poly {
+                    terms: BTreeMap::from([(vec![e.clone()], 1)]),
+                });
+            }
+        }
+        p
+    }
+
+    /// A dimension as a size: a known size (one beyond `i64::MAX` is not carried) or an expression.
+    pub fn of_size(d: &Dim) -> Option<Self> {
+        match d {
+            Dim::Known(n) => i64::try_from(*n).ok().map(Poly::constant),
+            Dim::Sym(e) => Some(Poly::of(e)),
+            Dim::Unknown => None,
+        }
+    }
+
+    /// A data value (a signed integer in the bits of `Dim::Known`, see `value::as_i64`) or an
+    /// expression.
+    pub fn of_value(d: &Dim) -> Option<Self> {
+        match d {
+            Dim::Known(v) => Some(Poly::constant(*v as i64)),
+            Dim::Sym(e) => Some(Poly::of(e)),
+            Dim::Unknown => None,
+        }
+    }
+
+    pub fn is_zero(&self) -> bool {
+        self.terms.is_empty()
+    }
+
+    /// The value, when the polynomial is a constant.
+    pub fn as_constant(&self) -> Option<i64> {
+        match self.terms.len() {
+            0 => Some(0),
+            1 => self.terms.get(&Vec::new()).copied(),
+            _ => None,
+        }
+    }
+
+    /// The constant term.
+    pub fn constant_term(&self) -> i64 {
+        self.terms.get(&Vec::new()).copied().unwrap_or(0)
+    }
+
+    /// The least value it takes with every atom a size (`>= 0`), when that is sure: the constant term
+    /// if no other coefficient is negative; `None` otherwise.
+    pub fn lower_bound(&self) -> Option<i64> {
+        self.terms
+            .iter()
+            .all(|(m, &k)| m.is_empty() || k > 0)
+            .then(|| self.constant_term())
+    }
+
+    /// The greatest common divisor of the coefficients of its non-constant monomials (0 when there
+    /// are none): every value it takes is the constant term plus a multiple of it.
+    pub fn coefficient_gcd(&self) -> u64 {
+        let gcd = |mut a: u64, mut b: u64| {
+            while b != 0 {
+                (a, b) = (b, a % b);
+            }
+            a
+        };
+        self.terms
+            .iter()
+            .filter(|(m, _)| !m.is_empty())
+            .fold(0, |g, (_, k)| gcd(g, k.unsigned_abs()))
+    }
+
+    /// Whether it is certainly `<= 0` for every value of its atoms (no positive coefficient).
+    pub fn never_positive(&self) -> bool {
+        self.terms.values().all(|&k| k <= 0)
+    }
+
+    fn checked(self) -> Option<Self> {
+        (self.terms.len() <= MAX_TERMS).then_some(self)
+    }
+
+    /// Adds `k * m` in place; `None` on overflow.
+    fn add_term(&mut self, m: Monomial, k: i64) -> Option<()> {
+        let slot = self.terms.entry(m).or_insert(0);
+        *slot = slot.checked_add(k)?;
+        if *slot == 0 {
+            self.terms.retain(|_, k| *k != 0);
+        }
+        Some(())
+    }
+
+    pub fn add(&self, other: &Poly) -> Option<Poly> {
+        let mut out = self.clone();
+        for (m, &k) in &other.terms {
+            out.add_term(m.clone(), k)?;
+        }
+        out.checked()
+    }
+
+    pub fn neg(&self) -> Option<Poly> {
+        let mut out = Poly::default();
+        for (m, &k) in &self.terms {
+            out.terms.insert(m.clone(), k.checked_neg()?);
+        }
+        Some(out)
+    }
+
+    pub fn sub(&self, other: &Poly) -> Option<Poly> {
+        self.add(&other.neg()?)
+    }
+
+    pub fn mul(&self, other: &Poly) -> Option<Poly> {
+        let mut out = Poly::default();
+        for (a, &x) in &self.terms {
+            for (b, &y) in &other.terms {
+                out.add_term(mono_mul(a, b)?, x.checked_mul(y)?)?;
+                if out.terms.len() > MAX_TERMS {
+                    return None;
+                }
+            }
+        }
+        Some(out)
+    }
+
+    /// The leading monomial and its coefficient, in the order of [`mono_cmp`].
+    fn leading(&self) -> Option<(&Monomial, i64)> {
+        self.terms
+            .iter()
+            .max_by(|a, b| mono_cmp(a.0, b.0))
+            .map(|(m, &k)| (m, k))
+    }
+
+    /// `self / divisor` when the divisor divides it exactly, with an integer quotient (`(seq*12)/12 =
+    /// seq`, `(batch*seq*768)/(batch*64) = seq*12`, `(seq*2+2)/(seq+1) = 2`); `None` otherwise or for a
+    /// zero divisor. Exact polynomial division, so the quotient is right for every value of the atoms at
+    /// which the divisor is not 0.
+    pub fn div_exact(&self, divisor: &Poly) -> Option<Poly> {
+        let (dm, dk) = divisor.leading()?;
+        let mut rest = self.clone();
+        let mut quotient = Poly::default();
+        // The leading monomial of `rest` strictly falls at each step; a quotient with more than
+        // MAX_TERMS monomials is not built anyway.
+        for _ in 0..=MAX_TERMS {
+            let Some((rm, rk)) = rest.leading() else {
+                break;
+            };
+            if rk.checked_rem(dk)? != 0 {
+                return None;
+            }
+            let step = Poly {
+                terms: BTreeMap::from([(mono_div(rm, dm)?, rk.checked_div(dk)?)]),
+            };
+            quotient = quotient.add(&step)?;
+            rest = rest.sub(&step.mul(divisor)?)?;
+        }
+        // The algorithm proves it, but an exact answer is checked rather than trusted.
+        (rest.is_zero() && quotient.mul(divisor).as_ref() == Some(self)).then_some(quotient)
+    }
+
+    /// The expression, when the polynomial is not a constant.
+    pub fn into_expr(self) -> Option<SymExpr> {
+        let constant = self.constant_term();
+        let mut monos: Vec<(Monomial, i64)> = self
+            .terms
+            .into_iter()
+            .filter(|(m, _)| !m.is_empty())
+            .collect();
+        monos.sort_by(|a, b| mono_cmp(&b.0, &a.0));
+        let term = |(mut m, k): (Monomial, i64)| {
+            if k == 1 && m.len() == 1 {
+                m.pop().unwrap_or(SymExpr::Broadcast(Vec::new()))
+            } else {
+                SymExpr::Product(k, m)
+            }
+        };
+        match monos.len() {
+            0 => None,
+            1 if constant == 0 => monos.pop().map(term),
+            _ => Some(SymExpr::Sum(
+                monos.into_iter().map(term).collect(),
+                constant,
+            )),
+        }
+    }
+
+    /// The polynomial as a size: a non-negative constant is known, a negative one is no size (unknown),
+    /// an expression is symbolic unless it can never be positive.
+    pub fn into_size(self) -> Dim {
+        match self.as_constant() {
+            Some(c) => u64::try_from(c).map_or(Dim::Unknown, Dim::Known),
+            None if self.never_positive() => Dim::Unknown,
+            None => self.into_expr().map_or(Dim::Unknown, Dim::Sym),
+        }
+    }
+
+    /// The polynomial as a data value: a constant is a (signed) integer, else an expression.
+    pub fn into_value(self) -> Dim {
+        match self.as_constant() {
+            Some(c) => Dim::Known(c as u64),
+            None => self.into_expr().map_or(Dim::Unknown, Dim::Sym),
+        }
+    }
 }
 
 impl Dim {
@@ -100,6 +430,32 @@ impl Dim {
     }
 }
 
+/// Writes a monomial `factors * k` with its sign: `seq*12`, `batch*seq`, `-seq`, `-seq*2`.
+fn write_monomial(f: &mut fmt::Formatter<'_>, k: i64, factors: &[SymExpr]) -> fmt::Result {
+    if k < 0 {
+        f.write_str("-")?;
+    }
+    for (i, x) in factors.iter().enumerate() {
+        if i > 0 {
+            f.write_str("*")?;
+        }
+        write!(f, "{x}")?;
+    }
+    match k.unsigned_abs() {
+        1 if !factors.is_empty() => Ok(()),
+        n if factors.is_empty() => write!(f, "{n}"),
+        n => write!(f, "*{n}"),
+    }
+}
+
+/// The coefficient and factors of a term of a sum.
+fn monomial_parts(t: &SymExpr) -> (i64, &[SymExpr]) {
+    match t {
+        SymExpr::Product(k, factors) => (*k, factors),
+        other => (1, std::slice::from_ref(other)),
+    }
+}
+
 impl fmt::Display for SymExpr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -113,6 +469,21 @@ impl fmt::Display for SymExpr {
                     write!(f, "{p}")?;
                 }
                 f.write_str(")")
+            }
+            SymExpr::Product(k, factors) => write_monomial(f, *k, factors),
+            SymExpr::Sum(terms, c) => {
+                for (i, t) in terms.iter().enumerate() {
+                    let (k, factors) = monomial_parts(t);
+                    if i > 0 && k > 0 {
+                        f.write_str("+")?;
+                    }
+                    write_monomial(f, k, factors)?;
+                }
+                match *c {
+                    0 => Ok(()),
+                    c if c > 0 => write!(f, "+{c}"),
+                    c => write!(f, "-{}", c.unsigned_abs()),
+                }
             }
         }
     }
@@ -174,5 +545,159 @@ mod tests {
         assert_eq!(SymExpr::broadcast([n.clone(), n.clone()]), n);
         assert_eq!(SymExpr::broadcast([n.clone(), nm.clone()]), nm);
         assert_eq!(nested.broadcast_operands(), vec![&m, &n, &p]);
+    }
+
+    fn v(name: &str) -> Poly {
+        Poly::of(&SymExpr::var(name))
+    }
+
+    fn c(k: i64) -> Poly {
+        Poly::constant(k)
+    }
+
+    fn text(p: &Poly) -> String {
+        p.clone().into_value().to_string()
+    }
+
+    #[test]
+    fn products_and_sums_have_one_normal_form() {
+        let (b, s) = (v("batch"), v("seq"));
+        let bs = b.mul(&s).unwrap();
+        assert_eq!(bs, s.mul(&b).unwrap());
+        assert_eq!(text(&bs), "batch*seq");
+        let s12 = s.mul(&c(12)).unwrap();
+        assert_eq!(s12, c(12).mul(&s).unwrap());
+        assert_eq!(text(&s12), "seq*12");
+        assert_eq!(
+            s12.clone().into_expr(),
+            Some(SymExpr::Product(12, vec![SymExpr::var("seq")]))
+        );
+        // Associative: (b * s) * 12 = b * (s * 12), and one expression whatever the order.
+        assert_eq!(bs.mul(&c(12)).unwrap(), b.mul(&s12).unwrap(), "associative");
+        assert_eq!(text(&bs.mul(&c(12)).unwrap()), "batch*seq*12");
+        assert_eq!(text(&s.add(&c(1)).unwrap()), "seq+1");
+        assert_eq!(s.add(&c(1)).unwrap(), c(1).add(&s).unwrap());
+        assert_eq!(text(&s.sub(&c(1)).unwrap()), "seq-1");
+        assert_eq!(text(&c(2).sub(&s).unwrap()), "-seq+2");
+        assert_eq!(text(&s.mul(&s).unwrap()), "seq*seq");
+        // Distributive, and like terms collect: 12*(seq+1) - 12 = seq*12.
+        let p = s.add(&c(1)).unwrap().mul(&c(12)).unwrap();
+        assert_eq!(text(&p), "seq*12+12");
+        assert_eq!(p.sub(&c(12)).unwrap(), s12);
+        // Leading term first: higher degree, then the earlier symbol.
+        let q = s.add(&b).unwrap().add(&bs).unwrap();
+        assert_eq!(text(&q), "batch*seq+batch+seq");
+        assert_eq!(q, bs.add(&s).unwrap().add(&b).unwrap());
+        // What cancels becomes a number.
+        assert_eq!(s.sub(&s).unwrap().into_value(), Dim::Known(0));
+        assert_eq!(
+            s.add(&c(1)).unwrap().sub(&s).unwrap().into_size(),
+            Dim::Known(1)
+        );
+        // A single symbol is the symbol itself.
+        assert_eq!(s.clone().into_value(), Dim::sym("seq"));
+        assert_eq!(s.mul(&c(1)).unwrap().into_value(), Dim::sym("seq"));
+        assert_eq!(s.mul(&c(0)).unwrap().into_value(), Dim::Known(0));
+        // Round trip through the expression.
+        for p in [&bs, &s12, &p, &q] {
+            assert_eq!(&Poly::of(&p.clone().into_expr().unwrap()), p);
+        }
+    }
+
+    #[test]
+    fn broadcast_stays_opaque_inside_arithmetic() {
+        let nm = SymExpr::broadcast([SymExpr::var("N"), SymExpr::var("M")]);
+        let p = Poly::of(&nm).mul(&c(2)).unwrap();
+        assert_eq!(text(&p), "broadcast(M, N)*2");
+        assert_eq!(
+            p.div_exact(&c(2)).unwrap().into_value(),
+            Dim::Sym(nm.clone())
+        );
+        // broadcast(M, N) is not M * N nor M + N, and does not divide by N.
+        assert_ne!(Poly::of(&nm), v("M").mul(&v("N")).unwrap());
+        assert_eq!(Poly::of(&nm).div_exact(&v("N")), None);
+        // A broadcast of compound parts keeps them in normal form.
+        let s1 = v("seq").add(&c(1)).unwrap().into_expr().unwrap();
+        let b = SymExpr::broadcast([s1.clone(), SymExpr::var("N")]);
+        assert_eq!(b.to_string(), "broadcast(N, seq+1)");
+        assert_eq!(b, SymExpr::broadcast([SymExpr::var("N"), s1]));
+        assert_eq!(b.symbols(), vec!["N", "seq"]);
+    }
+
+    #[test]
+    fn exact_division_and_non_division() {
+        let (b, s) = (v("batch"), v("seq"));
+        let s12 = s.mul(&c(12)).unwrap();
+        assert_eq!(s12.div_exact(&c(12)), Some(s.clone()));
+        let total = b.mul(&s).unwrap().mul(&c(768)).unwrap();
+        let per = b.mul(&c(64)).unwrap();
+        assert_eq!(total.div_exact(&per), Some(s12.clone()));
+        assert_eq!(total.div_exact(&total), Some(c(1)));
+        // A polynomial divisor: (seq*2+2)/(seq+1) = 2, (seq*seq-1)/(seq-1) = seq+1.
+        let s1 = s.add(&c(1)).unwrap();
+        assert_eq!(s1.mul(&c(2)).unwrap().div_exact(&s1), Some(c(2)));
+        let sq = s.mul(&s).unwrap().sub(&c(1)).unwrap();
+        assert_eq!(sq.div_exact(&s.sub(&c(1)).unwrap()), Some(s1.clone()));
+        assert_eq!(
+            b.mul(&s1).unwrap().div_exact(&s1),
+            Some(b.clone()),
+            "(batch*seq+batch)/(seq+1)"
+        );
+        // Not exact: no quotient.
+        assert_eq!(s.div_exact(&c(2)), None);
+        assert_eq!(s12.add(&c(6)).unwrap().div_exact(&c(12)), None);
+        assert_eq!(s.div_exact(&b), None);
+        assert_eq!(b.div_exact(&b.mul(&s).unwrap()), None);
+        assert_eq!(s1.div_exact(&s1.mul(&c(2)).unwrap()), None);
+        assert_eq!(c(6).div_exact(&c(4)), None);
+        assert_eq!(s.div_exact(&c(0)), None);
+        assert_eq!(c(0).div_exact(&s), Some(c(0)));
+        assert_eq!(c(i64::MIN).div_exact(&c(-1)), None);
+    }
+
+    #[test]
+    fn overflow_and_growth_give_no_expression() {
+        let s = v("seq");
+        assert_eq!(s.mul(&c(i64::MAX)).unwrap().mul(&c(2)), None);
+        assert_eq!(s.add(&c(i64::MAX)).unwrap().add(&c(1)), None);
+        assert_eq!(c(i64::MIN).neg(), None);
+        let mut p = s.clone();
+        for _ in 1..MAX_DEGREE {
+            p = p.mul(&s).unwrap();
+        }
+        assert_eq!(p.mul(&s), None, "degree beyond MAX_DEGREE");
+        let mut sum = Poly::default();
+        for i in 0..MAX_TERMS {
+            sum = sum.add(&v(&format!("s{i:02}"))).unwrap();
+        }
+        assert_eq!(sum.add(&v("z")), None, "more than MAX_TERMS terms");
+    }
+
+    #[test]
+    fn sizes_and_values_of_polynomials() {
+        let s = v("seq");
+        assert_eq!(c(-1).into_size(), Dim::Unknown);
+        assert_eq!(c(-1).into_value(), Dim::Known(u64::MAX));
+        assert_eq!(s.neg().unwrap().into_size(), Dim::Unknown);
+        assert_eq!(s.sub(&c(1)).unwrap().into_size().to_string(), "seq-1");
+        assert_eq!(Poly::of_size(&Dim::Known(u64::MAX)), None);
+        assert_eq!(Poly::of_value(&Dim::Known(u64::MAX)), Some(c(-1)));
+        assert_eq!(s.add(&c(2)).unwrap().lower_bound(), Some(2));
+        assert_eq!(s.sub(&c(2)).unwrap().lower_bound(), Some(-2));
+        assert_eq!(c(3).sub(&s).unwrap().lower_bound(), None);
+        let e = s.mul(&c(12)).unwrap().into_expr().unwrap();
+        assert_eq!(
+            e.checked_div(&SymExpr::Product(4, vec![SymExpr::var("seq")])),
+            None,
+            "a constant quotient is no expression"
+        );
+        assert_eq!(
+            e.checked_add(&SymExpr::var("seq")).map(|x| x.to_string()),
+            Some("seq*13".to_owned())
+        );
+        assert_eq!(
+            e.checked_mul(&SymExpr::var("batch")).map(|x| x.to_string()),
+            Some("batch*seq*12".to_owned())
+        );
     }
 }

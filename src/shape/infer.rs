@@ -6,14 +6,14 @@
 //! own in the user's graph), with the inner node named in the message and in `inner_node`.
 
 use super::ctx::NodeCtx;
-use super::dim::Dim;
+use super::dim::{Dim, Poly, SymExpr};
 use super::registry::registry;
 use super::value::{ValueInfo, from_tensor, from_type_proto};
 use crate::diagnostics::{Code, Diagnostic, Severity};
 use crate::ir::build::node_label;
 use crate::ir::{Graph, Model, NodeKind, OpNode, opset_domain};
 use crate::proto::{NodeProto, TypeProto};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// How deep model-local functions may call each other before inference stops following calls.
 pub const MAX_CALL_DEPTH: usize = 32;
@@ -42,6 +42,7 @@ pub fn infer(model: &Model) -> Inference {
         out: Inference::default(),
         calls: Vec::new(),
         recorded: HashMap::new(),
+        bindings: HashSet::new(),
     };
     if let Some(g) = &model.graph {
         let imports = model.opset_imports(None);
@@ -126,6 +127,8 @@ struct Driver<'m> {
     calls: Vec<(String, String)>,
     /// Index in `out.graphs` of each graph path recorded so far.
     recorded: HashMap<String, usize>,
+    /// Symbols (or expressions, as text) bound to a size by a declared shape, reported once each.
+    bindings: HashSet<(String, u64)>,
 }
 
 impl<'m> Driver<'m> {
@@ -378,7 +381,10 @@ impl<'m> Driver<'m> {
     }
 
     /// Combines an inferred type with the declared one: unknown parts are taken from the declaration;
-    /// a known size that contradicts it is reported.
+    /// a known size that contradicts it is reported. Where one side has a symbol (or expression) and the
+    /// other a number, the number is kept (sizes downstream are then known) and the binding reported
+    /// once per model as an info finding (I002) — unless the expression cannot take that value
+    /// (`seq*12` declared as 100, `seq+2` as 1), which is a contradiction like two unequal sizes.
     fn merge_declared(
         &mut self,
         g: &Graph,
@@ -407,10 +413,23 @@ impl<'m> Driver<'m> {
             }
             (Some(a), Some(b)) => {
                 let mut conflict = None;
+                let mut bound = Vec::new();
                 for (i, (x, y)) in a.iter_mut().zip(b).enumerate() {
                     match (&*x, y) {
-                        (Dim::Known(p), Dim::Known(q)) if p != q => conflict = Some((i, *p, *q)),
-                        (Dim::Unknown, _) | (Dim::Sym(_), Dim::Known(_)) => *x = y.clone(),
+                        (Dim::Known(p), Dim::Known(q)) if p != q => {
+                            conflict = Some((i, p.to_string(), *q));
+                        }
+                        (Dim::Unknown, _) => *x = y.clone(),
+                        (Dim::Sym(s), Dim::Known(q)) if !can_equal(s, *q) => {
+                            conflict = Some((i, s.to_string(), *q));
+                        }
+                        (Dim::Sym(s), Dim::Known(q)) => {
+                            bound.push(Binding::Declared(s.clone(), *q));
+                            *x = y.clone();
+                        }
+                        (Dim::Known(p), Dim::Sym(s)) => {
+                            bound.push(Binding::Inferred(s.clone(), *p))
+                        }
                         _ => {}
                     }
                 }
@@ -420,10 +439,43 @@ impl<'m> Driver<'m> {
                     );
                     self.report_declared(g, op, msg, site);
                 }
+                for b in bound {
+                    self.report_binding(g, op, name, b, site);
+                }
             }
             _ => {}
         }
         Some(inf)
+    }
+
+    /// Reports a symbol bound to a size, the first time that symbol meets that size in the model.
+    fn report_binding(
+        &mut self,
+        g: &Graph,
+        op: &OpNode,
+        name: &str,
+        binding: Binding,
+        site: Option<&CallSite>,
+    ) {
+        let (sym, size) = match &binding {
+            Binding::Declared(s, n) | Binding::Inferred(s, n) => (s.to_string(), *n),
+        };
+        if !self.bindings.insert((sym.clone(), size)) {
+            return;
+        }
+        let label = node_label(&op.proto, op.index);
+        let msg = match binding {
+            Binding::Declared(..) => format!(
+                "symbol {sym} is bound to {size} by the declared shape of value '{name}' (node '{label}')"
+            ),
+            Binding::Inferred(..) => format!(
+                "symbol {sym} of the declared shape of value '{name}' is bound to {size} by inference (node '{label}')"
+            ),
+        };
+        let d = Diagnostic::new(Code::SymbolBinding, "", msg)
+            .note(format!("inference continues with {size} for this value"));
+        let d = locate(d, &g.path, &label, op.op_type(), site);
+        self.out.diagnostics.push(d);
     }
 
     fn report_declared(&mut self, g: &Graph, op: &OpNode, msg: String, site: Option<&CallSite>) {
@@ -432,6 +484,29 @@ impl<'m> Driver<'m> {
         let d = locate(d, &g.path, &label, op.op_type(), site);
         self.out.diagnostics.push(d);
     }
+}
+
+/// A symbolic size met with a number when merging a declared shape: the declaration gives the number
+/// (`Declared`) or the symbol (`Inferred`: inference knows the number).
+enum Binding {
+    Declared(SymExpr, u64),
+    Inferred(SymExpr, u64),
+}
+
+/// Whether an expression can take the value `n` with its atoms sizes (non-negative integers): not when
+/// `n` is below its least value (`seq+2` is never 1), nor when its coefficients rule `n` out (`seq*12`
+/// is never 100: the value less the constant term is a multiple of the coefficients' gcd).
+fn can_equal(e: &SymExpr, n: u64) -> bool {
+    let p = Poly::of(e);
+    let Ok(n) = i64::try_from(n) else {
+        return true;
+    };
+    if p.lower_bound().is_some_and(|lb| n < lb) {
+        return false;
+    }
+    let g = p.coefficient_gcd();
+    let diff = i128::from(n) - i128::from(p.constant_term());
+    g == 0 || diff % i128::from(g) == 0
 }
 
 fn id_of(g: &Graph, op: &OpNode) -> crate::ir::NodeId {

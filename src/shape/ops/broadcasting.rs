@@ -11,7 +11,7 @@
 
 use super::super::broadcast::{legacy_axis, multidirectional, none};
 use super::super::ctx::{NodeCtx, Rule};
-use super::super::dim::Dim;
+use super::super::dim::{Dim, Poly};
 use super::super::registry::Registry;
 use super::super::value::{ValueInfo, as_i64, from_i64};
 use crate::proto::tensor_proto::DataType;
@@ -89,7 +89,9 @@ fn legacy_binary(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
 }
 
 /// Values of small integer results (shape arithmetic: `Mul(Gather(Shape(x), 0), 2)`), computed when
-/// every input's values are known integers and the inputs are scalars or equal-length vectors.
+/// every input's values are known and the inputs are scalars or equal-length vectors. Values holding
+/// symbols are computed in the polynomial algebra (`Mul(seq, 12)` is `seq*12`, `Div(seq*12, 12)` is
+/// `seq`); a division that is not exact there (`Div(seq, 2)`) has no known value.
 fn propagate(ctx: &NodeCtx<'_>) -> Option<Vec<Dim>> {
     let op = ctx.op_type();
     if !matches!(op, "Add" | "Sub" | "Mul" | "Div") || ctx.num_inputs() != 2 {
@@ -103,16 +105,113 @@ fn propagate(ctx: &NodeCtx<'_>) -> Option<Vec<Dim>> {
     }
     (0..n)
         .map(|i| {
-            let x = as_i64(&a[if a.len() == 1 { 0 } else { i }])?;
-            let y = as_i64(&b[if b.len() == 1 { 0 } else { i }])?;
+            let x = &a[if a.len() == 1 { 0 } else { i }];
+            let y = &b[if b.len() == 1 { 0 } else { i }];
+            if let (Some(x), Some(y)) = (as_i64(x), as_i64(y)) {
+                let v = match op {
+                    "Add" => x.checked_add(y)?,
+                    "Sub" => x.checked_sub(y)?,
+                    "Mul" => x.checked_mul(y)?,
+                    // Integer Div truncates toward zero, as in C.
+                    _ => x.checked_div(y)?,
+                };
+                return Some(from_i64(v));
+            }
+            let (x, y) = (Poly::of_value(x)?, Poly::of_value(y)?);
             let v = match op {
-                "Add" => x.checked_add(y)?,
-                "Sub" => x.checked_sub(y)?,
-                "Mul" => x.checked_mul(y)?,
-                // Integer Div truncates toward zero, as in C.
-                _ => x.checked_div(y)?,
+                "Add" => x.add(&y)?,
+                "Sub" => x.sub(&y)?,
+                "Mul" => x.mul(&y)?,
+                // Exact, so truncation does not come into it.
+                _ => x.div_exact(&y)?,
             };
-            Some(from_i64(v))
+            Some(v.into_value())
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::common::test_util::*;
+    use super::*;
+
+    fn values(op: &str, a: Vec<Dim>, b: Vec<Dim>) -> Option<Vec<String>> {
+        let n = node(op, 2, 1, vec![]);
+        let a = Some(ValueInfo::int64_data(a, false));
+        let b = Some(ValueInfo::int64_data(b, false));
+        let out = run(multi, &n, 14, &[a, b]).remove(0);
+        out.data.map(|v| {
+            v.iter()
+                .map(|d| match as_i64(d) {
+                    Some(x) => x.to_string(),
+                    None => d.to_string(),
+                })
+                .collect()
+        })
+    }
+
+    fn strs(v: &[&str]) -> Option<Vec<String>> {
+        Some(v.iter().map(|s| (*s).to_owned()).collect())
+    }
+
+    #[test]
+    fn shape_values_with_symbols_are_computed_exactly() {
+        let (seq, batch) = (d("seq"), d("batch"));
+        assert_eq!(
+            values("Mul", vec![seq.clone()], vec![from_i64(12)]),
+            strs(&["seq*12"])
+        );
+        assert_eq!(
+            values("Mul", vec![batch.clone(), seq.clone()], vec![seq.clone()]),
+            strs(&["batch*seq", "seq*seq"])
+        );
+        assert_eq!(
+            values("Add", vec![seq.clone()], vec![from_i64(1)]),
+            strs(&["seq+1"])
+        );
+        assert_eq!(
+            values("Sub", vec![seq.clone()], vec![seq.clone()]),
+            strs(&["0"])
+        );
+        assert_eq!(
+            values("Sub", vec![from_i64(1)], vec![seq.clone()]),
+            strs(&["-seq+1"])
+        );
+        let s12 = Poly::of_value(&seq)
+            .and_then(|p| p.mul(&Poly::constant(12)))
+            .map(Poly::into_value)
+            .unwrap();
+        assert_eq!(
+            values("Div", vec![s12.clone()], vec![from_i64(12)]),
+            strs(&["seq"])
+        );
+        assert_eq!(
+            values("Div", vec![s12.clone()], vec![from_i64(-4)]),
+            strs(&["-seq*3"])
+        );
+        assert_eq!(values("Div", vec![s12], vec![seq.clone()]), strs(&["12"]));
+        // Not exact: no value (integer Div would truncate in a way the symbol does not say).
+        assert_eq!(values("Div", vec![seq.clone()], vec![from_i64(2)]), None);
+        assert_eq!(values("Div", vec![seq.clone()], vec![from_i64(0)]), None);
+        assert_eq!(
+            values("Add", vec![seq.clone(), Dim::Unknown], vec![from_i64(1)]),
+            None
+        );
+        // Known values keep C semantics.
+        assert_eq!(
+            values("Div", vec![from_i64(-7)], vec![from_i64(2)]),
+            strs(&["-3"])
+        );
+        let huge = values("Mul", vec![from_i64(i64::MAX)], vec![seq.clone()]);
+        assert_eq!(huge, strs(&["seq*9223372036854775807"]));
+        let huge = Poly::of_value(&seq)
+            .and_then(|p| p.mul(&Poly::constant(i64::MAX)))
+            .map(Poly::into_value)
+            .unwrap();
+        assert_eq!(
+            values("Mul", vec![huge], vec![from_i64(2)]),
+            None,
+            "overflow"
+        );
+    }
 }

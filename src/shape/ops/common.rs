@@ -1,10 +1,10 @@
 //! Helpers the shape-carrying families share: axis normalization, size arithmetic on [`Dim`]s that
-//! stays exact (a product with a symbol is only known when the other factor is 1), reading integer
-//! lists from attributes or from input data, and the bounds that keep a malformed model from making
-//! inference allocate without limit.
+//! stays exact (symbols take part through the polynomial algebra of [`Poly`]: `seq*12`, `seq+1`; what
+//! is not exact, such as `seq / 2`, is unknown), reading integer lists from attributes or from input
+//! data, and the bounds that keep a malformed model from making inference allocate without limit.
 
 use super::super::ctx::NodeCtx;
-use super::super::dim::{Dim, Shape};
+use super::super::dim::{Dim, Poly, Shape};
 use super::super::value::{MAX_DATA_ELEMENTS, ValueInfo, as_i64};
 use crate::proto::tensor_proto::DataType;
 
@@ -39,24 +39,35 @@ pub fn axes(list: &[i64], rank: usize) -> Option<Vec<usize>> {
     Some(out)
 }
 
-/// The size a data value stands for, when used as a dimension: a negative integer is no size.
+/// The size a data value stands for, when used as a dimension: a negative integer is no size, nor is an
+/// expression that can never be positive (`-seq`).
 pub fn size_of_value(d: &Dim) -> Dim {
     match d {
         Dim::Known(_) => match as_i64(d) {
             Some(v) if v >= 0 => Dim::Known(v as u64),
             _ => Dim::Unknown,
         },
+        Dim::Sym(e) if Poly::of(e).never_positive() => Dim::Unknown,
         other => other.clone(),
     }
 }
 
-/// The product of two sizes, kept exact: symbols survive only a factor of 1 (and vanish in 0).
+/// A size computed from two sizes in the polynomial algebra, or unknown.
+fn sizes(a: &Dim, b: &Dim, op: impl FnOnce(&Poly, &Poly) -> Option<Poly>) -> Dim {
+    match (Poly::of_size(a), Poly::of_size(b)) {
+        (Some(x), Some(y)) => op(&x, &y).map_or(Dim::Unknown, Poly::into_size),
+        _ => Dim::Unknown,
+    }
+}
+
+/// The product of two sizes, kept exact: `seq * 12` is `seq*12`, `batch * seq` is `batch*seq`; 0 times
+/// anything, even an unknown, is 0.
 pub fn mul(a: &Dim, b: &Dim) -> Dim {
     match (a, b) {
         (Dim::Known(x), Dim::Known(y)) => x.checked_mul(*y).map_or(Dim::Unknown, Dim::Known),
         (Dim::Known(0), _) | (_, Dim::Known(0)) => Dim::Known(0),
         (Dim::Known(1), other) | (other, Dim::Known(1)) => other.clone(),
-        _ => Dim::Unknown,
+        _ => sizes(a, b, Poly::mul),
     }
 }
 
@@ -65,9 +76,35 @@ pub fn product<'a>(dims: impl IntoIterator<Item = &'a Dim>) -> Dim {
     dims.into_iter().fold(Dim::Known(1), |acc, d| mul(&acc, d))
 }
 
-/// `a + delta` for a size and a signed offset (a pad): a symbol survives only an offset of 0; a negative
-/// result is invalid, so unknown.
+/// The sum of two sizes, kept exact (`seq + 1` is `seq+1`).
+pub fn add(a: &Dim, b: &Dim) -> Dim {
+    match (a, b) {
+        (Dim::Known(x), Dim::Known(y)) => x.checked_add(*y).map_or(Dim::Unknown, Dim::Known),
+        (Dim::Known(0), other) | (other, Dim::Known(0)) => other.clone(),
+        _ => sizes(a, b, Poly::add),
+    }
+}
+
+/// The sum of all of `dims`.
+pub fn sum<'a>(dims: impl IntoIterator<Item = &'a Dim>) -> Dim {
+    dims.into_iter().fold(Dim::Known(0), |acc, d| add(&acc, d))
+}
+
+/// `a + delta` for a size and a signed offset: a symbol survives only an offset of 0; a negative result
+/// is invalid, so unknown. (Window formulas rely on it: their symbolic cases are not all plain offsets.
+/// [`shift`] keeps `seq+2`.)
 pub fn add_offset(a: &Dim, delta: i64) -> Dim {
+    match a {
+        _ if delta == 0 => a.clone(),
+        Dim::Known(_) => shift(a, delta),
+        _ => Dim::Unknown,
+    }
+}
+
+/// `a + delta` for a size and a signed offset (a pad), symbols included: a known result below 0 is
+/// invalid, so unknown; a symbolic one (`seq+2`, or `seq-2` for a crop of 2) is kept, as a valid model
+/// has it non-negative.
+pub fn shift(a: &Dim, delta: i64) -> Dim {
     match a {
         _ if delta == 0 => a.clone(),
         Dim::Known(x) => i64::try_from(*x)
@@ -75,17 +112,26 @@ pub fn add_offset(a: &Dim, delta: i64) -> Dim {
             .and_then(|x| x.checked_add(delta))
             .filter(|&v| v >= 0)
             .map_or(Dim::Unknown, |v| Dim::Known(v as u64)),
-        _ => Dim::Unknown,
+        _ => Poly::of_size(a)
+            .and_then(|x| x.add(&Poly::constant(delta)))
+            .map_or(Dim::Unknown, Poly::into_size),
     }
 }
 
-/// `a / b` when `b` divides `a` exactly (a symbol divided by 1 is itself).
+/// `a / b` when `b` divides `a` exactly (a symbol divided by 1 is itself; `seq*12` by 4 is `seq*3`).
 pub fn div_exact(a: &Dim, b: u64) -> Dim {
     match a {
         _ if b == 1 => a.clone(),
         Dim::Known(x) if b != 0 && x % b == 0 => Dim::Known(x / b),
-        _ => Dim::Unknown,
+        Dim::Known(_) => Dim::Unknown,
+        _ => div_exact_dim(a, &Dim::Known(b)),
     }
+}
+
+/// `a / b` for two sizes when `b` divides `a` exactly as polynomials (`(batch*seq*768) / (batch*64)`
+/// is `seq*12`); unknown otherwise, and for a zero divisor.
+pub fn div_exact_dim(a: &Dim, b: &Dim) -> Dim {
+    sizes(a, b, Poly::div_exact)
 }
 
 /// `n` unknown dimensions, or an unknown rank when `n` is beyond [`MAX_RANK`].
@@ -333,7 +379,36 @@ mod tests {
     fn arithmetic_keeps_symbols_only_when_exact() {
         assert_eq!(mul(&d("N"), &d("1")), d("N"));
         assert_eq!(mul(&d("N"), &d("0")), d("0"));
-        assert_eq!(mul(&d("N"), &d("2")), Dim::Unknown);
+        assert_eq!(mul(&Dim::Unknown, &d("0")), d("0"));
+        assert_eq!(mul(&d("N"), &Dim::Unknown), Dim::Unknown);
+        assert_eq!(mul(&d("N"), &d("2")).to_string(), "N*2");
+        assert_eq!(mul(&d("2"), &d("N")), mul(&d("N"), &d("2")));
+        assert_eq!(product(&[d("B"), d("S"), d("768")]).to_string(), "B*S*768");
+        assert_eq!(sum(&[d("S"), d("1"), d("S")]).to_string(), "S*2+1");
+        assert_eq!(add(&d("S"), &d("0")), d("S"));
+        assert_eq!(add(&d("S"), &Dim::Unknown), Dim::Unknown);
+        assert_eq!(add_offset(&d("S"), 2), Dim::Unknown);
+        assert_eq!(shift(&d("S"), 2).to_string(), "S+2");
+        assert_eq!(shift(&d("S"), -2).to_string(), "S-2");
+        assert_eq!(shift(&d("3"), -4), Dim::Unknown);
+        assert_eq!(div_exact(&mul(&d("S"), &d("12")), 4).to_string(), "S*3");
+        assert_eq!(div_exact(&d("S"), 2), Dim::Unknown);
+        assert_eq!(div_exact(&d("S"), 0), Dim::Unknown);
+        let total = product(&[d("B"), d("S"), d("768")]);
+        let per = mul(&d("B"), &d("64"));
+        assert_eq!(div_exact_dim(&total, &per).to_string(), "S*12");
+        assert_eq!(div_exact_dim(&total, &d("0")), Dim::Unknown);
+        assert_eq!(div_exact_dim(&d("S"), &d("B")), Dim::Unknown);
+        let minus = Dim::Sym(
+            Poly::of_size(&d("S"))
+                .unwrap()
+                .neg()
+                .unwrap()
+                .into_expr()
+                .unwrap(),
+        );
+        assert_eq!(size_of_value(&minus), Dim::Unknown);
+        assert_eq!(size_of_value(&shift(&d("S"), -1)).to_string(), "S-1");
         assert_eq!(mul(&Dim::Known(u64::MAX), &d("2")), Dim::Unknown);
         assert_eq!(add_offset(&d("N"), 0), d("N"));
         assert_eq!(add_offset(&d("3"), -4), Dim::Unknown);

@@ -1,6 +1,7 @@
 //! Shape rules, one file per operator family. Each file's `register` adds its rules to the registry
 //! with the opset version each applies from.
 
+pub mod attention;
 pub mod broadcasting;
 pub mod common;
 pub mod control_flow;
@@ -8,25 +9,47 @@ pub mod conv_pool;
 pub mod einsum;
 pub mod elementwise_unary;
 pub mod expand;
+pub mod image;
 pub mod indexing;
+pub mod losses;
 pub mod matmul;
+pub mod misc;
+pub mod ml;
+pub mod quantize;
 pub mod reduce;
+pub mod rnn;
+pub mod sequence;
 pub mod shape_ops;
+pub mod signal;
+pub mod support;
+pub mod text;
+pub mod training;
 pub mod unidirectional;
 
 use super::registry::Registry;
 
 /// Registers every family's rules.
 pub fn register_all(r: &mut Registry) {
+    attention::register(r);
     broadcasting::register(r);
     control_flow::register(r);
     conv_pool::register(r);
     einsum::register(r);
     elementwise_unary::register(r);
     expand::register(r);
+    image::register(r);
     indexing::register(r);
+    losses::register(r);
     matmul::register(r);
+    misc::register(r);
+    ml::register(r);
+    quantize::register(r);
     reduce::register(r);
+    rnn::register(r);
+    sequence::register(r);
     shape_ops::register(r);
+    signal::register(r);
+    text::register(r);
+    training::register(r);
     unidirectional::register(r);
 }

@@ -22,17 +22,19 @@
 //! - Resize: 10 (X, scales); 11 adds `roi` and `sizes`; 18 adds `axes` and `keep_aspect_ratio_policy`.
 //! - Upsample: `height_scale`/`width_scale` in 1, `scales` attribute in 7, input from 9.
 //!
-//! Sizes stay exact: a symbol is kept where the result is that symbol, else the size is unknown.
+//! Sizes stay exact: symbolic sizes are computed in the polynomial algebra of [`Poly`] (a Reshape's -1
+//! of `[batch, seq, 768]` to `[0, -1, 64]` is `seq*12`, a Concat of `seq` and 1 is `seq+1`), and a
+//! size that is not exactly an expression (`seq / 5`, `min(seq, 4)`) is unknown.
 
 use super::super::ctx::NodeCtx;
-use super::super::dim::{Dim, Shape};
+use super::super::dim::{Dim, Poly, Shape};
 use super::super::registry::Registry;
 use super::super::value::{
     MAX_DATA_ELEMENTS, ValueInfo, as_i64, from_i64, from_tensor, int_values,
 };
 use super::common::{
-    Param, add_offset, axes, axis, axis_inclusive, data_if_small, div_exact, ints_attr_or_input,
-    len_1d, like, mul, product, size_of_value, unknown_dims,
+    Param, axes, axis, axis_inclusive, data_if_small, div_exact, div_exact_dim, ints_attr_or_input,
+    len_1d, like, mul, product, shift, size_of_value, sum, unknown_dims,
 };
 use crate::proto::tensor_proto::DataType;
 
@@ -150,7 +152,7 @@ fn reshape_dims(input: &Shape, target: &[Dim], allowzero: bool) -> Vec<Dim> {
                 Some(-1) => return vec![Dim::Unknown; target.len()], // two -1: invalid
                 _ => size_of_value(t),
             },
-            other => other.clone(),
+            other => size_of_value(other),
         };
         out.push(d);
     }
@@ -169,52 +171,18 @@ fn reshape_dims(input: &Shape, target: &[Dim], allowzero: bool) -> Vec<Dim> {
     out
 }
 
-/// Known factors of a size product, with its symbolic factors; `None` if one factor is unknown or the
-/// known product overflows.
-fn factors<'a>(dims: impl IntoIterator<Item = &'a Dim>) -> Option<(u64, Vec<&'a Dim>)> {
-    let mut known: u64 = 1;
-    let mut symbols = Vec::new();
-    for d in dims {
-        match d {
-            Dim::Known(n) => known = known.checked_mul(*n)?,
-            Dim::Sym(_) => symbols.push(d),
-            Dim::Unknown => return None,
-        }
-    }
-    Some((known, symbols))
-}
-
-/// The size a -1 stands for: the input's element count over the product of the other target dims.
-/// Symbols common to both sides cancel; what is left must be a whole number or a single symbol.
+/// The size a -1 stands for: the input's element count over the product of the other target dims,
+/// divided exactly in the polynomial algebra (`batch*seq*768 / (batch*64)` is `seq*12`); unknown when it
+/// does not divide.
 fn inferred_dim(input: &[Dim], others: &[&Dim]) -> Dim {
-    let (Some((pi, mut si)), Some((po, so))) = (factors(input), factors(others.iter().copied()))
-    else {
-        return Dim::Unknown;
-    };
-    if pi == 0 {
+    let total = product(input);
+    let rest = product(others.iter().copied());
+    match (&total, &rest) {
+        (Dim::Unknown, _) | (_, Dim::Unknown) | (_, Dim::Known(0)) => Dim::Unknown,
         // No elements: the -1 is 0 when the other target dims are known not to be.
-        return if so.is_empty() && po != 0 {
-            Dim::Known(0)
-        } else {
-            Dim::Unknown
-        };
-    }
-    let mut so_left = Vec::new();
-    for s in so {
-        match si.iter().position(|x| *x == s) {
-            Some(p) => {
-                si.remove(p);
-            }
-            None => so_left.push(s),
-        }
-    }
-    if !so_left.is_empty() || po == 0 {
-        return Dim::Unknown;
-    }
-    match si.as_slice() {
-        [] if pi % po == 0 => Dim::Known(pi / po),
-        [s] if pi == po => (*s).clone(),
-        _ => Dim::Unknown,
+        (Dim::Known(0), Dim::Known(_)) => Dim::Known(0),
+        (Dim::Known(0), _) => Dim::Unknown,
+        _ => div_exact_dim(&total, &rest),
     }
 }
 
@@ -304,27 +272,6 @@ fn unsqueeze(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     vec![like(ctx, 0, shape).with_data(data)]
 }
 
-/// The sum of sizes, kept exact: a symbol survives only zeros.
-fn sum(dims: &[Dim]) -> Dim {
-    let mut known: u64 = 0;
-    let mut symbol: Option<&Dim> = None;
-    for d in dims {
-        match d {
-            Dim::Known(n) => match known.checked_add(*n) {
-                Some(k) => known = k,
-                None => return Dim::Unknown,
-            },
-            Dim::Sym(_) if symbol.is_none() => symbol = Some(d),
-            _ => return Dim::Unknown,
-        }
-    }
-    match symbol {
-        None => Dim::Known(known),
-        Some(s) if known == 0 => s.clone(),
-        Some(_) => Dim::Unknown,
-    }
-}
-
 /// What several inputs say of one dimension that must be equal across them: a known size if any
 /// gives one, else a symbol.
 fn agree<'a>(dims: impl IntoIterator<Item = &'a Dim>) -> Dim {
@@ -405,8 +352,8 @@ fn split_sizes(ctx: &NodeCtx<'_>) -> Param<i64> {
 /// with a smaller last one.
 fn equal_parts(dim: &Dim, n: usize, uneven: bool) -> Vec<Dim> {
     let Dim::Known(total) = dim else {
-        let one = if n == 1 { dim.clone() } else { Dim::Unknown };
-        return vec![one; n];
+        // A symbolic size splits evenly only where it divides (`seq*12` in 3 parts of `seq*4`).
+        return vec![div_exact(dim, n as u64); n];
     };
     let n64 = n as u64;
     if n64 == 0 {
@@ -528,6 +475,40 @@ fn slice_count(s: i128, e: i128, st: i128) -> u64 {
     u64::try_from(n.max(0)).unwrap_or(0)
 }
 
+/// Where a slice bound of a forward (step 1) slice lands on an axis of symbolic size `dim`, when that
+/// is an exact expression: a bound is clamped to `[0, dim]` after a negative one is counted from the
+/// end, so it is exact only where the clamping surely does nothing (or surely clamps to an end).
+fn forward_position(dim: &Poly, bound: &Dim) -> Option<Poly> {
+    let at = match as_i64(bound) {
+        Some(v) if v >= HUGE => return Some(dim.clone()),
+        Some(v) if v <= -HUGE => return Some(Poly::constant(0)),
+        Some(v) if v < 0 => dim.add(&Poly::constant(v))?,
+        Some(v) => Poly::constant(v),
+        // A symbolic bound is a position from the start, unless it may be negative.
+        None => {
+            let p = Poly::of_value(bound)?;
+            (p.lower_bound()? >= 0).then_some(p)?
+        }
+    };
+    // 0 <= at <= dim for every value of the symbols.
+    let room = dim.sub(&at)?;
+    (at.lower_bound()? >= 0 && room.lower_bound()? >= 0).then_some(at)
+}
+
+/// The length of a forward slice of an axis of symbolic size, when exact: `seq+1` sliced from 1 is
+/// `seq`; `seq` sliced from 1 is unknown (`max(seq - 1, 0)`).
+fn forward_slice_len(dim: &Dim, start: &Dim, end: &Dim) -> Option<Dim> {
+    let n = Poly::of_size(dim)?;
+    let len = forward_position(&n, end)?.sub(&forward_position(&n, start)?)?;
+    match len.as_constant() {
+        Some(c) => Some(Dim::Known(u64::try_from(c).unwrap_or(0))),
+        // A span surely not positive is an empty slice.
+        None if len.never_positive() => Some(Dim::Known(0)),
+        None if len.lower_bound()? >= 0 => Some(len.into_size()),
+        None => None,
+    }
+}
+
 /// The length of one sliced axis.
 fn slice_len(dim: &Dim, start: &Dim, end: &Dim, step: i64) -> Dim {
     if let (Dim::Known(n), Some(s), Some(e)) = (dim, as_i64(start), as_i64(end)) {
@@ -543,7 +524,12 @@ fn slice_len(dim: &Dim, start: &Dim, end: &Dim, step: i64) -> Dim {
             None => Dim::Unknown,
         };
     }
-    // An axis of unknown length: only a whole-axis slice is known.
+    if step == 1
+        && let Some(len) = forward_slice_len(dim, start, end)
+    {
+        return len;
+    }
+    // Otherwise only a whole-axis slice is known.
     let whole = match step {
         1 => {
             let from_start = as_i64(start).is_some_and(|s| s == 0 || s <= -HUGE);
@@ -701,7 +687,7 @@ fn pad(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
                     let mut out = dims.clone();
                     for (j, &a) in which.iter().enumerate() {
                         let total = p[j].checked_add(p[j + which.len()]);
-                        out[a] = total.map_or(Dim::Unknown, |t| add_offset(&dims[a], t));
+                        out[a] = total.map_or(Dim::Unknown, |t| shift(&dims[a], t));
                     }
                     out
                 }
@@ -836,11 +822,15 @@ fn range(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             });
             (Dim::Known(n), data)
         }
-        // Range(0, n, 1) has n elements, whatever n stands for.
-        (Some(0), _, Some(1)) => match limit {
-            Some(l @ Dim::Sym(_)) => (l.clone(), None),
-            _ => (Dim::Unknown, None),
-        },
+        // Range(s, l, 1) has l - s elements when that is surely not negative (Range(0, n, 1) has n,
+        // Range(past, past+seq, 1) has seq).
+        (_, _, Some(1)) => {
+            let span = start
+                .zip(limit)
+                .and_then(|(s, l)| Poly::of_value(l)?.sub(&Poly::of_value(s)?))
+                .filter(|p| p.lower_bound().is_some_and(|b| b >= 0));
+            (span.map_or(Dim::Unknown, Poly::into_size), None)
+        }
         _ => (Dim::Unknown, None),
     };
     vec![ValueInfo::tensor(elem, Some(vec![len])).with_data(data)]
@@ -969,6 +959,7 @@ fn upsample(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::common::add;
     use super::super::common::test_util::*;
     use super::super::indexing::gather;
     use super::*;
@@ -977,6 +968,10 @@ mod tests {
         let n = node("Reshape", 2, 1, vec![]);
         let t_info = ValueInfo::int64_data(target.to_vec(), false);
         out_shape(reshape, &n, opset, &[t(F32, input), Some(t_info)])
+    }
+
+    fn text(s: &Shape) -> String {
+        super::super::super::dim::format_shape(s)
     }
 
     fn vals(v: &[i64]) -> Vec<Dim> {
@@ -999,10 +994,47 @@ mod tests {
             reshape_to(&["B", "S", "768"], &target, 14),
             shape(&["B", "S", "768"])
         );
+        // -1 divided exactly in the symbolic algebra: B*S*768 / (B*64) = S*12.
         let target = vec![d("B"), from_i64(-1), from_i64(64)];
         assert_eq!(
-            reshape_to(&["B", "S", "768"], &target, 14),
-            shape(&["B", "?", "64"])
+            text(&reshape_to(&["B", "S", "768"], &target, 14)),
+            "[B, S*12, 64]"
+        );
+        // [0, -1, 64] (0 copies batch), the case.
+        assert_eq!(
+            text(&reshape_to(
+                &["batch", "seq", "768"],
+                &vals(&[0, -1, 64]),
+                14
+            )),
+            "[batch, seq*12, 64]"
+        );
+        // ... and back: [batch, seq*12, 64] to [0, -1, 768] is [batch, seq, 768].
+        let x = ValueInfo::tensor(
+            F32,
+            Some(vec![d("batch"), mul(&d("seq"), &d("12")), d("64")]),
+        );
+        let back = ValueInfo::int64_data(vals(&[0, -1, 768]), false);
+        let n = node("Reshape", 2, 1, vec![]);
+        assert_eq!(
+            out_shape(reshape, &n, 14, &[Some(x), Some(back)]),
+            shape(&["batch", "seq", "768"])
+        );
+        // Not exact: S*768 / 7 and S / B are no sizes.
+        assert_eq!(
+            reshape_to(&["B", "S", "768"], &vals(&[0, -1, 7]), 14),
+            shape(&["B", "?", "7"])
+        );
+        assert_eq!(
+            reshape_to(&["S"], &[from_i64(-1), d("B")], 14),
+            shape(&["?", "B"])
+        );
+        // A sum divides too: [2, seq+1, 64] to [-1, 64] is [seq*2+2, 64].
+        let x = ValueInfo::tensor(F32, Some(vec![d("2"), shift(&d("seq"), 1), d("64")]));
+        let target = ValueInfo::int64_data(vals(&[-1, 64]), false);
+        assert_eq!(
+            text(&out_shape(reshape, &n, 14, &[Some(x), Some(target)])),
+            "[seq*2+2, 64]"
         );
         assert_eq!(
             reshape_to(&["B", "S", "?"], &vals(&[-1]), 14),
@@ -1089,6 +1121,13 @@ mod tests {
             &node("Size", 1, 1, vec![]),
             13,
             &[t(F32, &["2", "N", "1"])],
+        );
+        assert_eq!(out[0].data, Some(vec![mul(&d("N"), &d("2"))]));
+        let out = run(
+            size,
+            &node("Size", 1, 1, vec![]),
+            13,
+            &[t(F32, &["2", "N", "?"])],
         );
         assert_eq!(out[0].data, None);
         let out = run(
@@ -1201,6 +1240,19 @@ mod tests {
                 t(F32, &["N", "M"]),
             ],
         );
+        assert_eq!(text(&s), "[N, M+5]");
+        let s = out_shape(
+            concat,
+            &n,
+            13,
+            &[
+                t(F32, &["N", "S"]),
+                t(F32, &["?", "1"]),
+                t(F32, &["N", "S"]),
+            ],
+        );
+        assert_eq!(text(&s), "[N, S*2+1]");
+        let s = out_shape(concat, &n, 13, &[t(F32, &["N", "S"]), t(F32, &["?", "?"])]);
         assert_eq!(s, shape(&["N", "?"]));
         let s = out_shape(
             concat,
@@ -1344,7 +1396,7 @@ mod tests {
         let s = out_shape(tile, &n, 13, &[t(F32, &["N", "3"]), ints(&[1, 2])]);
         assert_eq!(s, shape(&["N", "6"]));
         let s = out_shape(tile, &n, 13, &[t(F32, &["N", "3"]), ints(&[2, -2])]);
-        assert_eq!(s, shape(&["?", "?"]));
+        assert_eq!(text(&s), "[N*2, ?]");
         let n = node("Tile", 3, 1, vec![]);
         let s = out_shape(tile, &n, 1, &[t(F32, &["N", "3"]), int(4), int(1)]);
         assert_eq!(s, shape(&["N", "12"]));
@@ -1443,13 +1495,23 @@ mod tests {
     fn depth_space_resize_upsample() {
         let n = node("DepthToSpace", 1, 1, vec![attr_i("blocksize", 2)]);
         let s = out_shape(depth_to_space, &n, 13, &[t(F32, &["N", "16", "5", "W"])]);
-        assert_eq!(s, shape(&["N", "4", "10", "?"]));
+        assert_eq!(text(&s), "[N, 4, 10, W*2]");
+        let s = out_shape(depth_to_space, &n, 13, &[t(F32, &["N", "C", "5", "W"])]);
+        assert_eq!(text(&s), "[N, ?, 10, W*2]");
         let n = node("SpaceToDepth", 1, 1, vec![attr_i("blocksize", 2)]);
         let s = out_shape(space_to_depth, &n, 13, &[t(F32, &["N", "4", "10", "5"])]);
         assert_eq!(s, shape(&["N", "16", "5", "?"]));
         let n = node("DepthToSpace", 1, 1, vec![attr_i("blocksize", i64::MAX)]);
         let s = out_shape(depth_to_space, &n, 13, &[t(F32, &["N", "16", "5", "W"])]);
-        assert_eq!(s, shape(&["N", "?", "?", "?"]));
+        // Exact, if absurd, for the symbol; overflowing for the known sizes.
+        assert_eq!(text(&s), "[N, ?, ?, W*9223372036854775807]");
+        let n = node("SpaceToDepth", 1, 1, vec![attr_i("blocksize", 2)]);
+        let x = ValueInfo::tensor(
+            F32,
+            Some(vec![d("N"), d("C"), mul(&d("H"), &d("2")), d("W")]),
+        );
+        let s = out_shape(space_to_depth, &n, 13, &[Some(x)]);
+        assert_eq!(text(&s), "[N, C*4, H, ?]");
 
         let n = node("Resize", 4, 1, vec![]);
         let s = out_shape(
@@ -1497,6 +1559,82 @@ mod tests {
         );
         let s = out_shape(upsample, &n, 1, &[t(F32, &["N", "3", "5", "5"])]);
         assert_eq!(s, shape(&["N", "3", "10", "?"]));
+    }
+
+    #[test]
+    fn flatten_of_symbols_is_their_product() {
+        let n = node("Flatten", 1, 1, vec![attr_i("axis", 2)]);
+        let s = out_shape(flatten, &n, 13, &[t(F32, &["batch", "seq", "768"])]);
+        assert_eq!(text(&s), "[batch*seq, 768]");
+        let n = node("Flatten", 1, 1, vec![attr_i("axis", 1)]);
+        let s = out_shape(flatten, &n, 13, &[t(F32, &["batch", "seq", "768"])]);
+        assert_eq!(text(&s), "[batch, seq*768]");
+        let s = out_shape(flatten, &n, 13, &[t(F32, &["batch", "seq", "?"])]);
+        assert_eq!(text(&s), "[batch, ?]");
+        // Flatten then Reshape back: [batch*seq, 768] to [batch, -1, 768] is [batch, seq, 768].
+        let flat = ValueInfo::tensor(
+            F32,
+            Some(vec![mul(&d("batch"), &d("seq")), Dim::Known(768)]),
+        );
+        let target = ValueInfo::int64_data(vec![d("batch"), from_i64(-1), from_i64(768)], false);
+        let r = node("Reshape", 2, 1, vec![]);
+        assert_eq!(
+            out_shape(reshape, &r, 14, &[Some(flat), Some(target)]),
+            shape(&["batch", "seq", "768"])
+        );
+    }
+
+    #[test]
+    fn symbolic_slice_pad_split_range_where_exact() {
+        let s1 = shift(&d("S"), 1);
+        let x = Some(ValueInfo::tensor(F32, Some(vec![s1.clone(), d("S")])));
+        // [S+1, S]: from 1 to the end is S on the first axis; on the second max(S - 1, 0) is unknown.
+        let out = slice_of(
+            x.clone(),
+            &[1, 1],
+            &[i64::MAX, i64::MAX],
+            Some(&[0, 1]),
+            None,
+        );
+        assert_eq!(text(&out[0].shape), "[S, ?]");
+        // Up to -1 (all but the last) of S+1 is S; 0 to 1 of S+1 is 1; 0 to 1 of S is min(S, 1).
+        let out = slice_of(x.clone(), &[0, 0], &[-1, 1], Some(&[0, 1]), None);
+        assert_eq!(text(&out[0].shape), "[S, ?]");
+        let out = slice_of(x.clone(), &[0], &[1], Some(&[0]), None);
+        assert_eq!(text(&out[0].shape), "[1, S]");
+        // An end of S on the axis of size S+1 (from a computed shape value): S.
+        let n = node("Slice", 4, 1, vec![]);
+        let end = Some(ValueInfo::int64_data(vec![d("S")], false));
+        let out = run(slice, &n, 13, &[x.clone(), ints(&[0]), end, ints(&[0])]);
+        assert_eq!(text(&out[0].shape), "[S, S]");
+        // From the end surely past the start: empty.
+        let out = slice_of(x, &[-1], &[0], Some(&[0]), None);
+        assert_eq!(text(&out[0].shape), "[0, S]");
+
+        let n = node("Pad", 2, 1, vec![]);
+        let s = out_shape(pad, &n, 13, &[t(F32, &["N", "S"]), ints(&[0, 1, 0, 2])]);
+        assert_eq!(text(&s), "[N, S+3]");
+        let s = out_shape(pad, &n, 13, &[t(F32, &["N", "S"]), ints(&[0, -1, 0, 0])]);
+        assert_eq!(text(&s), "[N, S-1]");
+
+        let n = node("Split", 1, 3, vec![attr_i("axis", 0)]);
+        let x = ValueInfo::tensor(F32, Some(vec![mul(&d("S"), &d("12")), d("S")]));
+        let out = run(split, &n, 13, &[Some(x.clone())]);
+        assert_eq!(text(&out[2].shape), "[S*4, S]");
+        let n = node("Split", 1, 3, vec![attr_i("axis", 1)]);
+        let out = run(split, &n, 13, &[Some(x)]);
+        assert_eq!(text(&out[0].shape), "[S*12, ?]");
+
+        let n = node("Range", 3, 1, vec![]);
+        let past = Some(ValueInfo::int64_data(vec![d("P")], true));
+        let end = Some(ValueInfo::int64_data(vec![add(&d("P"), &d("S"))], true));
+        let out = run(range, &n, 11, &[past.clone(), end.clone(), int(1)]);
+        assert_eq!(text(&out[0].shape), "[S]");
+        // Range(P + S, P, 1) may be empty or not (S = 0): unknown; so is a step of 2.
+        let out = run(range, &n, 11, &[end.clone(), past.clone(), int(1)]);
+        assert_eq!(out[0].shape, shape(&["?"]));
+        let out = run(range, &n, 11, &[past, end, int(2)]);
+        assert_eq!(out[0].shape, shape(&["?"]));
     }
 
     /// The transformer pattern: Shape -> Gather -> Unsqueeze -> Concat(with constants) -> Reshape.
@@ -1552,7 +1690,7 @@ mod tests {
         )
         .remove(0);
         let out = run(reshape, &r, 14, &[x, Some(target)]).remove(0);
-        assert_eq!(out.shape, shape(&["batch", "?", "64"]));
+        assert_eq!(text(&out.shape), "[batch, seq*12, 64]");
         // ConstantOfShape of a shape assembled from a symbol and a constant.
         let cat2 = node("Concat", 2, 1, vec![attr_i("axis", 0)]);
         let dims = run(concat, &cat2, 13, &[Some(b1), ints(&[1])]).remove(0);

@@ -4,7 +4,8 @@
 //!
 //! Spec: <https://github.com/onnx/onnx/blob/main/docs/Operators.md>. Opset history:
 //! - Gemm: 1 and 6 broadcast C only with `broadcast=1`; 7 on C is unidirectional; 11 makes C optional.
-//! - PRelu: 7 makes the slope unidirectional (before, its shape rule was unspecified: not checked).
+//! - PRelu: 7 makes the slope unidirectional. Before (opsets 1 and 6) how the slope broadcasts was
+//!   unspecified, so it is not checked there: Y simply has X's shape.
 //! - LayerNormalization: 17. RMSNormalization: 23. Scale and bias broadcast to X unidirectionally.
 
 use super::super::broadcast::{none, unidirectional};
@@ -15,6 +16,7 @@ use super::super::value::ValueInfo;
 
 pub fn register(r: &mut Registry) {
     r.add("", "Gemm", 1, gemm);
+    r.add("", "PRelu", 1, prelu_legacy);
     r.add("", "PRelu", 7, prelu);
     r.add("", "LayerNormalization", 17, layer_norm);
     r.add("", "RMSNormalization", 23, layer_norm);
@@ -57,6 +59,11 @@ fn prelu(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let outcome = unidirectional(&x, &ctx.shape(1));
     ctx.report_broadcast(Rule::Unidirectional, &[0, 1], &outcome);
     vec![ValueInfo::tensor(ctx.elem(0), x)]
+}
+
+/// PRelu before opset 7: the slope's broadcasting was unspecified, so there is nothing to check.
+fn prelu_legacy(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    vec![ValueInfo::tensor(ctx.elem(0), ctx.shape(0))]
 }
 
 /// LayerNormalization (X, Scale, B) and RMSNormalization (X, scale): Y has X's shape; the statistics

@@ -1,0 +1,298 @@
+//! Symbolic dimensions stay symbolic and related, end to end: sizes computed from symbols (`seq*12`,
+//! `batch*seq`, `seq+1`) through Reshape, Flatten, Concat, Slice and shape arithmetic, and the binding
+//! of a symbol to a number by a declared shape reported as I002 (once per symbol and size).
+
+use bytes::Bytes;
+use onnx_lint::diagnostics::{Code, Diagnostic, Severity};
+use onnx_lint::io::Origin;
+use onnx_lint::ir::Model;
+use onnx_lint::proto::attribute_proto::AttributeType;
+use onnx_lint::proto::tensor_proto::DataType;
+use onnx_lint::proto::tensor_shape_proto::{Dimension, dimension};
+use onnx_lint::proto::*;
+use onnx_lint::shape::dim::format_shape;
+use prost::Message;
+
+fn node(op: &str, name: &str, inputs: &[&str], outputs: &[&str]) -> NodeProto {
+    NodeProto {
+        op_type: Some(op.into()),
+        name: Some(name.into()),
+        input: inputs.iter().map(|s| s.to_string()).collect(),
+        output: outputs.iter().map(|s| s.to_string()).collect(),
+        ..Default::default()
+    }
+}
+
+fn with_int(mut n: NodeProto, name: &str, v: i64) -> NodeProto {
+    n.attribute.push(AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(AttributeType::Int as i32),
+        i: Some(v),
+        ..Default::default()
+    });
+    n
+}
+
+/// A value of element type `elem` and shape `dims`: numbers are sizes, anything else a `dim_param`.
+fn typed(name: &str, elem: DataType, dims: &[&str]) -> ValueInfoProto {
+    let dim = dims
+        .iter()
+        .map(|d| Dimension {
+            value: Some(match d.parse::<i64>() {
+                Ok(n) => dimension::Value::DimValue(n),
+                Err(_) => dimension::Value::DimParam((*d).to_owned()),
+            }),
+            ..Default::default()
+        })
+        .collect();
+    ValueInfoProto {
+        name: Some(name.into()),
+        r#type: Some(TypeProto {
+            value: Some(type_proto::Value::TensorType(type_proto::Tensor {
+                elem_type: Some(elem as i32),
+                shape: Some(TensorShapeProto { dim }),
+            })),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+fn float(name: &str, dims: &[&str]) -> ValueInfoProto {
+    typed(name, DataType::Float, dims)
+}
+
+/// A float value of undeclared shape.
+fn float_any(name: &str) -> ValueInfoProto {
+    let mut v = float(name, &[]);
+    if let Some(type_proto::Value::TensorType(t)) = v.r#type.as_mut().and_then(|t| t.value.as_mut())
+    {
+        t.shape = None;
+    }
+    v
+}
+
+fn ints(name: &str, values: &[i64], scalar: bool) -> TensorProto {
+    TensorProto {
+        name: Some(name.into()),
+        dims: if scalar {
+            vec![]
+        } else {
+            vec![values.len() as i64]
+        },
+        data_type: Some(DataType::Int64 as i32),
+        int64_data: values.to_vec(),
+        ..Default::default()
+    }
+}
+
+struct Graph {
+    nodes: Vec<NodeProto>,
+    inputs: Vec<ValueInfoProto>,
+    outputs: Vec<ValueInfoProto>,
+    value_info: Vec<ValueInfoProto>,
+    initializers: Vec<TensorProto>,
+}
+
+fn load(g: Graph) -> Model {
+    let m = ModelProto {
+        ir_version: Some(9),
+        opset_import: vec![OperatorSetIdProto {
+            domain: Some(String::new()),
+            version: Some(17),
+        }],
+        graph: Some(GraphProto {
+            node: g.nodes,
+            name: Some("g".into()),
+            input: g.inputs,
+            output: g.outputs,
+            value_info: g.value_info,
+            initializer: g.initializers,
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    Model::from_bytes(Bytes::from(m.encode_to_vec()), Origin::Stdin).expect("decodes")
+}
+
+/// The inferred shape of a main-graph value, as text.
+fn shape_of(m: &Model, name: &str) -> String {
+    let g = m.shapes.iter().find(|g| g.path == "main").expect("main");
+    let info = g
+        .values
+        .iter()
+        .find(|(n, _)| n == name)
+        .unwrap_or_else(|| panic!("no value {name}"));
+    format_shape(&info.1.as_ref().and_then(|i| i.shape.clone()))
+}
+
+fn with_code(m: &Model, code: Code) -> Vec<&Diagnostic> {
+    m.diagnostics.iter().filter(|d| d.code == code).collect()
+}
+
+/// No finding but information: the models are valid.
+fn assert_clean(m: &Model) {
+    let bad: Vec<_> = m
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity != Severity::Info)
+        .collect();
+    assert!(bad.is_empty(), "{bad:#?}");
+}
+
+/// The attention-head pattern: `x [batch, seq, 768]` reshaped to `[0, -1, 64]`, and the same target
+/// computed from the shape (`Concat(batch, Mul(seq, 12), 64)`); Flatten, Concat, Slice of symbolic sizes.
+#[test]
+fn symbolic_sizes_through_reshape_flatten_concat_slice() {
+    let nodes = vec![
+        node("Reshape", "heads", &["x", "target"], &["h"]),
+        node("Shape", "shape", &["x"], &["s"]),
+        with_int(
+            node("Gather", "get_seq", &["s", "one"], &["seq"]),
+            "axis",
+            0,
+        ),
+        with_int(node("Gather", "get_b", &["s", "zero"], &["b"]), "axis", 0),
+        node("Mul", "times12", &["seq", "twelve"], &["seq12"]),
+        node("Unsqueeze", "u1", &["b", "axes0"], &["b1"]),
+        node("Unsqueeze", "u2", &["seq12", "axes0"], &["seq12_1"]),
+        with_int(
+            node(
+                "Concat",
+                "cat_target",
+                &["b1", "seq12_1", "d64"],
+                &["target2"],
+            ),
+            "axis",
+            0,
+        ),
+        node("Reshape", "heads2", &["x", "target2"], &["h2"]),
+        node("Add", "same", &["h", "h2"], &["sum"]),
+        with_int(node("Flatten", "flat", &["x"], &["f"]), "axis", 2),
+        with_int(node("Concat", "cat", &["x", "cls"], &["xc"]), "axis", 1),
+        node(
+            "Slice",
+            "drop_first",
+            &["xc", "one_v", "big", "one_v"],
+            &["xs"],
+        ),
+        node("Add", "residual", &["xs", "x"], &["y"]),
+    ];
+    let m = load(Graph {
+        nodes,
+        inputs: vec![
+            float("x", &["batch", "seq", "768"]),
+            float("cls", &["batch", "1", "768"]),
+        ],
+        outputs: vec![float_any("sum"), float_any("f"), float_any("y")],
+        value_info: vec![],
+        initializers: vec![
+            ints("target", &[0, -1, 64], false),
+            ints("zero", &[0], true),
+            ints("one", &[1], true),
+            ints("twelve", &[12], true),
+            ints("axes0", &[0], false),
+            ints("d64", &[64], false),
+            ints("one_v", &[1], false),
+            ints("big", &[i64::MAX], false),
+        ],
+    });
+    assert_clean(&m);
+    assert_eq!(shape_of(&m, "h"), "[batch, seq*12, 64]");
+    assert_eq!(shape_of(&m, "seq12"), "[]");
+    assert_eq!(shape_of(&m, "target2"), "[3]");
+    assert_eq!(shape_of(&m, "h2"), "[batch, seq*12, 64]");
+    // Both sides of the Add are the same expression: no broadcast condition.
+    assert_eq!(shape_of(&m, "sum"), "[batch, seq*12, 64]");
+    assert_eq!(shape_of(&m, "f"), "[batch*seq, 768]");
+    assert_eq!(shape_of(&m, "xc"), "[batch, seq+1, 768]");
+    // seq+1 from 1 to the end is exactly seq.
+    assert_eq!(shape_of(&m, "xs"), "[batch, seq, 768]");
+    assert_eq!(shape_of(&m, "y"), "[batch, seq, 768]");
+}
+
+/// A declared size where inference has a symbol: the number is kept (downstream sizes are known), the
+/// binding reported once per symbol and size.
+#[test]
+fn declared_size_binds_a_symbol_once() {
+    let nodes = vec![
+        node("Relu", "relu", &["x"], &["r"]),
+        node("Sigmoid", "sig", &["x"], &["s"]),
+        node("Add", "add", &["r", "b"], &["y"]),
+    ];
+    let m = load(Graph {
+        nodes,
+        inputs: vec![float("x", &["N", "3"]), float("b", &["3", "1"])],
+        outputs: vec![float_any("y"), float("s", &["3", "3"])],
+        value_info: vec![float("r", &["3", "3"])],
+        initializers: vec![],
+    });
+    assert_clean(&m);
+    assert_eq!(shape_of(&m, "r"), "[3, 3]");
+    assert_eq!(shape_of(&m, "s"), "[3, 3]");
+    // Known from the declaration: [3, 3] + [3, 1] is [3, 3] with no condition on N.
+    assert_eq!(shape_of(&m, "y"), "[3, 3]");
+    let bound = with_code(&m, Code::SymbolBinding);
+    assert_eq!(bound.len(), 1, "{bound:#?}");
+    let d = bound[0];
+    assert_eq!(d.severity, Severity::Info);
+    // Reported at whichever of the two nodes inference met first.
+    let at_relu = "symbol N is bound to 3 by the declared shape of value 'r' (node 'relu')";
+    let at_sig = "symbol N is bound to 3 by the declared shape of value 's' (node 'sig')";
+    assert!(d.message == at_relu || d.message == at_sig, "{}", d.message);
+    let node = if d.message == at_relu { "relu" } else { "sig" };
+    assert_eq!(d.node.as_deref(), Some(node));
+    assert_eq!(d.graph, "main");
+}
+
+/// An expression binds like a symbol; a declared size the expression cannot take is a contradiction.
+#[test]
+fn expression_bindings_and_impossible_sizes() {
+    let nodes = vec![
+        node("Reshape", "heads", &["x", "target"], &["h"]),
+        node("Reshape", "heads_b", &["x", "target"], &["h2"]),
+        node("Relu", "relu", &["x"], &["r"]),
+        node("Identity", "id", &["w"], &["w2"]),
+    ];
+    let m = load(Graph {
+        nodes,
+        inputs: vec![
+            float("x", &["batch", "seq", "768"]),
+            float("w", &["2", "3"]),
+        ],
+        outputs: vec![
+            float("h", &["batch", "120", "64"]),
+            float("h2", &["batch", "100", "64"]),
+            // `seq+2` would never be 1; `seq` can be anything.
+            float("r", &["batch", "0", "768"]),
+            float("w2", &["K", "3"]),
+        ],
+        value_info: vec![],
+        initializers: vec![ints("target", &[0, -1, 64], false)],
+    });
+    let mut bound: Vec<&str> = with_code(&m, Code::SymbolBinding)
+        .iter()
+        .map(|d| d.message.as_str())
+        .collect();
+    bound.sort();
+    assert_eq!(
+        bound,
+        vec![
+            "symbol K of the declared shape of value 'w2' is bound to 2 by inference (node 'id')",
+            "symbol seq is bound to 0 by the declared shape of value 'r' (node 'relu')",
+            "symbol seq*12 is bound to 120 by the declared shape of value 'h' (node 'heads')",
+        ]
+    );
+    assert_eq!(shape_of(&m, "h"), "[batch, 120, 64]");
+    assert_eq!(shape_of(&m, "w2"), "[2, 3]");
+    // 100 is no multiple of 12: a contradiction, and the inferred expression stays.
+    let t004: Vec<&str> = with_code(&m, Code::DeclaredShape)
+        .iter()
+        .map(|d| d.message.as_str())
+        .collect();
+    assert_eq!(
+        t004,
+        vec!["value 'h2' is declared with size 100 on axis 1, but inference gives seq*12"]
+    );
+    assert_eq!(shape_of(&m, "h2"), "[batch, seq*12, 64]");
+}
