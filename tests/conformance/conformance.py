@@ -251,7 +251,13 @@ def check_no_false_e1(ctx: Context, model: Model) -> Outcome:
     diags = doc.get("diagnostics", [])
     e1 = [d for d in diags if d.get("code") == "E1"]
     others = [d for d in diags if d.get("code") not in ("E1", "W1") and d.get("severity") in ("error", "warning")]
+    no_rule = [d.get("message", "") for d in diags if d.get("code") == "I001"]
     data = {
+        "no_rule": [
+            op.strip()
+            for m in no_rule
+            for op in m.removeprefix("no shape rule for ").split(": their outputs")[0].split("), ")
+        ],
         "w1": sum(1 for d in diags if d.get("code") == "W1"),
         "errors": Counter(d["code"] for d in others if d["severity"] == "error"),
         "warnings": Counter(d["code"] for d in others if d["severity"] == "warning"),
@@ -278,6 +284,9 @@ def summarize_no_false_e1(results: Results, show: int) -> list[str]:
             f"no-false-e1: other {sev[:-1]} diagnostics (not E1/W1) on {n_models} models"
             + (f": {codes}" if codes else "")
         )
+    ops = Counter(op.rstrip(")") + ")" for d in data for op in d.get("no_rule", []))
+    listed = ", ".join(f"{op} on {n}" for op, n in sorted(ops.items(), key=lambda kv: (-kv[1], kv[0])))
+    lines.append(f"no-false-e1: ops without a shape rule (I001): {listed or 'none'}")
     return lines
 
 
@@ -1178,6 +1187,38 @@ def summarize_expand(results: Results, show: int) -> list[str]:
     return lines
 
 
+REAL_FULL_GROUPS = ("real/light/", "real/pytorch-converted/", "real/pytorch-operator/")
+
+
+def check_outputs_full(ctx: Context, model: Model) -> Outcome:
+    """The real models shipped in the package (light, pytorch-*): with every declared output shape and
+    value_info removed (so nothing is filled in from declarations), `shapes` still gives every graph
+    output a fully known shape."""
+    if not model.rel.startswith(REAL_FULL_GROUPS):
+        return skipped("not a light or pytorch-* model")
+    import onnx
+
+    m = onnx.load(str(model.path), load_external_data=False)
+    del m.graph.value_info[:]
+    for o in m.graph.output:
+        o.type.tensor_type.ClearField("shape")
+    with tempfile.TemporaryDirectory() as tmp:
+        stripped = Path(tmp) / "model.onnx"
+        stripped.write_bytes(m.SerializeToString())
+        doc, why = run_json(ctx, Model(stripped, model.rel), "shapes")
+    if why:
+        return failed(why)
+    ours = {v["name"]: v["shape"] for v in doc.get("values", []) if v.get("graph") == "main"}
+    partial = [
+        f"{o.name}: {format_dims(ours.get(o.name))}"
+        for o in m.graph.output
+        if not (isinstance(ours.get(o.name), list) and all(isinstance(d, int) for d in ours[o.name]))
+    ]
+    if partial:
+        return failed("outputs not fully inferred: " + "; ".join(partial))
+    return passed()
+
+
 CHECKS: list[Check] = [
     Check("load", "check MODEL exits 0 or 1 (never 2, never a crash or timeout)", check_load),
     Check("roundtrip", "roundtrip MODEL -o OUT exits 0 and OUT is byte-identical to MODEL", check_roundtrip),
@@ -1192,6 +1233,12 @@ CHECKS: list[Check] = [
         "shapes --format json MODEL never contradicts onnx.shape_inference on a fully static main-graph value",
         check_shapes,
         summarize_shapes,
+    ),
+    Check(
+        "outputs-full",
+        "light and pytorch-* models with their declared output shapes and value_info removed: shapes MODEL "
+        "gives every graph output a fully known shape",
+        check_outputs_full,
     ),
     Check(
         "expand",
