@@ -296,3 +296,54 @@ fn expression_bindings_and_impossible_sizes() {
     );
     assert_eq!(shape_of(&m, "h2"), "[batch, seq*12, 64]");
 }
+
+#[test]
+fn a_matmul_contraction_binds_a_symbol_to_the_other_side_once() {
+    // x: [batch, K] times w: [64, 10] equates K with 64; two such MatMuls report it once.
+    let m = load(Graph {
+        nodes: vec![
+            node("MatMul", "mm1", &["x", "w"], &["y1"]),
+            node("MatMul", "mm2", &["x", "w"], &["y2"]),
+        ],
+        inputs: vec![float("x", &["batch", "K"])],
+        outputs: vec![float_any("y1"), float_any("y2")],
+        value_info: vec![],
+        initializers: vec![TensorProto {
+            name: Some("w".into()),
+            dims: vec![64, 10],
+            data_type: Some(DataType::Float as i32),
+            raw_data: Some(Bytes::from(vec![0u8; 64 * 10 * 4])),
+            ..Default::default()
+        }],
+    });
+    assert_clean(&m);
+    let b = with_code(&m, Code::SymbolBinding);
+    assert_eq!(b.len(), 1, "{b:#?}");
+    let msg = &b[0].message;
+    assert!(
+        msg.contains("symbol K is bound to 64 by the contraction of 'mm1'"),
+        "{msg}"
+    );
+    assert_eq!(shape_of(&m, "y1"), "[batch, 10]");
+}
+
+#[test]
+fn a_reshape_of_a_symbolic_count_to_known_sizes_binds_it() {
+    let m = load(Graph {
+        nodes: vec![node("Reshape", "to_fixed", &["x", "s"], &["y"])],
+        inputs: vec![float("x", &["N", "768"])],
+        outputs: vec![float_any("y")],
+        value_info: vec![],
+        initializers: vec![ints("s", &[4, 768], false)],
+    });
+    assert_clean(&m);
+    let b = with_code(&m, Code::SymbolBinding);
+    assert_eq!(b.len(), 1, "{b:#?}");
+    assert!(
+        b[0].message
+            .contains("symbol N*768 is bound to 3072 by the reshape of 'to_fixed'"),
+        "{}",
+        b[0].message
+    );
+    assert_eq!(shape_of(&m, "y"), "[4, 768]");
+}

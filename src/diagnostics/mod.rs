@@ -51,6 +51,9 @@ pub struct Diagnostic {
     /// For findings inside a model-local function: the node of the function body (`node` is the call).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub inner_node: Option<String>,
+    /// For symbol bindings (I002): the symbol or expression and the size it is bound to.
+    #[serde(skip)]
+    pub binding: Option<(String, u64)>,
 }
 
 impl Diagnostic {
@@ -67,6 +70,7 @@ impl Diagnostic {
             axis: None,
             sizes: Vec::new(),
             inner_node: None,
+            binding: None,
         }
     }
 

@@ -12,7 +12,7 @@ use crate::diagnostics::{Code, Diagnostic};
 use crate::proto::{GraphProto, NodeProto};
 use petgraph::Direction;
 use petgraph::stable_graph::StableDiGraph;
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, HashSet};
 
 /// The names visible from enclosing graphs, innermost first.
 pub struct Scope<'a> {
@@ -449,27 +449,30 @@ fn attach_declared_types(g: &mut Graph) {
     }
 }
 
-/// Kahn's algorithm seeded in insertion order, so that independent nodes keep their source order.
+/// Kahn's algorithm taking, among the nodes that are ready, the one added first: independent nodes keep
+/// their source order (op nodes are added in source order), so walks and reports follow the file.
 fn topological_order(g: &Graph) -> Option<Vec<NodeId>> {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
     let mut indegree: HashMap<NodeId, usize> = HashMap::with_capacity(g.dag.node_count());
-    let mut queue = VecDeque::new();
+    let mut ready = BinaryHeap::new();
     for n in g.dag.node_indices() {
         let d = g.dag.edges_directed(n, Direction::Incoming).count();
         if d == 0 {
-            queue.push_back(n);
+            ready.push(Reverse(n));
         } else {
             indegree.insert(n, d);
         }
     }
     let mut order = Vec::with_capacity(g.dag.node_count());
-    while let Some(n) = queue.pop_front() {
+    while let Some(Reverse(n)) = ready.pop() {
         order.push(n);
         for succ in g.dag.neighbors_directed(n, Direction::Outgoing) {
             // neighbors_directed yields a successor once per edge, matching the indegree count.
             if let Some(d) = indegree.get_mut(&succ) {
                 *d -= 1;
                 if *d == 0 {
-                    queue.push_back(succ);
+                    ready.push(Reverse(succ));
                 }
             }
         }

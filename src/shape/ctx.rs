@@ -113,6 +113,25 @@ impl<'a> NodeCtx<'a> {
         self.attr(name)?.t.as_ref()
     }
 
+    /// Records that this node binds the symbolic size `expr` to `size` (a Reshape to known sizes, a
+    /// MatMul contraction): inference goes on with the number, and the binding is reported (I002).
+    pub fn bind(&mut self, expr: &Dim, size: u64, how: &str) {
+        if !matches!(expr, Dim::Sym(_)) {
+            return;
+        }
+        let mut d = Diagnostic::new(
+            Code::SymbolBinding,
+            "",
+            format!(
+                "symbol {expr} is bound to {size} by {how} of '{}' ({})",
+                self.label,
+                self.op_type()
+            ),
+        );
+        d.binding = Some((expr.to_string(), size));
+        self.findings.push(d);
+    }
+
     /// Infers subgraph attribute `name` with its formal inputs typed as `inputs`.
     pub fn infer_subgraph(&mut self, name: &str, inputs: &[ValueInfo]) -> Option<Vec<ValueInfo>> {
         (self.subgraph)(name, inputs)

@@ -322,6 +322,12 @@ impl<'m> Driver<'m> {
         };
         self.out.diagnostics.extend(sub_findings);
         for d in findings {
+            // A binding is reported once per model, wherever it recurs.
+            if let Some(b) = &d.binding
+                && !self.bindings.insert(b.clone())
+            {
+                continue;
+            }
             let d = locate(d, &g.path, &label, op.op_type(), site);
             self.out.diagnostics.push(d);
         }

@@ -45,6 +45,14 @@ fn matmul(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         p.axis_from_end -= 2;
     }
     ctx.report_broadcast(Rule::Multidirectional, &[0, 1], &outcome);
+    // The contraction equates A's last dim with B's first matrix dim: a symbol met by a number there
+    // is bound to it.
+    let (ka, kb) = (&a2[a2.len() - 1], &b2[b2.len() - 2]);
+    match (ka, kb) {
+        (Dim::Sym(_), Dim::Known(n)) => ctx.bind(ka, *n, "the contraction"),
+        (Dim::Known(n), Dim::Sym(_)) => ctx.bind(kb, *n, "the contraction"),
+        _ => {}
+    }
     let shape = outcome.shape.map(|mut batch| {
         if !a_vec {
             batch.push(a2[a2.len() - 2].clone());

@@ -128,6 +128,15 @@ fn reshape(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         None if ctx.opset >= 5 => len_1d(ctx, 1).and_then(unknown_dims),
         None => None,
     };
+    // A symbolic element count reshaped to known sizes only is bound to their product.
+    if let (Some(dims), Some(out)) = (&input, &shape) {
+        let total = product(dims);
+        if let Dim::Known(n) = product(out)
+            && matches!(total, Dim::Sym(_))
+        {
+            ctx.bind(&total, n, "the reshape");
+        }
+    }
     let data = data_if_small(&shape, ctx.input(0).and_then(|v| v.data.clone()));
     vec![like(ctx, 0, shape).with_data(data)]
 }
