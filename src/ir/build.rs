@@ -347,10 +347,34 @@ fn connect_inputs(
 ) {
     for k in 0..g.ops.len() {
         let id = g.ops[k];
-        let inputs = match &g.dag[id].kind {
-            NodeKind::Op(op) => op.proto.input.clone(),
+        // Moved out and back rather than cloned: this runs once per node of graphs of millions.
+        let inputs = match &mut g.dag[id].kind {
+            NodeKind::Op(op) => std::mem::take(&mut op.proto.input),
             _ => continue,
         };
+        connect_node(g, id, &inputs, outer, free, diags);
+        if let NodeKind::Op(op) = &mut g.dag[id].kind {
+            op.proto.input = inputs;
+        }
+    }
+    // Outer values created while attaching subgraphs are read from enclosing scopes too.
+    for v in &g.values {
+        if matches!(g.dag[v.producer.0].kind, NodeKind::Outer) && !free.contains(&v.name) {
+            free.push(v.name.clone());
+        }
+    }
+}
+
+/// The edges into node `id` from the producers of `inputs`.
+fn connect_node(
+    g: &mut Graph,
+    id: NodeId,
+    inputs: &[String],
+    outer: Option<&Scope<'_>>,
+    free: &mut Vec<String>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    {
         for (slot, name) in inputs.iter().enumerate() {
             if name.is_empty() {
                 continue; // an omitted optional input keeps its slot and has no edge
@@ -384,12 +408,6 @@ fn connect_inputs(
                     slot: Slot::Input(slot),
                 },
             );
-        }
-    }
-    // Outer values created while attaching subgraphs are read from enclosing scopes too.
-    for v in &g.values {
-        if matches!(g.dag[v.producer.0].kind, NodeKind::Outer) && !free.contains(&v.name) {
-            free.push(v.name.clone());
         }
     }
 }

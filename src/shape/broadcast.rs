@@ -147,8 +147,9 @@ pub fn multidirectional(inputs: &[Shape]) -> Outcome {
     out
 }
 
-/// The result when every dim of every input is known and they broadcast without conflict: the common
-/// case, computed without the bookkeeping the general path needs for symbols and conflicts.
+/// The result when, on every axis, the dims that are not 1 are all the same dim (a size or one symbol):
+/// the common case, where no conflict or condition can arise, computed without the bookkeeping the
+/// general path needs.
 fn all_known_compatible(inputs: &[Shape]) -> Option<Vec<Dim>> {
     let mut rank = 0;
     for s in inputs {
@@ -156,18 +157,22 @@ fn all_known_compatible(inputs: &[Shape]) -> Option<Vec<Dim>> {
     }
     let mut dims = Vec::with_capacity(rank);
     for from_end in (1..=rank).rev() {
-        let mut size = 1u64;
+        let mut common: Option<&Dim> = None;
         for s in inputs.iter().flatten() {
             let Some(j) = s.len().checked_sub(from_end) else {
                 continue;
             };
-            match s[j] {
+            match &s[j] {
                 Dim::Known(1) => {}
-                Dim::Known(n) if size == 1 || size == n => size = n,
-                _ => return None,
+                Dim::Unknown => return None,
+                d => match common {
+                    None => common = Some(d),
+                    Some(c) if c == d => {}
+                    Some(_) => return None,
+                },
             }
         }
-        dims.push(Dim::Known(size));
+        dims.push(common.cloned().unwrap_or(Dim::Known(1)));
     }
     Some(dims)
 }
