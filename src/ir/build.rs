@@ -472,26 +472,25 @@ fn attach_declared_types(g: &mut Graph) {
 fn topological_order(g: &Graph) -> Option<Vec<NodeId>> {
     use std::cmp::Reverse;
     use std::collections::BinaryHeap;
-    let mut indegree: HashMap<NodeId, usize> = HashMap::with_capacity(g.dag.node_count());
+    // Indexed by node index: no node has been removed yet, so indices are dense.
+    let mut indegree = vec![0usize; petgraph::visit::NodeIndexable::node_bound(&g.dag)];
     let mut ready = BinaryHeap::new();
     for n in g.dag.node_indices() {
         let d = g.dag.edges_directed(n, Direction::Incoming).count();
         if d == 0 {
             ready.push(Reverse(n));
-        } else {
-            indegree.insert(n, d);
         }
+        indegree[n.index()] = d;
     }
     let mut order = Vec::with_capacity(g.dag.node_count());
     while let Some(Reverse(n)) = ready.pop() {
         order.push(n);
         for succ in g.dag.neighbors_directed(n, Direction::Outgoing) {
             // neighbors_directed yields a successor once per edge, matching the indegree count.
-            if let Some(d) = indegree.get_mut(&succ) {
-                *d -= 1;
-                if *d == 0 {
-                    ready.push(Reverse(succ));
-                }
+            let d = &mut indegree[succ.index()];
+            *d -= 1;
+            if *d == 0 {
+                ready.push(Reverse(succ));
             }
         }
     }
