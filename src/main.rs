@@ -5,6 +5,8 @@ use clap::Parser;
 fn main() -> std::process::ExitCode {
     let cli = onnx_lint::cli::Cli::parse();
     let code = onnx_lint::cli::run(cli);
+    // Peak memory on standard error, for the tests that hold hostile inputs to bounded memory
+    // without depending on /usr/bin/time.
     if std::env::var_os("ONNX_LINT_DEBUG_RSS").is_some() {
         let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
         for l in status

@@ -69,6 +69,19 @@ fn check_reference(
             "'{location}' is marked EXTERNAL but also has inline raw_data"
         ));
     }
+    let typed = [
+        ("float_data", t.float_data.len()),
+        ("int32_data", t.int32_data.len()),
+        ("string_data", t.string_data.len()),
+        ("int64_data", t.int64_data.len()),
+        ("double_data", t.double_data.len()),
+        ("uint64_data", t.uint64_data.len()),
+    ];
+    if let Some((field, _)) = typed.iter().find(|(_, l)| *l > 0) {
+        return Err(format!(
+            "'{location}' is marked EXTERNAL but also has inline {field}"
+        ));
+    }
     check_location_syntax(location)?;
     let offset = parse_number(&map, "offset")?.unwrap_or(0);
     let length = parse_number(&map, "length")?;
@@ -97,10 +110,9 @@ fn check_reference(
     let want = element_count(&t.dims)
         .ok()
         .zip(elem_bits(t.data_type()))
-        .and_then(|(n, bits)| n.checked_mul(bits))
-        .map(|b| b.div_ceil(8));
+        .map(|(n, bits)| (u128::from(n) * u128::from(bits)).div_ceil(8));
     if let Some(want) = want
-        && want > end - offset
+        && want > u128::from(end - offset)
     {
         return Err(format!(
             "'{location}': the region [{offset}, {end}) holds {} bytes, but the tensor needs {want}",

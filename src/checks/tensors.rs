@@ -168,8 +168,10 @@ fn data_problem(t: &TensorProto, n: u64) -> Option<String> {
         if dt == D::Float6e2m3 || dt == D::Float6e3m2 {
             return None; // packing of 6-bit types is not settled upstream; not checked
         }
-        let want = n.checked_mul(bits)?.div_ceil(8);
-        let have = raw.len() as u64;
+        // In u128: n < 2^63 and bits <= 128, so the product cannot overflow (in u64 it could, and a
+        // huge tensor with a few bytes of data would go unreported).
+        let want = (u128::from(n) * u128::from(bits)).div_ceil(8);
+        let have = raw.len() as u128;
         return (have != want).then(|| {
             let side = if have < want { "shorter" } else { "longer" };
             format!(
