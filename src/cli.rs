@@ -11,6 +11,7 @@ use crate::passes::explicit_broadcast::{self, Options, implicit_broadcasts};
 use crate::wire::Edit;
 use crate::write::{WriteOptions, external_files_left_behind, write_model};
 use clap::{Parser, Subcommand, ValueEnum};
+use std::fmt::Write;
 use std::path::PathBuf;
 
 #[derive(Parser, Debug)]
@@ -234,8 +235,11 @@ fn expand(model: PathBuf, output: PathBuf, keep_scalars: bool, in_place: bool) -
             return EXIT_FINDINGS;
         }
     };
+    // One write for the whole report: a million-node model makes a million lines.
+    let mut report = String::new();
     for i in &outcome.insertions {
-        eprintln!(
+        let _ = writeln!(
+            report,
             "expand: graph {}, node '{}' ({}), input {}: {} -> {}",
             render::escape(&i.graph),
             render::escape(&i.node),
@@ -246,8 +250,9 @@ fn expand(model: PathBuf, output: PathBuf, keep_scalars: bool, in_place: bool) -
         );
     }
     for why in &outcome.left {
-        eprintln!("warning: left implicit: {}", render::escape(why));
+        let _ = writeln!(report, "warning: left implicit: {}", render::escape(why));
     }
+    eprint!("{report}");
     let inserted: usize = outcome
         .patch
         .graphs
