@@ -11,7 +11,7 @@
 
 use super::super::broadcast::{legacy_axis, multidirectional, none};
 use super::super::ctx::{NodeCtx, Rule};
-use super::super::dim::{Dim, Poly};
+use super::super::dim::{Dim, Poly, SymExpr};
 use super::super::registry::Registry;
 use super::super::value::{ValueInfo, as_i64, from_i64};
 use crate::proto::tensor_proto::DataType;
@@ -94,40 +94,74 @@ fn legacy_binary(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
 /// `seq`); a division that is not exact there (`Div(seq, 2)`) has no known value.
 fn propagate(ctx: &NodeCtx<'_>) -> Option<Vec<Dim>> {
     let op = ctx.op_type();
-    if !matches!(op, "Add" | "Sub" | "Mul" | "Div") || ctx.num_inputs() != 2 {
+    let arity = if op == "Where" { 3 } else { 2 };
+    if ctx.num_inputs() != arity {
         return None;
     }
-    let a = ctx.data(0)?;
-    let b = ctx.data(1)?;
-    let n = a.len().max(b.len());
-    if !(a.len() == n || a.len() == 1) || !(b.len() == n || b.len() == 1) {
+    let inputs: Vec<&[Dim]> = (0..arity).map(|k| ctx.data(k)).collect::<Option<_>>()?;
+    let n = inputs.iter().map(|d| d.len()).max()?;
+    if inputs.iter().any(|d| d.len() != n && d.len() != 1) {
         return None;
     }
+    let at = |k: usize, i: usize| &inputs[k][if inputs[k].len() == 1 { 0 } else { i }];
     (0..n)
-        .map(|i| {
-            let x = &a[if a.len() == 1 { 0 } else { i }];
-            let y = &b[if b.len() == 1 { 0 } else { i }];
-            if let (Some(x), Some(y)) = (as_i64(x), as_i64(y)) {
-                let v = match op {
-                    "Add" => x.checked_add(y)?,
-                    "Sub" => x.checked_sub(y)?,
-                    "Mul" => x.checked_mul(y)?,
-                    // Integer Div truncates toward zero, as in C.
-                    _ => x.checked_div(y)?,
-                };
-                return Some(from_i64(v));
-            }
-            let (x, y) = (Poly::of_value(x)?, Poly::of_value(y)?);
-            let v = match op {
-                "Add" => x.add(&y)?,
-                "Sub" => x.sub(&y)?,
-                "Mul" => x.mul(&y)?,
-                // Exact, so truncation does not come into it.
-                _ => x.div_exact(&y)?,
-            };
-            Some(v.into_value())
+        .map(|i| match op {
+            "Where" => Some(
+                if as_i64(at(0, i))? != 0 {
+                    at(1, i)
+                } else {
+                    at(2, i)
+                }
+                .clone(),
+            ),
+            _ => binary_value(op, at(0, i), at(1, i)),
         })
         .collect()
+}
+
+/// One element of a binary op on integer values (shape arithmetic, and the comparisons exporters
+/// put around it, as torch's `Where(Equal(shape, -1), 1, shape)` before an Expand).
+fn binary_value(op: &str, x: &Dim, y: &Dim) -> Option<Dim> {
+    let bool_dim = |b: bool| Dim::Known(u64::from(b));
+    if let (Some(x), Some(y)) = (as_i64(x), as_i64(y)) {
+        return Some(match op {
+            "Add" => from_i64(x.checked_add(y)?),
+            "Sub" => from_i64(x.checked_sub(y)?),
+            "Mul" => from_i64(x.checked_mul(y)?),
+            // Integer Div truncates toward zero, as in C.
+            "Div" => from_i64(x.checked_div(y)?),
+            "Max" => from_i64(x.max(y)),
+            "Min" => from_i64(x.min(y)),
+            "Equal" => bool_dim(x == y),
+            "Less" => bool_dim(x < y),
+            "LessOrEqual" => bool_dim(x <= y),
+            "Greater" => bool_dim(x > y),
+            "GreaterOrEqual" => bool_dim(x >= y),
+            _ => return None,
+        });
+    }
+    // A dim_param symbol is a size, never negative: compared with a negative number it is known.
+    let size_vs_negative = |s: &Dim, k: &Dim| {
+        matches!(s, Dim::Sym(SymExpr::Var(_))) && as_i64(k).is_some_and(|v| v < 0)
+    };
+    match op {
+        "Equal" if x == y => return Some(bool_dim(true)),
+        "Equal" if size_vs_negative(x, y) || size_vs_negative(y, x) => {
+            return Some(bool_dim(false));
+        }
+        "Max" | "Min" if x == y => return Some(x.clone()),
+        _ => {}
+    }
+    let (px, py) = (Poly::of_value(x)?, Poly::of_value(y)?);
+    let v = match op {
+        "Add" => px.add(&py)?,
+        "Sub" => px.sub(&py)?,
+        "Mul" => px.mul(&py)?,
+        // Exact, so truncation does not come into it.
+        "Div" => px.div_exact(&py)?,
+        _ => return None,
+    };
+    Some(v.into_value())
 }
 
 #[cfg(test)]
@@ -148,6 +182,35 @@ mod tests {
                 })
                 .collect()
         })
+    }
+
+    #[test]
+    fn torch_expand_pattern_keeps_the_shape_values() {
+        // Where(Equal(shape, -1), ones, shape) with shape = [batch, 3, -1]: the symbol is a size, so
+        // it is never -1.
+        let shape = vec![Dim::sym("batch"), from_i64(3), from_i64(-1)];
+        let minus_one = vec![from_i64(-1)];
+        let eq = values("Equal", shape.clone(), minus_one.clone());
+        assert_eq!(eq, strs(&["0", "0", "1"]));
+        let cond = Some(ValueInfo::int64_data(
+            vec![Dim::Known(0), Dim::Known(0), Dim::Known(1)],
+            false,
+        ));
+        let ones = Some(ValueInfo::int64_data(vec![from_i64(1)], false));
+        let n = node("Where", 3, 1, vec![]);
+        let out = run(
+            multi,
+            &n,
+            16,
+            &[cond, ones, Some(ValueInfo::int64_data(shape, false))],
+        )
+        .remove(0);
+        let got: Vec<String> = out.data.unwrap().iter().map(|d| d.to_string()).collect();
+        assert_eq!(got, ["batch", "3", "1"]);
+        assert_eq!(
+            values("Max", vec![from_i64(2)], vec![from_i64(5)]),
+            strs(&["5"])
+        );
     }
 
     fn strs(v: &[&str]) -> Option<Vec<String>> {
