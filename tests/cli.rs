@@ -115,3 +115,37 @@ fn check_of_several_files_exits_with_the_worst_status() {
             .contains("cannot load /nonexistent.onnx")
     );
 }
+
+/// Found by the `expand_reload` fuzz target: x [3, 4, 69] plus an untyped y, with the output declared
+/// [3, 4, 5], which no y can produce. Expanding x to the declared shape planted an E1; now `expand`
+/// refuses the inconsistent model and writes nothing.
+#[test]
+fn expand_refuses_a_declared_output_no_input_can_reach() {
+    const MODEL: &[u8] = &[
+        8, 7, 18, 12, 98, 97, 99, 107, 101, 110, 100, 45, 116, 101, 115, 116, 58, 103, 10, 16, 10,
+        1, 120, 10, 1, 121, 18, 3, 115, 117, 109, 34, 3, 65, 100, 100, 18, 14, 116, 101, 115, 116,
+        95, 97, 100, 100, 95, 98, 99, 97, 115, 116, 90, 23, 10, 1, 120, 18, 18, 10, 16, 8, 1, 18,
+        12, 10, 2, 8, 3, 10, 2, 8, 4, 10, 2, 8, 69, 90, 15, 10, 1, 121, 18, 10, 114, 8, 8, 1, 18,
+        4, 10, 2, 8, 5, 98, 25, 10, 3, 115, 117, 109, 18, 18, 10, 16, 8, 1, 18, 12, 10, 2, 8, 3,
+        10, 2, 8, 4, 10, 2, 8, 5, 66, 4, 10, 0, 16, 14,
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("m.onnx");
+    let out = dir.path().join("out.onnx");
+    std::fs::write(&input, MODEL).unwrap();
+    let (code, _, err) = run(
+        &[
+            "expand",
+            input.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("cannot be broadcast to the output shape [3, 4, 5]"),
+        "{err}"
+    );
+    assert!(!out.exists());
+}

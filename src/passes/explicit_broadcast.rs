@@ -338,6 +338,20 @@ impl GraphRewriter<'_> {
             if same_shape(&in_shape, &out_shape) {
                 continue;
             }
+            // The target may come from a declaration that no input value could produce (found by
+            // fuzzing: x [3, 4, 69] plus an untyped y, output declared [3, 4, 5]). Expanding to it
+            // would plant a broadcast error; the model is inconsistent, so refuse.
+            if !matches!(k, Kind::LegacyAxis(_))
+                && crate::shape::broadcast::unidirectional(&out_shape, &in_shape).is_error()
+            {
+                return Err(format!(
+                    "node '{label}' ({}) in graph {}: input {slot} '{input}' of shape {} cannot be broadcast to the output shape {}; the model's shapes are inconsistent",
+                    op.op_type(),
+                    self.g.path,
+                    format_shape(&in_shape),
+                    format_shape(&out_shape)
+                ));
+            }
             // Not provably the same shape, nor provably another one (unknown sizes), and already the
             // output of an Expand: taken as explicit. Without this, the Expand inserted by a first
             // run (whose output sizes are as unknown as its input's) would get another Expand on
