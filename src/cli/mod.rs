@@ -3,15 +3,16 @@
 //! Exit status: 0 no error, 1 errors found (or nothing written because of them), 2 a model could not be
 //! loaded or an output could not be written.
 
-use crate::diagnostics::has_errors;
-use crate::diagnostics::render::{self, FileReport};
+use crate::diagnostics::render;
 use crate::io::Origin;
 use crate::ir::Model;
-use crate::passes::explicit_broadcast::{self, Options, implicit_broadcasts};
 use crate::wire::Edit;
 use crate::write::{WriteOptions, external_files_left_behind, write_model};
+mod check;
+mod expand;
+mod shapes;
+
 use clap::{Parser, Subcommand, ValueEnum};
-use std::fmt::Write;
 use std::path::PathBuf;
 
 #[derive(Parser, Debug)]
@@ -98,14 +99,14 @@ pub fn run(cli: Cli) -> u8 {
             models,
             format,
             explicit,
-        } => check(&models, format, explicit),
+        } => check::check(&models, format, explicit),
         Command::Expand {
             model,
             output,
             keep_scalars,
             in_place,
-        } => expand(model, output, keep_scalars, in_place),
-        Command::Shapes { model, format } => shapes(&model, format),
+        } => expand::expand(model, output, keep_scalars, in_place),
+        Command::Shapes { model, format } => shapes::shapes(&model, format),
         Command::Roundtrip {
             model,
             output,
@@ -130,49 +131,6 @@ fn shorten(msg: &str) -> String {
     let head: String = chars[..MAX_ERROR_CHARS / 2].iter().collect();
     let tail: String = chars[chars.len() - MAX_ERROR_CHARS / 2..].iter().collect();
     format!("{head} ... {tail}")
-}
-
-fn check(models: &[PathBuf], format: Format, explicit: bool) -> u8 {
-    let reports: Vec<FileReport> = models
-        .iter()
-        .map(|p| FileReport {
-            file: Origin::from_arg(p).display(),
-            outcome: load(p).map(|mut m| {
-                let mut d = std::mem::take(&mut m.diagnostics);
-                if explicit {
-                    d.extend(implicit_broadcasts(&m, &Options::default()));
-                }
-                drop_in_background(m);
-                d
-            }),
-        })
-        .collect();
-    let out = match format {
-        Format::Text => render::text(&reports),
-        Format::Json => render::json(&reports),
-        Format::Sarif => render::sarif(&reports),
-    };
-    print!("{out}");
-    exit_status(&reports)
-}
-
-/// Frees a model on another thread: a graph of a million nodes takes a noticeable time to drop, and
-/// nothing waits for it.
-fn drop_in_background(m: Model) {
-    std::thread::spawn(move || drop(m));
-}
-
-fn exit_status(reports: &[FileReport]) -> u8 {
-    if reports.iter().any(|r| r.outcome.is_err()) {
-        EXIT_UNLOADABLE
-    } else if reports
-        .iter()
-        .any(|r| r.outcome.as_ref().is_ok_and(|d| has_errors(d)))
-    {
-        EXIT_FINDINGS
-    } else {
-        EXIT_OK
-    }
 }
 
 /// Loads `model`, or says why not on standard error.
@@ -210,70 +168,4 @@ fn roundtrip(model: PathBuf, output: PathBuf, in_place: bool) -> u8 {
         return EXIT_UNLOADABLE;
     };
     write_out(&m, &Edit::default(), &output, in_place)
-}
-
-fn expand(model: PathBuf, output: PathBuf, keep_scalars: bool, in_place: bool) -> u8 {
-    let Some(m) = load_or_say(&model) else {
-        return EXIT_UNLOADABLE;
-    };
-    if has_errors(&m.diagnostics) {
-        let report = FileReport {
-            file: Origin::from_arg(&model).display(),
-            outcome: Ok(m.diagnostics.clone()),
-        };
-        eprint!("{}", render::text(std::slice::from_ref(&report)));
-        eprintln!("error: the model has errors; nothing was written");
-        return EXIT_FINDINGS;
-    }
-    let outcome = match explicit_broadcast::run(&m, &Options { keep_scalars }) {
-        Ok(o) => o,
-        Err(why) => {
-            eprintln!(
-                "error: cannot make the broadcasts explicit: {}",
-                render::escape(&why)
-            );
-            return EXIT_FINDINGS;
-        }
-    };
-    // One write for the whole report: a million-node model makes a million lines.
-    let mut report = String::new();
-    for i in &outcome.insertions {
-        let _ = writeln!(
-            report,
-            "expand: graph {}, node '{}' ({}), input {}: {} -> {}",
-            render::escape(&i.graph),
-            render::escape(&i.node),
-            render::escape(&i.op_type),
-            i.slot,
-            i.from,
-            i.to
-        );
-    }
-    for why in &outcome.left {
-        let _ = writeln!(report, "warning: left implicit: {}", render::escape(why));
-    }
-    eprint!("{report}");
-    let inserted: usize = outcome
-        .patch
-        .graphs
-        .iter()
-        .map(|g| g.inserted_nodes())
-        .sum();
-    eprintln!(
-        "expand: {} implicit broadcasts made explicit ({inserted} nodes inserted)",
-        outcome.insertions.len()
-    );
-    write_out(&m, &outcome.patch.to_edit(), &output, in_place)
-}
-
-fn shapes(model: &std::path::Path, format: ShapesFormat) -> u8 {
-    let Some(m) = load_or_say(model) else {
-        return EXIT_UNLOADABLE;
-    };
-    let out = match format {
-        ShapesFormat::Text => render::shapes_text(&m.shapes),
-        ShapesFormat::Json => render::shapes_json(&m.shapes),
-    };
-    print!("{out}");
-    EXIT_OK
 }

@@ -1,0 +1,64 @@
+//! `onnx-lint expand`: make every implicit broadcast explicit and write the model, with a report of
+//! each insertion on standard error.
+
+use super::{EXIT_FINDINGS, EXIT_UNLOADABLE, load_or_say, write_out};
+use crate::diagnostics::has_errors;
+use crate::diagnostics::render::{self, FileReport};
+use crate::io::Origin;
+use crate::passes::explicit_broadcast::{self, Options};
+use std::fmt::Write;
+use std::path::PathBuf;
+
+pub(super) fn expand(model: PathBuf, output: PathBuf, keep_scalars: bool, in_place: bool) -> u8 {
+    let Some(m) = load_or_say(&model) else {
+        return EXIT_UNLOADABLE;
+    };
+    if has_errors(&m.diagnostics) {
+        let report = FileReport {
+            file: Origin::from_arg(&model).display(),
+            outcome: Ok(m.diagnostics.clone()),
+        };
+        eprint!("{}", render::text(std::slice::from_ref(&report)));
+        eprintln!("error: the model has errors; nothing was written");
+        return EXIT_FINDINGS;
+    }
+    let outcome = match explicit_broadcast::run(&m, &Options { keep_scalars }) {
+        Ok(o) => o,
+        Err(why) => {
+            eprintln!(
+                "error: cannot make the broadcasts explicit: {}",
+                render::escape(&why)
+            );
+            return EXIT_FINDINGS;
+        }
+    };
+    // One write for the whole report: a million-node model makes a million lines.
+    let mut report = String::new();
+    for i in &outcome.insertions {
+        let _ = writeln!(
+            report,
+            "expand: graph {}, node '{}' ({}), input {}: {} -> {}",
+            render::escape(&i.graph),
+            render::escape(&i.node),
+            render::escape(&i.op_type),
+            i.slot,
+            i.from,
+            i.to
+        );
+    }
+    for why in &outcome.left {
+        let _ = writeln!(report, "warning: left implicit: {}", render::escape(why));
+    }
+    eprint!("{report}");
+    let inserted: usize = outcome
+        .patch
+        .graphs
+        .iter()
+        .map(|g| g.inserted_nodes())
+        .sum();
+    eprintln!(
+        "expand: {} implicit broadcasts made explicit ({inserted} nodes inserted)",
+        outcome.insertions.len()
+    );
+    write_out(&m, &outcome.patch.to_edit(), &output, in_place)
+}
