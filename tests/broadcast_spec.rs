@@ -380,7 +380,7 @@ fn eval(d: &Dim, env: &BTreeMap<&str, u64>) -> Option<u64> {
 
 fn eval_sym(e: &SymExpr, env: &BTreeMap<&str, u64>) -> Option<u64> {
     match e {
-        SymExpr::Var(name) => env.get(name.as_str()).copied(),
+        SymExpr::Var(name) => env.get(&**name).copied(),
         SymExpr::Broadcast(parts) => {
             let sizes: Option<Vec<u64>> = parts.iter().map(|p| eval_sym(p, env)).collect();
             let big: BTreeSet<u64> = sizes?.into_iter().filter(|&n| n != 1).collect();

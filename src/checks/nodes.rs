@@ -5,7 +5,7 @@ use crate::diagnostics::{Code, Diagnostic};
 use crate::ir::{Graph, Model, OpNode, opset_domain};
 use crate::proto::AttributeProto;
 use crate::proto::attribute_proto::AttributeType;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 pub fn check(model: &Model) -> Vec<Diagnostic> {
     let mut out = Vec::new();
@@ -20,10 +20,10 @@ pub fn check(model: &Model) -> Vec<Diagnostic> {
     out
 }
 
-fn check_graph(g: &Graph, imports: &HashMap<&str, i64>, out: &mut Vec<Diagnostic>) {
+fn check_graph(g: &Graph, imports: &crate::ir::Imports<'_>, out: &mut Vec<Diagnostic>) {
     for &id in &g.ops {
         let Some(op) = g.op(id) else { continue };
-        let label = crate::ir::build::node_label(&op.proto, op.index);
+        let label = crate::ir::build::label(&op.proto, op.index);
         let at = |d: Diagnostic| d.at_node(&label, op.op_type());
         if op.op_type().is_empty() {
             out.push(at(Diagnostic::new(

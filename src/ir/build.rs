@@ -6,23 +6,26 @@
 //! a subgraph reads from outside becomes an `Outer` source node there and a `Capture` edge here.
 
 use super::{
-    Edge, Graph, Node, NodeId, NodeKind, OpNode, Slot, Subgraph, Value, ValueId, WirePath,
+    Edge, Graph, NameIndex, Node, NodeId, NodeKind, OpNode, Slot, Subgraph, Value, ValueId,
+    WirePath,
 };
 use crate::diagnostics::{Code, Diagnostic};
 use crate::proto::{GraphProto, NodeProto};
 use petgraph::Direction;
 use petgraph::stable_graph::StableDiGraph;
-use std::collections::{HashMap, HashSet};
+use std::borrow::Cow;
+use std::collections::HashSet;
 
 /// The names visible from enclosing graphs, innermost first.
 pub struct Scope<'a> {
-    names: &'a HashMap<String, ValueId>,
+    names: &'a NameIndex,
+    values: &'a [Value],
     parent: Option<&'a Scope<'a>>,
 }
 
 impl Scope<'_> {
     fn defines(&self, name: &str) -> bool {
-        self.names.contains_key(name) || self.parent.is_some_and(|p| p.defines(name))
+        self.names.get(self.values, name).is_some() || self.parent.is_some_and(|p| p.defines(name))
     }
 }
 
@@ -44,7 +47,9 @@ pub fn build_graph(
         path,
         dag: StableDiGraph::with_capacity(nodes.len() + proto.input.len(), nodes.len() * 2),
         values: Vec::new(),
-        by_name: HashMap::with_capacity(nodes.len() * 2),
+        by_name: NameIndex::with_capacity(
+            nodes.len() + proto.input.len() + proto.initializer.len(),
+        ),
         header: proto,
         ops: Vec::with_capacity(nodes.len()),
         topo: None,
@@ -72,7 +77,7 @@ fn add_value(g: &mut Graph, name: &str, producer: (NodeId, usize)) -> ValueId {
         producer,
         declared: None,
     });
-    g.by_name.insert(name.to_owned(), id);
+    g.by_name.insert(&g.values, id);
     id
 }
 
@@ -112,7 +117,7 @@ fn define_sources(g: &mut Graph, diags: &mut Vec<Diagnostic>) {
             ));
             continue;
         }
-        if g.by_name.contains_key(&name) {
+        if g.lookup(&name).is_some() {
             let d = duplicate(g, &name, &format!("graph input #{i}"));
             diags.push(d);
             continue;
@@ -158,7 +163,7 @@ fn define_sources(g: &mut Graph, diags: &mut Vec<Diagnostic>) {
         }
         // An initializer named like a graph input is that input's default value (IR >= 4), not a
         // second definition: the input stays the producer.
-        if g.by_name.contains_key(&name) {
+        if g.lookup(&name).is_some() {
             continue;
         }
         let kind = if is_sparse {
@@ -191,9 +196,8 @@ fn define_ops(
     let mut pending = Vec::new();
     for (index, mut proto) in nodes.into_iter().enumerate() {
         let graphs = take_graph_attributes(&mut proto);
-        let outputs = proto.output.clone();
-        let label = node_label(&proto, index);
-        let op_type = proto.op_type().to_owned();
+        // Moved out and back rather than cloned, as in `connect_inputs`.
+        let outputs = std::mem::take(&mut proto.output);
         let id = g.dag.add_node(Node {
             kind: NodeKind::Op(Box::new(OpNode {
                 proto,
@@ -206,7 +210,8 @@ fn define_ops(
             if name.is_empty() {
                 continue; // an omitted optional output
             }
-            if g.by_name.contains_key(name) {
+            if g.lookup(name).is_some() {
+                let (label, op_type) = op_label(g, id);
                 let d = duplicate(g, name, &format!("output of node '{label}' ({op_type})"))
                     .at_node(&label, &op_type);
                 diags.push(d);
@@ -215,6 +220,7 @@ fn define_ops(
             if outer.is_some_and(|s| s.defines(name)) {
                 // Values are single-assignment across scopes: a subgraph may read an outer value but
                 // not define another under its name.
+                let (label, op_type) = op_label(g, id);
                 diags.push(
                     Diagnostic::new(
                         Code::DuplicateDefinition,
@@ -227,6 +233,9 @@ fn define_ops(
                 );
             }
             add_value(g, name, (id, slot));
+        }
+        if let NodeKind::Op(op) = &mut g.dag[id].kind {
+            op.proto.output = outputs;
         }
         for (attribute, item, field, sub) in graphs {
             pending.push(PendingSubgraph {
@@ -244,9 +253,14 @@ fn define_ops(
 
 /// The name diagnostics use for a node: its own, or its position when it has none.
 pub fn node_label(proto: &NodeProto, index: usize) -> String {
+    label(proto, index).into_owned()
+}
+
+/// [`node_label`] without a copy of the name, for the loops that run once per node.
+pub fn label(proto: &NodeProto, index: usize) -> Cow<'_, str> {
     match proto.name() {
-        "" => format!("#{index}"),
-        n => n.to_owned(),
+        "" => Cow::Owned(format!("#{index}")),
+        n => Cow::Borrowed(n),
     }
 }
 
@@ -276,6 +290,7 @@ fn attach_subgraphs(
     {
         let scope = Scope {
             names: &g.by_name,
+            values: &g.values,
             parent: outer,
         };
         for p in pending {

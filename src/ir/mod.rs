@@ -9,15 +9,16 @@
 
 pub(crate) mod build;
 mod model;
+mod names;
 
 pub use build::build_graph;
-pub use model::{Function, Model, opset_domain};
+pub use model::{Function, Imports, Model, opset_domain};
+pub use names::NameIndex;
 
 use crate::proto::{
     GraphProto, NodeProto, SparseTensorProto, TensorProto, TypeProto, ValueInfoProto,
 };
 use petgraph::stable_graph::{NodeIndex, StableDiGraph};
-use std::collections::HashMap;
 
 pub type NodeId = NodeIndex;
 
@@ -36,7 +37,7 @@ pub struct Graph {
     pub path: String,
     pub dag: StableDiGraph<Node, Edge>,
     pub values: Vec<Value>,
-    pub by_name: HashMap<String, ValueId>,
+    pub by_name: NameIndex,
     /// The `GraphProto` with its nodes moved into `dag`: inputs, outputs, initializers, value_info...
     /// For a function body, the inputs and outputs carry only names.
     pub header: GraphProto,
@@ -124,7 +125,7 @@ impl Graph {
     }
 
     pub fn lookup(&self, name: &str) -> Option<ValueId> {
-        self.by_name.get(name).copied()
+        self.by_name.get(&self.values, name)
     }
 
     /// The op node behind `id`, if it is one.

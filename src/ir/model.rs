@@ -8,7 +8,6 @@ use crate::proto::{FunctionProto, GraphProto, ModelProto, ValueInfoProto};
 use anyhow::{Context, Result, bail};
 use bytes::Bytes;
 use prost::Message;
-use std::collections::HashMap;
 
 /// `ModelProto.graph`.
 pub const GRAPH_FIELD: u32 = 7;
@@ -152,7 +151,7 @@ impl Model {
 
     /// The opset imports in force in a graph: the function's own for a function body, the model's
     /// otherwise. `function` is the index of the function the graph belongs to.
-    pub fn opset_imports(&self, function: Option<usize>) -> HashMap<&str, i64> {
+    pub fn opset_imports(&self, function: Option<usize>) -> Imports<'_> {
         let imports = match function.and_then(|i| self.functions.get(i)) {
             Some(f) => &f.header.opset_import,
             None => &self.header.opset_import,
@@ -163,6 +162,9 @@ impl Model {
             .collect()
     }
 }
+
+/// Opset version by domain (`ai.onnx` as ""). Looked up once per node, hence the fast hasher.
+pub type Imports<'a> = hashbrown::HashMap<&'a str, i64>;
 
 fn build_function(mut f: FunctionProto, index: usize, diags: &mut Vec<Diagnostic>) -> Function {
     let names = |v: &[String]| -> Vec<ValueInfoProto> {

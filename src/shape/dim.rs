@@ -21,6 +21,7 @@
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::Arc;
 
 /// A dimension: known size (0 allowed), symbolic, or unknown.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -37,8 +38,9 @@ pub enum Dim {
 /// matches `Var` (or `Broadcast`) and treats everything else as opaque.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum SymExpr {
-    /// A named symbol: the `dim_param` of a declared shape.
-    Var(String),
+    /// A named symbol: the `dim_param` of a declared shape. Shared, not copied: every value of a
+    /// `[batch, ...]` graph carries it, and shapes are cloned for each node that reads them.
+    Var(Arc<str>),
     /// The broadcast of several sizes that could not be resolved, e.g. `broadcast(M, N)` for an axis where
     /// one input has `M` and another `N`. Build it with [`SymExpr::broadcast`], which keeps its parts
     /// flat, sorted and without duplicates. In arithmetic it is an atom, like a symbol.
@@ -60,7 +62,7 @@ pub const MAX_TERMS: usize = 16;
 pub const MAX_DEGREE: usize = 8;
 
 impl SymExpr {
-    pub fn var(name: impl Into<String>) -> Self {
+    pub fn var(name: impl Into<Arc<str>>) -> Self {
         SymExpr::Var(name.into())
     }
 
@@ -413,7 +415,7 @@ impl Poly {
 
 impl Dim {
     /// A symbolic dimension named `name`.
-    pub fn sym(name: impl Into<String>) -> Self {
+    pub fn sym(name: impl Into<Arc<str>>) -> Self {
         Dim::Sym(SymExpr::var(name))
     }
 

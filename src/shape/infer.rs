@@ -133,20 +133,23 @@ struct Driver<'m> {
 
 impl<'m> Driver<'m> {
     /// Infers `g`; `formal` types its inputs (subgraph and function calls), else their declarations.
-    /// Returns what is known of each value, by value id.
+    /// Returns what is known of the graph's outputs, in order.
     fn infer_graph(
         &mut self,
         g: &Graph,
-        imports: &HashMap<&str, i64>,
+        imports: &crate::ir::Imports<'_>,
         formal: Option<&[ValueInfo]>,
         env: &Env<'_>,
         site: Option<&CallSite>,
-    ) -> Vec<Option<ValueInfo>> {
+    ) -> Vec<ValueInfo> {
         let mut infos: Vec<Option<ValueInfo>> = vec![None; g.values.len()];
         self.seed_sources(g, formal, env, &mut infos);
         for (_, op) in g.ops_in_order() {
-            let outputs = self.infer_node(g, op, imports, env, site, &infos);
+            let mut outputs = self
+                .infer_node(g, op, imports, env, site, &infos)
+                .into_iter();
             for (slot, name) in op.proto.output.iter().enumerate() {
+                let inferred = outputs.next();
                 if name.is_empty() {
                     continue;
                 }
@@ -154,24 +157,33 @@ impl<'m> Driver<'m> {
                 if g.value(id).producer != (id_of(g, op), slot) {
                     continue; // a duplicate definition; the first producer keeps the name
                 }
-                let inferred = outputs.get(slot).cloned();
                 let declared = g.value(id).declared.as_ref();
                 let merged = self.merge_declared(g, op, name, inferred, declared, site);
                 infos[id.0 as usize] = merged;
             }
         }
-        self.record(g, &infos);
-        infos
+        let outputs = g
+            .header
+            .output
+            .iter()
+            .map(|o| {
+                g.lookup(o.name())
+                    .and_then(|id| infos[id.0 as usize].clone())
+                    .unwrap_or_else(ValueInfo::unknown)
+            })
+            .collect();
+        self.record(g, infos);
+        outputs
     }
 
     /// Keeps what is known of `g`'s values. A graph inferred more than once (a function called from
     /// several places) keeps what all its inferences agree on.
-    fn record(&mut self, g: &Graph, infos: &[Option<ValueInfo>]) {
+    fn record(&mut self, g: &Graph, infos: Vec<Option<ValueInfo>>) {
         if let Some(&i) = self.recorded.get(&g.path) {
             let kept = &mut self.out.graphs[i].values;
             for ((_, old), new) in kept.iter_mut().zip(infos) {
                 *old = match (old.take(), new) {
-                    (Some(a), Some(b)) => Some(super::ops::control_flow::join(&a, b)),
+                    (Some(a), Some(b)) => Some(super::ops::control_flow::join(&a, &b)),
                     _ => None,
                 };
             }
@@ -184,7 +196,7 @@ impl<'m> Driver<'m> {
                 .values
                 .iter()
                 .zip(infos)
-                .map(|(v, i)| (v.name.clone(), i.clone()))
+                .map(|(v, i)| (v.name.clone(), i))
                 .collect(),
         });
     }
@@ -244,7 +256,7 @@ impl<'m> Driver<'m> {
         &mut self,
         g: &Graph,
         op: &OpNode,
-        imports: &HashMap<&str, i64>,
+        imports: &crate::ir::Imports<'_>,
         env: &Env<'_>,
         site: Option<&CallSite>,
         infos: &[Option<ValueInfo>],
@@ -262,7 +274,7 @@ impl<'m> Driver<'m> {
             })
             .collect();
         let domain = opset_domain(op.proto.domain());
-        let label = node_label(&op.proto, op.index);
+        let label = crate::ir::build::label(&op.proto, op.index);
         if let Some(f) = self
             .model
             .function(op.proto.domain(), op.op_type(), op.proto.overload())
@@ -293,21 +305,9 @@ impl<'m> Driver<'m> {
                         .is_some_and(|a| a.name() == name)
                 })?;
                 let before = this.out.diagnostics.len();
-                let sub_infos = this.infer_graph(&sub.graph, imports, Some(formal), &frame, site);
+                let outputs = this.infer_graph(&sub.graph, imports, Some(formal), &frame, site);
                 sub_findings.extend(this.out.diagnostics.drain(before..));
-                Some(
-                    sub.graph
-                        .header
-                        .output
-                        .iter()
-                        .map(|o| {
-                            sub.graph
-                                .lookup(o.name())
-                                .and_then(|id| sub_infos[id.0 as usize].clone())
-                                .unwrap_or_else(ValueInfo::unknown)
-                        })
-                        .collect(),
-                )
+                Some(outputs)
             };
             let mut ctx = NodeCtx {
                 proto: &op.proto,
@@ -372,18 +372,9 @@ impl<'m> Driver<'m> {
         self.calls.push(key);
         let body = with_call_attributes(f, op);
         let graph = body.as_ref().unwrap_or(&f.body);
-        let infos = self.infer_graph(graph, &imports, Some(&formal), &Env::root(), Some(&call));
+        let outputs = self.infer_graph(graph, &imports, Some(&formal), &Env::root(), Some(&call));
         self.calls.pop();
-        f.header
-            .output
-            .iter()
-            .map(|name| {
-                graph
-                    .lookup(name)
-                    .and_then(|id| infos[id.0 as usize].clone())
-                    .unwrap_or_else(ValueInfo::unknown)
-            })
-            .collect()
+        outputs
     }
 
     /// Combines an inferred type with the declared one: unknown parts are taken from the declaration;
@@ -401,8 +392,9 @@ impl<'m> Driver<'m> {
         site: Option<&CallSite>,
     ) -> Option<ValueInfo> {
         let declared = declared.map(from_type_proto);
-        let (Some(mut inf), Some(dec)) = (inferred.clone(), declared.clone()) else {
-            return inferred.or(declared);
+        let (mut inf, dec) = match (inferred, declared) {
+            (Some(i), Some(d)) => (i, d),
+            (i, d) => return i.or(d),
         };
         if inf.elem.is_none() {
             inf.elem = dec.elem;

@@ -3,7 +3,6 @@
 
 use super::ctx::NodeCtx;
 use super::value::ValueInfo;
-use std::collections::HashMap;
 use std::sync::OnceLock;
 
 /// A shape rule: reads the node's inputs and attributes, reports findings through the context, and
@@ -12,7 +11,8 @@ pub type Rule = fn(&mut NodeCtx<'_>) -> Vec<ValueInfo>;
 
 #[derive(Default)]
 pub struct Registry {
-    rules: HashMap<(&'static str, &'static str), Vec<(i64, Rule)>>,
+    /// Looked up once per node: hashbrown's default (foldhash) rather than SipHash.
+    rules: hashbrown::HashMap<(&'static str, &'static str), Vec<(i64, Rule)>>,
 }
 
 impl Registry {

@@ -98,7 +98,7 @@ pub fn from_i64(v: i64) -> Dim {
 pub fn dim_from_proto(d: &crate::proto::tensor_shape_proto::Dimension) -> Dim {
     match &d.value {
         Some(DimValue::DimValue(v)) if *v >= 0 => Dim::Known(*v as u64),
-        Some(DimValue::DimParam(p)) if !p.is_empty() => Dim::Sym(SymExpr::Var(p.clone())),
+        Some(DimValue::DimParam(p)) if !p.is_empty() => Dim::Sym(SymExpr::var(p.as_str())),
         _ => Dim::Unknown,
     }
 }
