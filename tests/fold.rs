@@ -728,3 +728,50 @@ fn exit_statuses() {
     let folded = ModelProto::decode(std::fs::read(&src).unwrap().as_slice()).unwrap();
     assert_eq!(op_types(&folded), ["Add"]);
 }
+
+#[test]
+fn targets_built_at_run_time_fold_even_with_unknown_sizes() {
+    // Sizes nothing knows: expand computes each target at run time as Shape(Expand(.., Shape(..)))
+    // of the inputs; fold recognises that construction, which gives the result's shape whatever the
+    // sizes are.
+    let m = model(
+        vec![node("Where", "w", &["c", "a", "b"], &["y"])],
+        vec![
+            {
+                let mut c = float("c", &["?", "1"]);
+                if let Some(type_proto::Value::TensorType(t)) =
+                    c.r#type.as_mut().and_then(|t| t.value.as_mut())
+                {
+                    t.elem_type = Some(DataType::Bool as i32);
+                }
+                c
+            },
+            float("a", &["?"]),
+            float("b", &["?", "?"]),
+        ],
+        &["y"],
+    );
+    let (expanded, stderr, folded) = expand_then_fold(&m);
+    assert!(node_count(&expanded) > 1);
+    assert!(
+        folded == m.encode_to_vec(),
+        "fold(expand(m)) is not m:\n{stderr}"
+    );
+    assert!(!stderr.contains("left:"), "{stderr}");
+}
+
+#[test]
+fn a_run_time_target_of_a_value_the_reader_does_not_read_stays() {
+    // Add(x, Expand(b, Shape(q))): q may be larger than x and b, so the Expand may enlarge the result.
+    let m = model(
+        vec![
+            node("Shape", "sh", &["q"], &["sq"]),
+            node("Expand", "e", &["b", "sq"], &["eb"]),
+            node("Add", "add", &["x", "eb"], &["y"]),
+        ],
+        vec![float("x", &["?"]), float("b", &["?"]), float("q", &["?"])],
+        &["y"],
+    );
+    let (stderr, f) = fold_ok(&m);
+    assert_left(&stderr, "e", "not known well enough", &f, 3);
+}

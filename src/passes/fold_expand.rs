@@ -11,7 +11,9 @@
 //!   multidirectional ops, PRelu's slope, Gemm's C, LayerNormalization's scale and bias...);
 //! - for a multidirectional reader, the broadcast of its inputs with `x` in place of `y` is provably
 //!   the shape it is with `y` (equal static sizes, or equal symbolic expressions; an unknown dim proves
-//!   nothing);
+//!   nothing), or the Expand's target is, by construction, the shape of values the reader broadcasts
+//!   anyway: `Shape(v)` of another of its inputs, or `Shape` of an `Expand(Expand(a, Shape(b)), ...)`
+//!   chain over them, which is how `expand` writes symbolic targets (then no size need be known);
 //! - for a unidirectional reader (PRelu's slope, Gemm's C, normalization scale/bias), `x` still
 //!   broadcasts to the shape the rule requires (X's shape, `[M, N]`, `X.shape[axis:]`). In a model that
 //!   runs this follows from the Expand (each size of `x` is 1 or the size of `y`, which is 1 or the
@@ -66,6 +68,9 @@ const SHAPE_OPS: &[&str] = &[
 const LEGACY_BROADCAST_OPS: &[&str] = &[
     "Add", "Sub", "Mul", "Div", "Pow", "And", "Or", "Xor", "Equal", "Greater", "Less", "Gemm",
 ];
+
+/// Longest chain of Expands followed when proving a target shape from how it was built.
+const MAX_CHAIN: usize = 64;
 
 /// One broadcast node removed.
 #[derive(Clone, Debug, PartialEq)]
@@ -122,7 +127,7 @@ pub fn run(model: &Model) -> Outcome {
         let mut f = GraphFolder::new(g, shapes.get(g.path.as_str()).copied(), opset);
         f.fold_all(&mut out);
         f.remove_dead(&mut out);
-        let patch = f.into_patch();
+        let patch = f.finish(&mut out);
         if !patch.is_empty() {
             out.patch.graphs.push(patch);
         }
@@ -147,6 +152,8 @@ struct GraphFolder<'a> {
     removed: HashSet<NodeId>,
     /// Values that lost a reader to a removal: where dead-code removal starts.
     orphans: Vec<ValueId>,
+    /// Broadcast nodes kept, with the reason (reported unless dead-code removal takes them after all).
+    left: Vec<(NodeId, String)>,
 }
 
 impl<'a> GraphFolder<'a> {
@@ -168,10 +175,17 @@ impl<'a> GraphFolder<'a> {
             inputs: HashMap::new(),
             removed: HashSet::new(),
             orphans: Vec::new(),
+            left: Vec::new(),
         }
     }
 
-    fn into_patch(self) -> GraphPatch {
+    /// The patch, and the kept broadcast nodes into `out`.
+    fn finish(self, out: &mut Outcome) -> GraphPatch {
+        for (id, why) in self.left {
+            if !self.removed.contains(&id) {
+                out.left.push(why);
+            }
+        }
         self.patch
     }
 
@@ -215,12 +229,13 @@ impl<'a> GraphFolder<'a> {
                     if why.is_empty() {
                         continue;
                     }
-                    out.left.push(format!(
+                    let why = format!(
                         "graph {}, node '{}' ({}): {why}",
                         self.g.path,
                         node_label(&op.proto, op.index),
                         op.op_type()
-                    ));
+                    );
+                    self.left.push((id, why));
                 }
             }
         }
@@ -278,7 +293,10 @@ impl<'a> GraphFolder<'a> {
             for &k in &slots {
                 after[k] = x.clone();
             }
-            self.reader_allows(rop, &before, &after, &slots, x, &xs)
+            let target = (op.op_type() == "Expand")
+                .then(|| op.proto.input.get(1))
+                .flatten();
+            self.reader_allows(rop, &before, &after, &slots, (x, &xs), target)
                 .map_err(|why| format!("'{rlabel}' ({}) input {slot}: {why}", rop.op_type()))?;
             rewired.push((reader, after, slots));
         }
@@ -314,8 +332,8 @@ impl<'a> GraphFolder<'a> {
         before: &[String],
         after: &[String],
         slots: &[usize],
-        x: &str,
-        xs: &Shape,
+        (x, xs): (&str, &Shape),
+        target: Option<&String>,
     ) -> Result<(), String> {
         if !opset_domain(reader.proto.domain()).is_empty() {
             return Err("an op of another domain, which need not broadcast".to_owned());
@@ -354,6 +372,9 @@ impl<'a> GraphFolder<'a> {
         }
         match k {
             Kind::Multi => {
+                if target.is_some_and(|t| self.target_is_the_result(t, after)) {
+                    return Ok(());
+                }
                 let shapes = |names: &[String]| -> Vec<Shape> {
                     names
                         .iter()
@@ -425,6 +446,74 @@ impl<'a> GraphFolder<'a> {
                 Ok(())
             }
             Kind::LegacyAxis(_) => Err(String::new()),
+        }
+    }
+
+    /// True when the target shape `t` is, by construction, the shape of a broadcast of values the
+    /// reader broadcasts anyway (`inputs`, with the Expand's input in place of its output): then
+    /// without the Expand the reader's result is the same, whatever the shapes turn out to be. This is
+    /// how `expand` builds symbolic targets: `Shape` of another input, or `Shape` of
+    /// `Expand(Expand(a, Shape(b)), Shape(c))` over the inputs.
+    fn target_is_the_result(&self, t: &str, inputs: &[String]) -> bool {
+        let Some(w) = self.shape_source(t) else {
+            return false;
+        };
+        let mut members = Vec::new();
+        if !self.members(w, &mut members, 0) {
+            return false;
+        }
+        members
+            .iter()
+            .all(|m| inputs.iter().any(|i| self.dominates(i, m, 0)))
+    }
+
+    /// `v` when `t` is `Shape(v)` (of the whole shape: no `start` or `end`).
+    fn shape_source(&self, t: &str) -> Option<&'a str> {
+        let g: &'a Graph = self.g;
+        let id = g.lookup(t)?;
+        let op = g.op(g.value(id).producer.0)?;
+        (op.op_type() == "Shape"
+            && opset_domain(op.proto.domain()).is_empty()
+            && op.proto.attribute.is_empty())
+        .then(|| op.proto.input.first().map(String::as_str))
+        .flatten()
+    }
+
+    /// The values `w` is the broadcast of: for `Expand(a, Shape(b))` those of `a` and of `b`, else
+    /// `w` itself. False when the chain is deeper than [`MAX_CHAIN`].
+    fn members(&self, w: &'a str, out: &mut Vec<&'a str>, depth: usize) -> bool {
+        if depth > MAX_CHAIN {
+            return false;
+        }
+        if let Some((a, t)) = self.expand_of(w)
+            && let Some(b) = self.shape_source(t)
+        {
+            return self.members(a, out, depth + 1) && self.members(b, out, depth + 1);
+        }
+        out.push(w);
+        true
+    }
+
+    /// True when `i`'s shape is a broadcast of `m`'s: `i` is `m`, or an Expand of something that is.
+    fn dominates(&self, i: &str, m: &str, depth: usize) -> bool {
+        i == m
+            || (depth <= MAX_CHAIN
+                && self
+                    .expand_of(i)
+                    .is_some_and(|(a, _)| self.dominates(a, m, depth + 1)))
+    }
+
+    /// (input, target) when `v` is the output of a default-domain Expand.
+    fn expand_of(&self, v: &str) -> Option<(&'a str, &'a str)> {
+        let g: &'a Graph = self.g;
+        let id = g.lookup(v)?;
+        let op = g.op(g.value(id).producer.0)?;
+        if op.op_type() != "Expand" || !opset_domain(op.proto.domain()).is_empty() {
+            return None;
+        }
+        match op.proto.input.as_slice() {
+            [a, t] if !a.is_empty() && !t.is_empty() => Some((a.as_str(), t.as_str())),
+            _ => None,
         }
     }
 
