@@ -10,6 +10,7 @@ use crate::wire::Edit;
 use crate::write::{WriteOptions, external_files_left_behind, write_model};
 mod check;
 mod expand;
+mod fold;
 mod shapes;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -50,6 +51,17 @@ pub enum Command {
         /// Leave scalars and one-element tensors implicit
         #[arg(long)]
         keep_scalars: bool,
+        /// Allow the output to be the input file
+        #[arg(long)]
+        in_place: bool,
+    },
+    /// Remove the Expand nodes implicit broadcasting makes redundant (the inverse of expand) and write the model
+    Fold {
+        /// Model file (`-` reads standard input)
+        model: PathBuf,
+        /// Output file (`-` writes standard output)
+        #[arg(short, long)]
+        output: PathBuf,
         /// Allow the output to be the input file
         #[arg(long)]
         in_place: bool,
@@ -106,6 +118,11 @@ pub fn run(cli: Cli) -> u8 {
             keep_scalars,
             in_place,
         } => expand::expand(model, output, keep_scalars, in_place),
+        Command::Fold {
+            model,
+            output,
+            in_place,
+        } => fold::fold(model, output, in_place),
         Command::Shapes { model, format } => shapes::shapes(&model, format),
         Command::Roundtrip {
             model,

@@ -55,8 +55,8 @@ const EXPAND_SINCE: i64 = 8;
 /// initializer must be listed in `graph.input` too (onnx's checker rejects the model otherwise).
 const INITIALIZER_NOT_INPUT_SINCE: i64 = 4;
 
-/// How a node broadcasts: which input slots, and to what.
-enum Kind {
+/// How a node broadcasts: which input slots, and to what (the fold pass reads it too).
+pub(crate) enum Kind {
     /// Every input to the output shape.
     Multi,
     /// These inputs to the shape of input 0 (which is the output's shape).
@@ -72,7 +72,7 @@ enum Kind {
     LegacyAxis(Option<i64>),
 }
 
-fn kind(op: &OpNode, opset: i64) -> Option<Kind> {
+pub(crate) fn kind(op: &OpNode, opset: i64) -> Option<Kind> {
     let legacy_binary = opset < 7;
     Some(match op.op_type() {
         "Add" | "Sub" | "Mul" | "Div" | "Pow" | "And" | "Or" | "Xor" | "Equal" | "Greater"

@@ -4,6 +4,7 @@
 //! back exactly as it was read.
 
 pub mod explicit_broadcast;
+pub mod fold_expand;
 
 use crate::ir::{Graph, Model, WirePath};
 use crate::proto::{NodeProto, TensorProto, ValueInfoProto};
@@ -28,6 +29,12 @@ pub struct GraphPatch {
     pub inputs: Vec<ValueInfoProto>,
     /// (node position, attribute position) of attributes to remove.
     pub drop_attributes: BTreeSet<(usize, usize)>,
+    /// Positions of nodes to remove (their rewires and attribute changes, if any, go with them).
+    pub remove_nodes: BTreeSet<usize>,
+    /// Positions of initializers to remove (a GraphProto's; function bodies have none).
+    pub remove_initializers: BTreeSet<usize>,
+    /// Positions of `value_info` entries to remove (the graph's or the function body's).
+    pub remove_value_info: BTreeSet<usize>,
 }
 
 impl GraphPatch {
@@ -46,10 +53,17 @@ impl GraphPatch {
             && self.initializers.is_empty()
             && self.inputs.is_empty()
             && self.drop_attributes.is_empty()
+            && self.remove_nodes.is_empty()
+            && self.remove_initializers.is_empty()
+            && self.remove_value_info.is_empty()
     }
 
     pub fn inserted_nodes(&self) -> usize {
         self.insert_before.values().map(Vec::len).sum()
+    }
+
+    pub fn removed_nodes(&self) -> usize {
+        self.remove_nodes.len()
     }
 }
 
@@ -67,6 +81,12 @@ const INPUT_FIELD: u32 = 1;
 const ATTRIBUTE_FIELD: u32 = 5;
 /// `GraphProto.input`.
 const INPUT_FIELD_OF_GRAPH: u32 = 11;
+/// `GraphProto.value_info`.
+const VALUE_INFO_FIELD: u32 = 13;
+/// `FunctionProto.value_info`.
+const VALUE_INFO_FIELD_OF_FUNCTION: u32 = 12;
+/// `FunctionProto.node`: a graph patch with this node field is a function body's.
+const NODE_FIELD_OF_FUNCTION: u32 = 7;
 
 impl Patch {
     pub fn is_empty(&self) -> bool {
@@ -89,6 +109,9 @@ impl Patch {
                 edit.at(gp.node_field, index).before.extend(bytes);
             }
             for (&(index, slot), name) in &gp.rewire {
+                if gp.remove_nodes.contains(&index) {
+                    continue;
+                }
                 let mut record = Vec::new();
                 write_len_record(&mut record, INPUT_FIELD, name.as_bytes());
                 edit.child(gp.node_field, index)
@@ -96,9 +119,27 @@ impl Patch {
                     .action = Action::Replace(record);
             }
             for &(index, attribute) in &gp.drop_attributes {
+                if gp.remove_nodes.contains(&index) {
+                    continue;
+                }
                 edit.child(gp.node_field, index)
                     .at(ATTRIBUTE_FIELD, attribute)
                     .action = Action::Replace(Vec::new());
+            }
+            // Last, so that a removal overrides any edit of the same node made above.
+            for &index in &gp.remove_nodes {
+                edit.at(gp.node_field, index).action = Action::Replace(Vec::new());
+            }
+            for &index in &gp.remove_initializers {
+                edit.at(INITIALIZER_FIELD, index).action = Action::Replace(Vec::new());
+            }
+            let value_info_field = if gp.node_field == NODE_FIELD_OF_FUNCTION {
+                VALUE_INFO_FIELD_OF_FUNCTION
+            } else {
+                VALUE_INFO_FIELD
+            };
+            for &index in &gp.remove_value_info {
+                edit.at(value_info_field, index).action = Action::Replace(Vec::new());
             }
             for t in &gp.initializers {
                 write_len_record(&mut edit.append, INITIALIZER_FIELD, &t.encode_to_vec());

@@ -747,14 +747,18 @@ def exception_text(e: Exception) -> str:
     return f"{type(e).__name__}: {first_line(str(e)) or '(no message)'}"
 
 
-def ort_compare(src: Path, out: Path, feeds: list[dict[str, Any]]) -> tuple[str, str, bool]:
+def ort_compare(
+    src: Path, out: Path, feeds: list[dict[str, Any]], control: bool = True
+) -> tuple[str, str, bool]:
     """Runs the original and the rewritten model in onnxruntime on every feed. Returns (status, why, whether
     the IR version was lowered for onnxruntime), the status being "verified"; "unsupported" if the
     original fails to load or run; "nondeterministic" if a second session of the original does not
     reproduce the first; "structure" if the outputs differ but the control model (each inserted Expand
     made an Identity: same nodes, implicit broadcasts) gives exactly the rewrite's outputs, so that
     onnxruntime computes differently around any added node, whatever it does (its float16 handling
-    inserts Casts and removes Cast pairs even under ORT_DISABLE_ALL); or "mismatch"."""
+    inserts Casts and removes Cast pairs even under ORT_DISABLE_ALL); or "mismatch". Without `control`
+    (a rewrite that inserts no Expand, such as `fold`, has no control model) any difference is a
+    "mismatch"."""
     lowered: int | None = None
     try:
         try:
@@ -769,12 +773,18 @@ def ort_compare(src: Path, out: Path, feeds: list[dict[str, Any]]) -> tuple[str,
         expected = [original.run(None, f) for f in feeds]
     except Exception as e:  # noqa: BLE001
         return "unsupported", exception_text(e), lowered is not None
-    status, why = ort_compare_rewritten(src, out, feeds, names, expected, lowered)
+    status, why = ort_compare_rewritten(src, out, feeds, names, expected, lowered, control)
     return status, why, lowered is not None
 
 
 def ort_compare_rewritten(
-    src: Path, out: Path, feeds: list[dict[str, Any]], names: list[str], expected: list[Any], lowered: int | None
+    src: Path,
+    out: Path,
+    feeds: list[dict[str, Any]],
+    names: list[str],
+    expected: list[Any],
+    lowered: int | None,
+    control: bool = True,
 ) -> tuple[str, str]:
     try:
         rewritten = ort_session(with_ir_version(out, lowered))
@@ -796,10 +806,12 @@ def ort_compare_rewritten(
         if outputs_difference(names, want, again) is not None:
             return "nondeterministic", f"the original does not reproduce its own outputs (data set {k})"
         try:
-            control = ort_session(inserted_expands_as_identity(src, out, lowered)).run(None, feed)
+            controlled = (
+                ort_session(inserted_expands_as_identity(src, out, lowered)).run(None, feed) if control else None
+            )
         except Exception:  # noqa: BLE001 - no control, no excuse
-            control = None
-        if control is not None and outputs_difference(names, got, control) is None:
+            controlled = None
+        if controlled is not None and outputs_difference(names, got, controlled) is None:
             return "structure", f"data set {k}: {diff}; the control (inserted Expands made Identity) gives the same"
         where = first_divergence(src, out, feed, lowered)
         return "mismatch", f"data set {k}: {diff}" + (f" ({where})" if where else "")
@@ -1187,6 +1199,176 @@ def summarize_expand(results: Results, show: int) -> list[str]:
     return lines
 
 
+# ---------------------------------------------------------------------------------------------------------
+# fold: the inverse of expand, against onnxruntime
+
+FOLD_TOTAL = re.compile(
+    r"^fold: (\d+) redundant broadcasts removed \((\d+) nodes, (\d+) initializers removed\), (\d+) left$", re.M
+)
+FOLD_REMOVED = re.compile(r"^fold: graph .*\((Expand|Tile|Reshape)\): removed, .* directly \(broadcast to ", re.M)
+
+
+@dataclass
+class FoldRun:
+    """One `onnx-lint fold SRC -o OUT`: `problem` says why it failed (None if it did not)."""
+
+    removed: int = 0
+    nodes: int = 0
+    initializers: int = 0
+    left: int = 0
+    problem: str | None = None
+
+
+def run_fold(ctx: Context, src: Path, out: Path) -> FoldRun:
+    run = run_binary(ctx, "fold", src, "-o", out)
+    crash = crash_reason(ctx, run)
+    if crash:
+        return FoldRun(problem=crash)
+    if run.returncode != 0:
+        return FoldRun(problem=f"exit {run.returncode}: {tool_message(run)}")
+    total = FOLD_TOTAL.search(run.stderr)
+    if not total:
+        return FoldRun(problem=f"exit 0 but no 'fold: N redundant broadcasts removed' line: {first_line(run.stderr)}")
+    if not out.is_file():
+        return FoldRun(problem="exit 0 but no output file written")
+    removed, nodes, initializers, left = (int(g) for g in total.groups())
+    listed = len(FOLD_REMOVED.findall(run.stderr))
+    if listed != removed:
+        return FoldRun(problem=f"stderr lists {listed} removals but its total says {removed}")
+    return FoldRun(removed=removed, nodes=nodes, initializers=initializers, left=left)
+
+
+def node_count(proto: Any) -> int:
+    """Nodes of every graph of the model (subgraphs and function bodies included)."""
+    total, stack = 0, [proto.graph.node, *(f.node for f in proto.functions)]
+    while stack:
+        nodes = stack.pop()
+        total += len(nodes)
+        for n in nodes:
+            for a in n.attribute:
+                if a.HasField("g"):
+                    stack.append(a.g.node)
+                stack.extend(g.node for g in a.graphs)
+    return total
+
+
+def checker_problem(src: Path, out: Path) -> tuple[str | None, bool]:
+    """(why onnx's full checker rejects OUT but not SRC, or None; whether it rejects SRC too)."""
+    import onnx
+    import onnx.checker
+
+    try:
+        onnx.checker.check_model(onnx.load(str(out)), full_check=True)
+        return None, False
+    except Exception as e:  # noqa: BLE001 - ValidationError, InferenceError...
+        try:
+            onnx.checker.check_model(onnx.load(str(src)), full_check=True)
+        except Exception:  # noqa: BLE001
+            return None, True
+        return f"onnx checker rejects the folded model (not the original): {exception_text(e)}", False
+
+
+def check_fold(ctx: Context, model: Model) -> Outcome:
+    """`fold MODEL -o OUT` and `fold(expand(MODEL))`: see `summarize_fold` and the README."""
+    import onnx
+
+    proto = onnx.load(str(model.path), load_external_data=False)
+    feeds = load_test_data(proto, model.dir)
+    if not feeds and not list(model.dir.glob("test_data_set_*")):
+        feed = random_feed(proto, {}, EXAMPLE_SEED)
+        if feed is not None:
+            feeds = [feed]
+    data: dict[str, Any] = {
+        "removed": 0, "nodes": 0, "initializers": 0, "left": 0, "ort": None, "ort_why": "",
+        "checker_skipped": False, "expanded": False, "refolded": 0, "same_nodes": False, "same_bytes": False,
+        "round_ort": None, "round_why": "",
+    }
+    problems: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="onnx-lint-conformance-") as tmp:
+        out, again = Path(tmp) / "fold.onnx", Path(tmp) / "again.onnx"
+        expanded, round_trip = Path(tmp) / "expand.onnx", Path(tmp) / "round.onnx"
+        # 1. fold of the model itself
+        first = run_fold(ctx, model.path, out)
+        if first.problem:
+            return failed(first.problem, data=data)
+        data.update(removed=first.removed, nodes=first.nodes, initializers=first.initializers, left=first.left)
+        if first.nodes == 0 and first.initializers == 0:
+            diff = first_difference(model.path, out)
+            if diff is not None:
+                problems.append(f"nothing removed but the output differs from the input at byte {diff}")
+        else:
+            why, skipped_checker = checker_problem(model.path, out)
+            data["checker_skipped"] = skipped_checker
+            if why:
+                problems.append(why)
+            if feeds:
+                status, why, _ = ort_compare(model.path, out, feeds, control=False)
+                data.update(ort=status, ort_why=why)
+                if status == "mismatch":
+                    problems.append(f"onnxruntime, fold: {why}")
+            # idempotence: what one run leaves, a second leaves too
+            second = run_fold(ctx, out, again)
+            if second.problem or second.nodes:
+                problems.append(f"fold of the output: {second.problem or f'removes {second.nodes} more nodes'}")
+        # 2. fold(expand(m)) runs like m
+        ex = run_expand(ctx, model.path, expanded)
+        if ex.problem is None and ex.refused is None and ex.insertions:
+            data["expanded"] = True
+            back = run_fold(ctx, expanded, round_trip)
+            if back.problem:
+                problems.append(f"fold of expand's output: {back.problem}")
+            else:
+                data["refolded"] = back.removed
+                folded = onnx.load(str(round_trip), load_external_data=False)
+                data["same_nodes"] = node_count(folded) == node_count(proto)
+                data["same_bytes"] = first_difference(model.path, round_trip) is None
+                if not data["same_bytes"]:
+                    why, _ = checker_problem(model.path, round_trip)
+                    if why:
+                        problems.append(f"fold(expand(m)): {why}")
+                    if feeds:
+                        status, why, _ = ort_compare(model.path, round_trip, feeds, control=False)
+                        data.update(round_ort=status, round_why=why)
+                        if status == "mismatch":
+                            problems.append(f"onnxruntime, fold(expand(m)) vs m: {why}")
+                else:
+                    data["round_ort"] = "identical"
+    if problems:
+        head = f"{len(problems)} problems: " if len(problems) > 1 else ""
+        return failed(head + "; ".join(problems), data=data)
+    return passed(data=data)
+
+
+def summarize_fold(results: Results, show: int) -> list[str]:
+    data = [(m, o.data) for m, o in results if o.data is not None]
+    folded = [(m, d) for m, d in data if d["nodes"] or d["initializers"]]
+    ort = Counter(d["ort"] for _, d in folded)
+    expanded = [(m, d) for m, d in data if d["expanded"]]
+    rt = Counter(d["round_ort"] for _, d in expanded)
+    lines = [
+        f"fold: models folded {len(folded)} ({sum(d['removed'] for _, d in folded)} broadcasts removed, "
+        f"{sum(d['nodes'] for _, d in folded)} nodes and {sum(d['initializers'] for _, d in folded)} initializers "
+        f"removed), unchanged (byte-identical) {len(data) - len(folded)}; 'left' lines "
+        f"{sum(d['left'] for _, d in data)} on {sum(1 for _, d in data if d['left'])} models",
+        f"fold: onnxruntime on the folded models: bit-identical {ort['verified']}, ort-unsupported "
+        f"{ort['unsupported']}, nondeterministic {ort['nondeterministic']}, mismatch {ort['mismatch']}, "
+        f"no input data {ort[None]}; checker skipped (rejects the original too) "
+        f"{sum(1 for _, d in folded if d['checker_skipped'])}",
+        f"fold: fold(expand(m)) on the {len(expanded)} models expand rewrites: "
+        f"{sum(d['refolded'] for _, d in expanded)} broadcasts removed; same node count as m "
+        f"{sum(1 for _, d in expanded if d['same_nodes'])}, byte-identical to m "
+        f"{sum(1 for _, d in expanded if d['same_bytes'])}; onnxruntime on the others: bit-identical "
+        f"{rt['verified']}, ort-unsupported {rt['unsupported']}, nondeterministic {rt['nondeterministic']}, "
+        f"mismatch {rt['mismatch']}, no input data {rt[None]}",
+    ]
+    others = [(m, d) for m, d in expanded if not d["same_nodes"]]
+    for m, d in others[:show]:
+        lines.append(f"  not the original's node count after fold(expand(m)): {m.rel}")
+    if len(others) > show:
+        lines.append(f"  ... and {len(others) - show} more")
+    return lines
+
+
 REAL_FULL_GROUPS = ("real/light/", "real/pytorch-converted/", "real/pytorch-operator/")
 
 
@@ -1247,6 +1429,14 @@ CHECKS: list[Check] = [
         "leaves no broadcasting node with inputs of different shapes",
         check_expand,
         summarize_expand,
+    ),
+    Check(
+        "fold",
+        "fold MODEL -o OUT exits 0, OUT byte-identical if nothing was removed, else passes onnx's full checker, "
+        "gives bit-identical onnxruntime outputs and is idempotent; fold(expand(MODEL)) runs bit-identically "
+        "to MODEL",
+        check_fold,
+        summarize_fold,
     ),
     Check(
         "expand-models",

@@ -1,0 +1,70 @@
+//! `onnx-lint fold`: remove the Expand nodes implicit broadcasting makes redundant (the inverse of
+//! `expand`) and write the model, with a report of each removal on standard error.
+
+use super::{EXIT_FINDINGS, EXIT_UNLOADABLE, load_or_say, write_out};
+use crate::diagnostics::has_errors;
+use crate::diagnostics::render::{self, FileReport};
+use crate::io::Origin;
+use crate::passes::fold_expand;
+use std::fmt::Write;
+use std::path::PathBuf;
+
+pub(super) fn fold(model: PathBuf, output: PathBuf, in_place: bool) -> u8 {
+    let Some(m) = load_or_say(&model) else {
+        return EXIT_UNLOADABLE;
+    };
+    if has_errors(&m.diagnostics) {
+        let report = FileReport {
+            file: Origin::from_arg(&model).display(),
+            outcome: Ok(m.diagnostics.clone()),
+        };
+        eprint!("{}", render::text(std::slice::from_ref(&report)));
+        eprintln!("error: the model has errors; nothing was written");
+        return EXIT_FINDINGS;
+    }
+    let outcome = fold_expand::run(&m);
+    // One write for the whole report: a large model makes many lines.
+    let mut report = String::new();
+    for r in &outcome.removals {
+        let _ = writeln!(
+            report,
+            "fold: graph {}, node '{}' ({}): removed, {} read '{}' {} directly (broadcast to {} anyway)",
+            render::escape(&r.graph),
+            render::escape(&r.node),
+            render::escape(&r.op_type),
+            render::escape(&r.readers.join(", ")),
+            render::escape(&r.input),
+            r.from,
+            r.to
+        );
+    }
+    for d in &outcome.dead {
+        let _ = writeln!(
+            report,
+            "fold: graph {}, node '{}' ({}): removed, only removed nodes read its outputs",
+            render::escape(&d.graph),
+            render::escape(&d.node),
+            render::escape(&d.op_type)
+        );
+    }
+    for (graph, name) in &outcome.initializers {
+        let _ = writeln!(
+            report,
+            "fold: graph {}, initializer '{}': removed, only removed nodes read it",
+            render::escape(graph),
+            render::escape(name)
+        );
+    }
+    for why in &outcome.left {
+        let _ = writeln!(report, "left: {}", render::escape(why));
+    }
+    eprint!("{report}");
+    let removed: usize = outcome.patch.graphs.iter().map(|g| g.removed_nodes()).sum();
+    eprintln!(
+        "fold: {} redundant broadcasts removed ({removed} nodes, {} initializers removed), {} left",
+        outcome.removals.len(),
+        outcome.initializers.len(),
+        outcome.left.len()
+    );
+    write_out(&m, &outcome.patch.to_edit(), &output, in_place)
+}

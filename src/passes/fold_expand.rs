@@ -1,0 +1,651 @@
+//! The fold pass, inverse of [`super::explicit_broadcast`]: removes the `Expand` nodes that implicit
+//! broadcasting makes redundant, i.e. whose every reader broadcasts that input anyway and gets the same
+//! result shape without it. `Add(Expand(a [1, 4], [3, 4]), b [3, 4])` folds to `Add(a, b)`;
+//! `Add(Expand(a [1, 4], [3, 4]), b [1, 4])` does not (the Expand makes the result [3, 4]).
+//!
+//! Broadcasting copies values, never computes them, so a folded model computes bit-identical outputs.
+//!
+//! An Expand `y = Expand(x, s)` is removed when:
+//! - `y` is not an output of its graph, and no subgraph reads it from the enclosing scope;
+//! - every reader reads `y` at a slot it broadcasts (the same classification `expand` uses:
+//!   multidirectional ops, PRelu's slope, Gemm's C, LayerNormalization's scale and bias...);
+//! - for a multidirectional reader, the broadcast of its inputs with `x` in place of `y` is provably
+//!   the shape it is with `y` (equal static sizes, or equal symbolic expressions; an unknown dim proves
+//!   nothing), or the Expand's target is, by construction, the shape of values the reader broadcasts
+//!   anyway: `Shape(v)` of another of its inputs, or `Shape` of an `Expand(Expand(a, Shape(b)), ...)`
+//!   chain over them, which is how `expand` writes symbolic targets (then no size need be known);
+//! - for a unidirectional reader (PRelu's slope, Gemm's C, normalization scale/bias), `x` still
+//!   broadcasts to the shape the rule requires (X's shape, `[M, N]`, `X.shape[axis:]`). In a model that
+//!   runs this follows from the Expand (each size of `x` is 1 or the size of `y`, which is 1 or the
+//!   target's), but it is checked on the shapes anyway: the model must stay valid, not only run.
+//!   Readers under the legacy rule of opset < 7 (`broadcast=1`, `axis`) align inputs at `axis`, not as
+//!   numpy does, and are left alone.
+//!
+//! Before opset 8 there is no Expand: `expand` writes `Reshape` (1s prepended) and `Tile` (of size-1
+//! axes) instead. In such graphs a `Tile` that only repeats size-1 axes and a `Reshape` that only
+//! prepends 1s are broadcasts too, and fold the same way. (An opset-6 node that `expand` stripped of its
+//! `broadcast` attribute does not broadcast any more, so those stay, with a message.)
+//!
+//! Expands are taken consumers first, so that a chain `Expand(Expand(x))` folds in one run. Once the
+//! Expands are gone, the nodes and initializers that only computed their target shapes (`Shape`,
+//! `Constant`, `Gather`, `Concat`, the `Expand`s `expand` uses to broadcast shapes at run time...) are
+//! removed too, along with the `value_info` of every removed value. An initializer that is also a
+//! graph input stays: removing it would change the model's interface.
+
+use super::explicit_broadcast::{Kind, kind};
+use super::{GraphPatch, Patch};
+use crate::ir::build::node_label;
+use crate::ir::{Graph, Model, NodeId, NodeKind, OpNode, Slot, ValueId, opset_domain};
+use crate::shape::broadcast::{multidirectional, unidirectional};
+use crate::shape::dim::{Dim, Shape, format_shape};
+use crate::shape::value::ValueInfo;
+use petgraph::visit::{EdgeRef, IntoEdgeReferences};
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+/// First opset version of the default domain that has Expand; below it `Reshape` + `Tile` stand in.
+const EXPAND_SINCE: i64 = 8;
+
+/// Ops removed when nothing reads their outputs any more: pure functions of their inputs, the ones
+/// that compute target shapes. Anything else (a random op, a custom-domain op) stays even when dead.
+const SHAPE_OPS: &[&str] = &[
+    "Shape",
+    "Size",
+    "Constant",
+    "Gather",
+    "Concat",
+    "Expand",
+    "Unsqueeze",
+    "Squeeze",
+    "Reshape",
+    "Tile",
+    "Slice",
+    "Cast",
+    "Identity",
+];
+
+/// Ops that broadcast before opset 7 only with the legacy `broadcast=1` attribute (which `expand`
+/// removes when it makes their broadcast explicit).
+const LEGACY_BROADCAST_OPS: &[&str] = &[
+    "Add", "Sub", "Mul", "Div", "Pow", "And", "Or", "Xor", "Equal", "Greater", "Less", "Gemm",
+];
+
+/// Longest chain of Expands followed when proving a target shape from how it was built.
+const MAX_CHAIN: usize = 64;
+
+/// One broadcast node removed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Removal {
+    pub graph: String,
+    pub node: String,
+    pub op_type: String,
+    /// The value the readers now read, and its shape.
+    pub input: String,
+    pub from: String,
+    /// The shape the node broadcast it to.
+    pub to: String,
+    /// The readers, as `'label' (Op) input k`.
+    pub readers: Vec<String>,
+}
+
+/// A node removed because only removed nodes read its outputs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Dead {
+    pub graph: String,
+    pub node: String,
+    pub op_type: String,
+}
+
+/// What the pass did, and what it left.
+#[derive(Clone, Debug, Default)]
+pub struct Outcome {
+    pub patch: Patch,
+    pub removals: Vec<Removal>,
+    pub dead: Vec<Dead>,
+    /// Initializers removed, as (graph, name).
+    pub initializers: Vec<(String, String)>,
+    /// Broadcast nodes kept, with the reason.
+    pub left: Vec<String>,
+}
+
+/// Runs the pass over every graph of `model` (subgraphs and function bodies included).
+pub fn run(model: &Model) -> Outcome {
+    let mut out = Outcome::default();
+    let shapes: HashMap<&str, &Vec<(String, Option<ValueInfo>)>> = model
+        .shapes
+        .iter()
+        .map(|g| (g.path.as_str(), &g.values))
+        .collect();
+    let mut graphs: Vec<(&Graph, Option<usize>)> = Vec::new();
+    if let Some(g) = &model.graph {
+        g.walk(&mut |x| graphs.push((x, None)));
+    }
+    for (i, f) in model.functions.iter().enumerate() {
+        f.body.walk(&mut |x| graphs.push((x, Some(i))));
+    }
+    for (g, function) in graphs {
+        let opset = model.opset_imports(function).get("").copied().unwrap_or(0);
+        let mut f = GraphFolder::new(g, shapes.get(g.path.as_str()).copied(), opset);
+        f.fold_all(&mut out);
+        f.remove_dead(&mut out);
+        let patch = f.finish(&mut out);
+        if !patch.is_empty() {
+            out.patch.graphs.push(patch);
+        }
+    }
+    out
+}
+
+/// Who reads a value: (reading node, slot).
+type Readers = Vec<(NodeId, Slot)>;
+
+struct GraphFolder<'a> {
+    g: &'a Graph,
+    infos: Option<&'a Vec<(String, Option<ValueInfo>)>>,
+    opset: i64,
+    patch: GraphPatch,
+    /// The graph's outputs (a function body's too): never removed.
+    outputs: HashSet<&'a str>,
+    /// Current readers of each value, as the folds so far leave them.
+    readers: HashMap<ValueId, Readers>,
+    /// Current inputs of the nodes a fold rewired.
+    inputs: HashMap<NodeId, Vec<String>>,
+    removed: HashSet<NodeId>,
+    /// Values that lost a reader to a removal: where dead-code removal starts.
+    orphans: Vec<ValueId>,
+    /// Broadcast nodes kept, with the reason (reported unless dead-code removal takes them after all).
+    left: Vec<(NodeId, String)>,
+}
+
+impl<'a> GraphFolder<'a> {
+    fn new(g: &'a Graph, infos: Option<&'a Vec<(String, Option<ValueInfo>)>>, opset: i64) -> Self {
+        let mut readers: HashMap<ValueId, Readers> = HashMap::new();
+        for e in (&g.dag).edge_references() {
+            readers
+                .entry(e.weight().value)
+                .or_default()
+                .push((e.target(), e.weight().slot));
+        }
+        GraphFolder {
+            g,
+            infos,
+            opset,
+            patch: GraphPatch::new(g),
+            outputs: g.header.output.iter().map(|o| o.name()).collect(),
+            readers,
+            inputs: HashMap::new(),
+            removed: HashSet::new(),
+            orphans: Vec::new(),
+            left: Vec::new(),
+        }
+    }
+
+    /// The patch, and the kept broadcast nodes into `out`.
+    fn finish(self, out: &mut Outcome) -> GraphPatch {
+        for (id, why) in self.left {
+            if !self.removed.contains(&id) {
+                out.left.push(why);
+            }
+        }
+        self.patch
+    }
+
+    fn shape_of(&self, name: &str) -> Shape {
+        let id = self.g.lookup(name)?;
+        self.infos?.get(id.0 as usize)?.1.as_ref()?.shape.clone()
+    }
+
+    /// The node's inputs as the folds so far leave them.
+    fn inputs_of(&self, id: NodeId, op: &'a OpNode) -> Vec<String> {
+        self.inputs
+            .get(&id)
+            .cloned()
+            .unwrap_or_else(|| op.proto.input.clone())
+    }
+
+    /// The broadcast nodes of this graph: Expand, and before opset 8 its stand-ins Tile and Reshape.
+    fn is_candidate(&self, op: &OpNode) -> bool {
+        if !opset_domain(op.proto.domain()).is_empty() {
+            return false;
+        }
+        match op.op_type() {
+            "Expand" => true,
+            "Tile" | "Reshape" => self.opset < EXPAND_SINCE,
+            _ => false,
+        }
+    }
+
+    fn fold_all(&mut self, out: &mut Outcome) {
+        let order: Vec<(NodeId, &'a OpNode)> = self.g.ops_in_order().collect();
+        // Readers first: when the second Expand of a chain goes, the first one's readers become the
+        // second's, which may broadcast anyway.
+        for &(id, op) in order.iter().rev() {
+            if !self.is_candidate(op) {
+                continue;
+            }
+            match self.try_fold(id, op) {
+                Ok(removal) => out.removals.push(removal),
+                Err(why) => {
+                    // Only Tiles and Reshapes that are broadcasts are worth a word.
+                    if why.is_empty() {
+                        continue;
+                    }
+                    let why = format!(
+                        "graph {}, node '{}' ({}): {why}",
+                        self.g.path,
+                        node_label(&op.proto, op.index),
+                        op.op_type()
+                    );
+                    self.left.push((id, why));
+                }
+            }
+        }
+    }
+
+    /// Removes the node if it is a redundant broadcast; else says why not (an empty reason: it is not
+    /// a broadcast at all, nothing to report).
+    fn try_fold(&mut self, id: NodeId, op: &'a OpNode) -> Result<Removal, String> {
+        let (Some(x), Some(y)) = (
+            op.proto.input.first().filter(|n| !n.is_empty()),
+            op.proto.output.first().filter(|n| !n.is_empty()),
+        ) else {
+            return Err(String::new());
+        };
+        let (Some(xid), Some(yid)) = (self.g.lookup(x), self.g.lookup(y)) else {
+            return Err(String::new());
+        };
+        let (xs, ys) = (self.shape_of(x), self.shape_of(y));
+        if op.op_type() != "Expand" && !is_broadcast(op.op_type(), &xs, &ys) {
+            return Err(String::new());
+        }
+        if self.outputs.contains(y.as_str()) {
+            return Err(format!("its output '{y}' is a graph output"));
+        }
+        let readers = self.readers.get(&yid).cloned().unwrap_or_default();
+        if readers.is_empty() {
+            return Err(format!("nothing reads its output '{y}'"));
+        }
+        let mut described = Vec::new();
+        // The readers' inputs once the fold is done, checked reader by reader.
+        let mut rewired: Vec<(NodeId, Vec<String>, Vec<usize>)> = Vec::new();
+        for &(reader, slot) in &readers {
+            let Some(rop) = self.g.op(reader) else {
+                return Err(format!("'{y}' is read by something other than a node"));
+            };
+            let rlabel = node_label(&rop.proto, rop.index);
+            let Slot::Input(slot) = slot else {
+                return Err(format!(
+                    "a subgraph of '{rlabel}' ({}) reads '{y}'",
+                    rop.op_type()
+                ));
+            };
+            described.push(format!("'{rlabel}' ({}) input {slot}", rop.op_type()));
+            if rewired.iter().any(|(n, _, _)| *n == reader) {
+                continue; // Add(y, y): both slots are handled together
+            }
+            let before = self.inputs_of(reader, rop);
+            let slots: Vec<usize> = before
+                .iter()
+                .enumerate()
+                .filter(|(_, n)| *n == y)
+                .map(|(k, _)| k)
+                .collect();
+            let mut after = before.clone();
+            for &k in &slots {
+                after[k] = x.clone();
+            }
+            let target = (op.op_type() == "Expand")
+                .then(|| op.proto.input.get(1))
+                .flatten();
+            self.reader_allows(rop, &before, &after, &slots, (x, &xs), target)
+                .map_err(|why| format!("'{rlabel}' ({}) input {slot}: {why}", rop.op_type()))?;
+            rewired.push((reader, after, slots));
+        }
+        // Commit: the readers read x, the node is gone.
+        for (reader, after, slots) in rewired {
+            let index = self.g.op(reader).map(|o| o.index).unwrap_or_default();
+            for &k in &slots {
+                self.patch.rewire.insert((index, k), x.clone());
+            }
+            self.inputs.insert(reader, after);
+        }
+        let moved = self.readers.remove(&yid).unwrap_or_default();
+        let xr = self.readers.entry(xid).or_default();
+        xr.retain(|(n, _)| *n != id);
+        xr.extend(moved);
+        self.remove_node(id, op);
+        Ok(Removal {
+            graph: self.g.path.clone(),
+            node: node_label(&op.proto, op.index),
+            op_type: op.op_type().to_owned(),
+            input: x.clone(),
+            from: format_shape(&xs),
+            to: format_shape(&ys),
+            readers: described,
+        })
+    }
+
+    /// Whether `reader` gives the same result with `after` as its inputs instead of `before`, `slots`
+    /// being the slots that changed (to `x`, of shape `xs`).
+    fn reader_allows(
+        &self,
+        reader: &OpNode,
+        before: &[String],
+        after: &[String],
+        slots: &[usize],
+        (x, xs): (&str, &Shape),
+        target: Option<&String>,
+    ) -> Result<(), String> {
+        if !opset_domain(reader.proto.domain()).is_empty() {
+            return Err("an op of another domain, which need not broadcast".to_owned());
+        }
+        let Some(k) = kind(reader, self.opset) else {
+            return Err(format!(
+                "{} does not broadcast its inputs{}",
+                reader.op_type(),
+                if self.opset < 7 && LEGACY_BROADCAST_OPS.contains(&reader.op_type()) {
+                    " (before opset 7, only with broadcast=1: folding would need that attribute back, and `axis`)"
+                } else {
+                    ""
+                }
+            ));
+        };
+        let broadcast_slots: &[usize] = match k {
+            Kind::Multi => &[],
+            Kind::ToFirst(s) | Kind::Normalized(s) => s,
+            Kind::GemmC => &[2],
+            Kind::LegacyAxis(_) => {
+                return Err(
+                    "the legacy broadcast rule (opset < 7) aligns inputs at `axis`, not as numpy does"
+                        .to_owned(),
+                );
+            }
+        };
+        let multi = matches!(k, Kind::Multi);
+        if let Some(&k) = slots
+            .iter()
+            .find(|s| !multi && !broadcast_slots.contains(s))
+        {
+            return Err(format!(
+                "{} does not broadcast input {k}: without the node it would see another shape",
+                reader.op_type()
+            ));
+        }
+        match k {
+            Kind::Multi => {
+                if target.is_some_and(|t| self.target_is_the_result(t, after)) {
+                    return Ok(());
+                }
+                let shapes = |names: &[String]| -> Vec<Shape> {
+                    names
+                        .iter()
+                        .filter(|n| !n.is_empty())
+                        .map(|n| self.shape_of(n))
+                        .collect()
+                };
+                let was = multidirectional(&shapes(before));
+                let now = multidirectional(&shapes(after));
+                if !fully_known(&was.shape) || !fully_known(xs) {
+                    return Err(format!(
+                        "the shapes are not known well enough to prove the result the same (with the node {}, '{x}' {})",
+                        format_shape(&was.shape),
+                        format_shape(xs)
+                    ));
+                }
+                if now.is_error() {
+                    return Err(format!(
+                        "'{x}' {} does not broadcast with the other inputs",
+                        format_shape(xs)
+                    ));
+                }
+                if now.shape != was.shape && !fully_known(&now.shape) {
+                    return Err(format!(
+                        "the shapes are not known well enough to prove the result the same: {} with the node, {} without it",
+                        format_shape(&was.shape),
+                        format_shape(&now.shape)
+                    ));
+                }
+                if now.shape != was.shape {
+                    return Err(format!(
+                        "the node makes the result {}; without it the result would be {}",
+                        format_shape(&was.shape),
+                        format_shape(&now.shape)
+                    ));
+                }
+                Ok(())
+            }
+            Kind::ToFirst(_) | Kind::GemmC | Kind::Normalized(_) => {
+                let target = match k {
+                    Kind::ToFirst(_) => before.first().map(|n| self.shape_of(n)).unwrap_or(None),
+                    Kind::GemmC => reader
+                        .proto
+                        .output
+                        .first()
+                        .map(|n| self.shape_of(n))
+                        .unwrap_or(None),
+                    _ => self.normalized_shape(reader, before),
+                };
+                let what = match k {
+                    Kind::ToFirst(_) => "X's shape",
+                    Kind::GemmC => "[M, N]",
+                    _ => "the normalized shape X.shape[axis:]",
+                };
+                if !fully_known(&target) || !fully_known(xs) {
+                    return Err(format!(
+                        "the shapes are not known well enough to prove that '{x}' {} broadcasts to {what} {}",
+                        format_shape(xs),
+                        format_shape(&target)
+                    ));
+                }
+                if unidirectional(&target, xs).is_error() {
+                    return Err(format!(
+                        "'{x}' {} does not broadcast unidirectionally to {what} {}: the model would be invalid",
+                        format_shape(xs),
+                        format_shape(&target)
+                    ));
+                }
+                Ok(())
+            }
+            Kind::LegacyAxis(_) => Err(String::new()),
+        }
+    }
+
+    /// True when the target shape `t` is, by construction, the shape of a broadcast of values the
+    /// reader broadcasts anyway (`inputs`, with the Expand's input in place of its output): then
+    /// without the Expand the reader's result is the same, whatever the shapes turn out to be. This is
+    /// how `expand` builds symbolic targets: `Shape` of another input, or `Shape` of
+    /// `Expand(Expand(a, Shape(b)), Shape(c))` over the inputs.
+    fn target_is_the_result(&self, t: &str, inputs: &[String]) -> bool {
+        let Some(w) = self.shape_source(t) else {
+            return false;
+        };
+        let mut members = Vec::new();
+        if !self.members(w, &mut members, 0) {
+            return false;
+        }
+        members
+            .iter()
+            .all(|m| inputs.iter().any(|i| self.dominates(i, m, 0)))
+    }
+
+    /// `v` when `t` is `Shape(v)` (of the whole shape: no `start` or `end`).
+    fn shape_source(&self, t: &str) -> Option<&'a str> {
+        let g: &'a Graph = self.g;
+        let id = g.lookup(t)?;
+        let op = g.op(g.value(id).producer.0)?;
+        (op.op_type() == "Shape"
+            && opset_domain(op.proto.domain()).is_empty()
+            && op.proto.attribute.is_empty())
+        .then(|| op.proto.input.first().map(String::as_str))
+        .flatten()
+    }
+
+    /// The values `w` is the broadcast of: for `Expand(a, Shape(b))` those of `a` and of `b`, else
+    /// `w` itself. False when the chain is deeper than [`MAX_CHAIN`].
+    fn members(&self, w: &'a str, out: &mut Vec<&'a str>, depth: usize) -> bool {
+        if depth > MAX_CHAIN {
+            return false;
+        }
+        if let Some((a, t)) = self.expand_of(w)
+            && let Some(b) = self.shape_source(t)
+        {
+            return self.members(a, out, depth + 1) && self.members(b, out, depth + 1);
+        }
+        out.push(w);
+        true
+    }
+
+    /// True when `i`'s shape is a broadcast of `m`'s: `i` is `m`, or an Expand of something that is.
+    fn dominates(&self, i: &str, m: &str, depth: usize) -> bool {
+        i == m
+            || (depth <= MAX_CHAIN
+                && self
+                    .expand_of(i)
+                    .is_some_and(|(a, _)| self.dominates(a, m, depth + 1)))
+    }
+
+    /// (input, target) when `v` is the output of a default-domain Expand.
+    fn expand_of(&self, v: &str) -> Option<(&'a str, &'a str)> {
+        let g: &'a Graph = self.g;
+        let id = g.lookup(v)?;
+        let op = g.op(g.value(id).producer.0)?;
+        if op.op_type() != "Expand" || !opset_domain(op.proto.domain()).is_empty() {
+            return None;
+        }
+        match op.proto.input.as_slice() {
+            [a, t] if !a.is_empty() && !t.is_empty() => Some((a.as_str(), t.as_str())),
+            _ => None,
+        }
+    }
+
+    /// `X.shape[axis:]` of a normalization node, when X's rank is known.
+    fn normalized_shape(&self, op: &OpNode, inputs: &[String]) -> Shape {
+        let x = self.shape_of(inputs.first()?)?;
+        let r = x.len() as i64;
+        let axis = op
+            .proto
+            .attribute
+            .iter()
+            .find(|a| a.name() == "axis")
+            .and_then(|a| a.i)
+            .unwrap_or(-1);
+        let a = if axis < 0 { axis + r } else { axis };
+        (0..=r).contains(&a).then(|| x[a as usize..].to_vec())
+    }
+
+    /// Marks the node removed, drops it from its inputs' readers (queuing them for dead-code
+    /// removal) and drops the value_info of its outputs.
+    fn remove_node(&mut self, id: NodeId, op: &OpNode) {
+        self.removed.insert(id);
+        self.patch.remove_nodes.insert(op.index);
+        for name in op.proto.input.iter().filter(|n| !n.is_empty()) {
+            if let Some(v) = self.g.lookup(name) {
+                if let Some(r) = self.readers.get_mut(&v) {
+                    r.retain(|(n, _)| *n != id);
+                }
+                self.orphans.push(v);
+            }
+        }
+        for name in op.proto.output.iter().filter(|n| !n.is_empty()) {
+            for (i, vi) in self.g.header.value_info.iter().enumerate() {
+                if vi.name() == name {
+                    self.patch.remove_value_info.insert(i);
+                }
+            }
+        }
+    }
+
+    /// True when nothing live reads `v` and it is not a graph output.
+    fn unread(&self, v: ValueId) -> bool {
+        !self.outputs.contains(self.g.value(v).name.as_str())
+            && self
+                .readers
+                .get(&v)
+                .is_none_or(|r| r.iter().all(|(n, _)| self.removed.contains(n)))
+    }
+
+    /// Removes what only the removed nodes read: shape-computing nodes and initializers, transitively.
+    fn remove_dead(&mut self, out: &mut Outcome) {
+        let mut seen = BTreeSet::new();
+        while let Some(v) = self.orphans.pop() {
+            if !seen.insert(v) || !self.unread(v) {
+                continue;
+            }
+            let producer = self.g.value(v).producer.0;
+            match self.g.dag.node_weight(producer).map(|n| &n.kind) {
+                Some(NodeKind::Initializer(i)) => {
+                    self.patch.remove_initializers.insert(*i);
+                    out.initializers
+                        .push((self.g.path.clone(), self.g.value(v).name.clone()));
+                }
+                Some(NodeKind::Input(_))
+                    if self
+                        .g
+                        .header
+                        .initializer
+                        .iter()
+                        .any(|t| t.name() == self.g.value(v).name) =>
+                {
+                    out.left.push(format!(
+                        "graph {}, initializer '{}': no node reads it any more, but it is also a graph input (as IR < 4 requires), and removing it would change the model's inputs",
+                        self.g.path,
+                        self.g.value(v).name
+                    ));
+                }
+                Some(NodeKind::Op(_)) => {
+                    let Some(op) = self.g.op(producer) else {
+                        continue;
+                    };
+                    if self.removed.contains(&producer)
+                        || !opset_domain(op.proto.domain()).is_empty()
+                        || !SHAPE_OPS.contains(&op.op_type())
+                        || !op.subgraphs.is_empty()
+                    {
+                        continue;
+                    }
+                    let all_dead = op
+                        .proto
+                        .output
+                        .iter()
+                        .filter(|n| !n.is_empty())
+                        .all(|n| self.g.lookup(n).is_none_or(|o| self.unread(o)));
+                    if !all_dead {
+                        continue;
+                    }
+                    out.dead.push(Dead {
+                        graph: self.g.path.clone(),
+                        node: node_label(&op.proto, op.index),
+                        op_type: op.op_type().to_owned(),
+                    });
+                    self.remove_node(producer, op);
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+fn fully_known(s: &Shape) -> bool {
+    s.as_ref().is_some_and(|d| !d.contains(&Dim::Unknown))
+}
+
+/// True when a `Tile` or `Reshape` from `xs` to `ys` only broadcasts: right-aligned, each size of `xs`
+/// is 1 or the size of `ys` (Tile keeps the rank; Reshape may only prepend 1s, which the same test
+/// checks since its element count does not change). The values are then those of `Expand(x, ys)`.
+fn is_broadcast(op_type: &str, xs: &Shape, ys: &Shape) -> bool {
+    let (Some(x), Some(y)) = (xs, ys) else {
+        return false;
+    };
+    if !fully_known(xs) || !fully_known(ys) || x.len() > y.len() {
+        return false;
+    }
+    if op_type == "Tile" && x.len() != y.len() {
+        return false;
+    }
+    let lead = y.len() - x.len();
+    if op_type == "Reshape" && y[..lead].iter().any(|d| *d != Dim::Known(1)) {
+        return false;
+    }
+    x.iter()
+        .zip(&y[lead..])
+        .all(|(a, b)| *a == Dim::Known(1) || a == b)
+}
