@@ -17,6 +17,7 @@ pub mod diagnostics;
 pub mod io;
 pub mod ir;
 pub mod passes;
+pub mod picture;
 pub mod proto;
 pub mod shape;
 pub mod wire;

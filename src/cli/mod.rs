@@ -11,6 +11,8 @@ use crate::write::{WriteOptions, external_files_left_behind, write_model};
 mod check;
 mod expand;
 mod fold;
+mod explain;
+mod graph;
 mod shapes;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -74,6 +76,27 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = ShapesFormat::Text)]
         format: ShapesFormat,
     },
+    /// Draw the main graph as DOT or SVG: E1 nodes red, W1 orange, Expand nodes inserted by `expand` blue
+    Graph {
+        /// Model file (`-` reads standard input)
+        model: PathBuf,
+        /// Output file: `.dot` writes DOT, `.svg` runs Graphviz's `dot -Tsvg`, `-` writes DOT to
+        /// standard output
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Refuse to draw more op nodes than this (0: no limit)
+        #[arg(long, default_value_t = crate::picture::DEFAULT_MAX_NODES)]
+        max_nodes: usize,
+        /// Draw initializers as nodes (by default they are listed in the label of the node reading them)
+        #[arg(long)]
+        initializers: bool,
+    },
+    /// Explain a diagnostic code: what it checks, why it matters, an example and the fix (no code: list
+    /// every code)
+    Explain {
+        /// A code (`E1`, `g001`) or its name (`broadcast-error`)
+        code: Option<String>,
+    },
     /// Load a model into the IR and write it back unchanged (the output is byte-identical)
     Roundtrip {
         /// Model file (`-` reads standard input)
@@ -124,6 +147,13 @@ pub fn run(cli: Cli) -> u8 {
             in_place,
         } => fold::fold(model, output, in_place),
         Command::Shapes { model, format } => shapes::shapes(&model, format),
+        Command::Graph {
+            model,
+            output,
+            max_nodes,
+            initializers,
+        } => graph::graph(&model, &output, max_nodes, initializers),
+        Command::Explain { code } => explain::explain(code.as_deref()),
         Command::Roundtrip {
             model,
             output,

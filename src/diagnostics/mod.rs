@@ -2,9 +2,11 @@
 //!
 //! Checks never return `Err` for a finding; `Err` is for "could not do the job" (an unreadable file).
 //! The codes table ([`Code::ALL`]) is the single place that names, describes and grades each rule;
-//! the README and `explain` are written from it.
+//! `docs/rules.md` documents each at length (what it checks, why it matters, an example, the fix), and
+//! `onnx-lint explain` prints it ([`explain`]).
 
 pub mod codes;
+pub mod explain;
 pub mod render;
 
 pub use codes::Code;
@@ -48,6 +50,11 @@ pub struct Diagnostic {
     /// For broadcast errors: the conflicting sizes on `axis`, in input order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub sizes: Vec<u64>,
+    /// For broadcast findings on one axis: the inputs at fault there, as (input slot, size on `axis`),
+    /// in input order. The slot is an input of `node`, or of `inner_node` when that is set. The
+    /// graph picture marks these edges; the renderers leave them out (the notes list every input).
+    #[serde(skip)]
+    pub inputs: Vec<(usize, String)>,
     /// For findings inside a model-local function: the node of the function body (`node` is the call).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub inner_node: Option<String>,
@@ -69,6 +76,7 @@ impl Diagnostic {
             notes: Vec::new(),
             axis: None,
             sizes: Vec::new(),
+            inputs: Vec::new(),
             inner_node: None,
             binding: None,
         }

@@ -192,6 +192,11 @@ impl<'a> NodeCtx<'a> {
             );
             d.axis = Some(c.axis_from_end);
             d.sizes = sizes;
+            d.inputs = c
+                .sizes
+                .iter()
+                .map(|(i, n)| (slot_of(slots, *i), n.to_string()))
+                .collect();
             self.findings.push(with_notes(d, &shapes, rule));
         }
         if let Some(reason) = &outcome.rank_error {
@@ -221,9 +226,20 @@ impl<'a> NodeCtx<'a> {
                 ),
             );
             d.axis = Some(p.axis_from_end);
+            d.inputs = p
+                .dims
+                .iter()
+                .map(|(i, dim)| (slot_of(slots, *i), dim.to_string()))
+                .collect();
             self.findings.push(with_notes(d, &shapes, rule));
         }
     }
+}
+
+/// The node input behind operand `i` of the algebra. Expand gives the algebra its input 0 and the
+/// target shape read from input 1's values: operand 1 is then slot 1.
+fn slot_of(slots: &[usize], i: usize) -> usize {
+    slots.get(i).copied().unwrap_or(i)
 }
 
 fn with_notes(mut d: Diagnostic, shapes: &[String], rule: Rule) -> Diagnostic {

@@ -43,12 +43,25 @@ fn gemm(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     if ctx.has_input(2) {
         let c = ctx.shape(2);
         let legacy = ctx.opset < 7;
+        let before = ctx.findings.len();
         if legacy && ctx.attr_i("broadcast").unwrap_or(0) == 0 {
             let outcome = none(&[y.clone(), c]);
             ctx.report_broadcast(Rule::None, &[0, 1, 2], &outcome);
         } else {
             let outcome = unidirectional(&y, &c);
             ctx.report_broadcast(Rule::Unidirectional, &[0, 1, 2], &outcome);
+        }
+        // The algebra's operands are A*B and C, not inputs 0 and 1: C is input 2, and A*B's last
+        // axis comes from B, the one before from A.
+        for d in &mut ctx.findings[before..] {
+            let axis = d.axis;
+            for (slot, _) in &mut d.inputs {
+                *slot = match (*slot, axis) {
+                    (0, Some(-1)) => 1,
+                    (0, _) => 0,
+                    _ => 2,
+                };
+            }
         }
     }
     vec![ValueInfo::tensor(ctx.elem(0), y)]

@@ -1,0 +1,122 @@
+//! `onnx-lint graph`: draw the main graph as DOT, or as SVG through Graphviz's `dot`.
+
+use super::{EXIT_OK, EXIT_UNLOADABLE, load_or_say, shorten};
+use crate::diagnostics::render;
+use crate::io::{Origin, same_file, write_atomic};
+use crate::picture::{self, Options};
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// What `-o` asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Target {
+    Stdout,
+    Dot,
+    Svg,
+}
+
+fn target(output: &Path) -> Option<Target> {
+    if output.as_os_str() == "-" {
+        return Some(Target::Stdout);
+    }
+    let ext = output.extension()?.to_str()?.to_ascii_lowercase();
+    match ext.as_str() {
+        "dot" | "gv" => Some(Target::Dot),
+        "svg" => Some(Target::Svg),
+        _ => None,
+    }
+}
+
+pub(super) fn graph(model: &Path, output: &Path, max_nodes: usize, initializers: bool) -> u8 {
+    let shown_out = render::escape(&output.display().to_string());
+    let Some(target) = target(output) else {
+        eprintln!(
+            "error: cannot tell what to write to {shown_out}: the output must end in .dot (DOT) or .svg (SVG, drawn by Graphviz), or be - (DOT on standard output)"
+        );
+        return EXIT_UNLOADABLE;
+    };
+    if target != Target::Stdout && model.as_os_str() != "-" && same_file(model, output) {
+        eprintln!(
+            "error: {shown_out} is the model itself; refusing to overwrite it with a picture"
+        );
+        return EXIT_UNLOADABLE;
+    }
+    let Some(m) = load_or_say(model) else {
+        return EXIT_UNLOADABLE;
+    };
+    let opts = Options {
+        max_nodes,
+        initializers,
+        title: Origin::from_arg(model).display(),
+    };
+    let pic = match picture::draw(&m, &opts) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: cannot draw {}: {e}", render::escape(&opts.title));
+            return EXIT_UNLOADABLE;
+        }
+    };
+    let written = match target {
+        Target::Stdout => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(pic.dot.as_bytes())
+                .and_then(|_| out.flush())
+                .map_err(|e| format!("cannot write standard output: {e}"))
+        }
+        Target::Dot => write_atomic(output, pic.dot.as_bytes()).map_err(|e| format!("{e:#}")),
+        Target::Svg => {
+            svg(&pic.dot).and_then(|s| write_atomic(output, &s).map_err(|e| format!("{e:#}")))
+        }
+    };
+    if let Err(e) = written {
+        eprintln!("error: {}", render::escape(&e));
+        return EXIT_UNLOADABLE;
+    }
+    if target != Target::Stdout {
+        eprintln!(
+            "graph: wrote {shown_out} ({} nodes; {} E1 in red, {} W1 in orange, {} inserted by expand in blue)",
+            pic.nodes, pic.errors, pic.warnings, pic.inserted
+        );
+    }
+    EXIT_OK
+}
+
+/// Renders DOT text to SVG with Graphviz's `dot`, found on PATH.
+fn svg(dot: &str) -> Result<Vec<u8>, String> {
+    let mut child = match Command::new("dot")
+        .arg("-Tsvg")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+    {
+        Ok(c) => c,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(
+                "an SVG is drawn by Graphviz's `dot`, which is not on PATH: install Graphviz \
+                 (e.g. `apt-get install graphviz`), or write a .dot file and render it elsewhere"
+                    .to_owned(),
+            );
+        }
+        Err(e) => return Err(format!("cannot run Graphviz's `dot`: {e}")),
+    };
+    // Feed the input from another thread: `dot` may write (errors) before it has read everything.
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    let input = dot.as_bytes().to_vec();
+    let feeder = std::thread::spawn(move || stdin.write_all(&input));
+    let out = child
+        .wait_with_output()
+        .map_err(|e| format!("cannot run Graphviz's `dot`: {e}"))?;
+    let fed = feeder.join().unwrap_or(Ok(()));
+    if !out.status.success() {
+        let why = String::from_utf8_lossy(&out.stderr);
+        return Err(format!(
+            "Graphviz's `dot -Tsvg` failed ({}): {}",
+            out.status,
+            shorten(why.trim())
+        ));
+    }
+    fed.map_err(|e| format!("cannot feed Graphviz's `dot`: {e}"))?;
+    Ok(out.stdout)
+}

@@ -1,0 +1,654 @@
+//! The rule documentation (`docs/rules.md`, printed by `onnx-lint explain`) is complete and true:
+//!
+//! - every code of the codes table has a section with its four parts (what it checks, why it matters,
+//!   an example, the fix), so a new code without documentation fails here;
+//! - every section's example includes a console transcript (`$ onnx-lint ...` and its output) on a
+//!   real model file, which is run: each output line shown (`...` elides) must appear, in order, in
+//!   what the binary prints, and the transcript must show the section's own code;
+//! - the example models of `docs/examples/` are exactly what the builders below make (the textual
+//!   fragments in the docs describe them). `ONNX_LINT_BLESS=1 cargo test --test rules_doc` rewrites
+//!   them after a deliberate change;
+//! - `explain` prints a section by code or name in any case, lists the codes without one, and exits 2
+//!   listing the known codes for an unknown one.
+
+use onnx_lint::diagnostics::Code;
+use onnx_lint::diagnostics::explain::{self, PARTS};
+use onnx_lint::proto::attribute_proto::AttributeType;
+use onnx_lint::proto::tensor_proto::{DataLocation, DataType};
+use onnx_lint::proto::tensor_shape_proto::{Dimension, dimension};
+use onnx_lint::proto::*;
+use prost::Message;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs the binary in the crate's root (the docs' paths are relative to it): (status, stdout+stderr).
+fn run(args: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_onnx-lint"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("the binary runs");
+    let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
+    text.push_str(&String::from_utf8_lossy(&out.stderr));
+    assert!(!text.contains("panicked"), "{args:?}: {text}");
+    (out.status.code().expect("exit status"), text)
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The example models
+// ---------------------------------------------------------------------------------------------------
+
+fn strings(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+fn node(op: &str, name: &str, inputs: &[&str], outputs: &[&str]) -> NodeProto {
+    NodeProto {
+        op_type: Some(op.into()),
+        name: Some(name.into()),
+        input: strings(inputs),
+        output: strings(outputs),
+        ..Default::default()
+    }
+}
+
+/// A dimension: a number, or a symbol when `d` is not one.
+fn dim(d: &str) -> Dimension {
+    let value = match d.parse::<i64>() {
+        Ok(n) => dimension::Value::DimValue(n),
+        Err(_) => dimension::Value::DimParam(d.into()),
+    };
+    Dimension {
+        value: Some(value),
+        ..Default::default()
+    }
+}
+
+fn tensor_type(elem: i32, shape: &[&str]) -> TypeProto {
+    TypeProto {
+        value: Some(type_proto::Value::TensorType(type_proto::Tensor {
+            elem_type: Some(elem),
+            shape: Some(TensorShapeProto {
+                dim: shape.iter().map(|d| dim(d)).collect(),
+            }),
+        })),
+        ..Default::default()
+    }
+}
+
+/// `float[shape] name`.
+fn float(name: &str, shape: &[&str]) -> ValueInfoProto {
+    ValueInfoProto {
+        name: Some(name.into()),
+        r#type: Some(tensor_type(DataType::Float as i32, shape)),
+        ..Default::default()
+    }
+}
+
+fn opset(domain: &str, version: i64) -> OperatorSetIdProto {
+    OperatorSetIdProto {
+        domain: Some(domain.into()),
+        version: Some(version),
+    }
+}
+
+fn graph(
+    name: &str,
+    nodes: Vec<NodeProto>,
+    inputs: Vec<ValueInfoProto>,
+    outputs: Vec<ValueInfoProto>,
+) -> GraphProto {
+    GraphProto {
+        node: nodes,
+        name: Some(name.into()),
+        input: inputs,
+        output: outputs,
+        ..Default::default()
+    }
+}
+
+/// `<ir_version: 9, opset_import: ["" : 17]>` around `g`.
+fn model(g: GraphProto) -> ModelProto {
+    ModelProto {
+        ir_version: Some(9),
+        opset_import: vec![opset("", 17)],
+        producer_name: Some("onnx-lint-docs".into()),
+        graph: Some(g),
+        ..Default::default()
+    }
+}
+
+/// `x => x`: a valid graph with no node, for the header rules.
+fn passthrough(name: &str) -> GraphProto {
+    graph(
+        name,
+        vec![],
+        vec![float("x", &["2"])],
+        vec![float("x", &["2"])],
+    )
+}
+
+/// `y = Relu(x)` over `float[2] x`.
+fn relu(name: &str) -> GraphProto {
+    graph(
+        name,
+        vec![node("Relu", "relu", &["x"], &["y"])],
+        vec![float("x", &["2"])],
+        vec![float("y", &["2"])],
+    )
+}
+
+fn float_tensor(name: &str, dims: &[i64], values: &[f32]) -> TensorProto {
+    TensorProto {
+        name: Some(name.into()),
+        data_type: Some(DataType::Float as i32),
+        dims: dims.to_vec(),
+        float_data: values.to_vec(),
+        ..Default::default()
+    }
+}
+
+fn attr_float(name: &str, v: f32) -> AttributeProto {
+    AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(AttributeType::Float as i32),
+        f: Some(v),
+        ..Default::default()
+    }
+}
+
+/// Every example model: (file name under `docs/examples/`, model).
+#[allow(clippy::vec_init_then_push)] // one commented push per model reads better than one literal
+fn examples() -> Vec<(&'static str, ModelProto)> {
+    let mut out = Vec::new();
+
+    // M001: no graph at all.
+    out.push((
+        "m001.onnx",
+        ModelProto {
+            graph: None,
+            ..model(passthrough("unused"))
+        },
+    ));
+
+    // M002: ir_version 0.
+    out.push((
+        "m002.onnx",
+        ModelProto {
+            ir_version: Some(0),
+            ..model(passthrough("m002"))
+        },
+    ));
+
+    // M003: IR 9 and no opset_import.
+    out.push((
+        "m003.onnx",
+        ModelProto {
+            opset_import: vec![],
+            ..model(passthrough("m003"))
+        },
+    ));
+
+    // M004: ai.onnx imported at version 0.
+    out.push((
+        "m004.onnx",
+        ModelProto {
+            opset_import: vec![opset("", 0)],
+            ..model(passthrough("m004"))
+        },
+    ));
+
+    // M005: ai.onnx imported twice, at 17 and 13.
+    out.push((
+        "m005.onnx",
+        ModelProto {
+            opset_import: vec![opset("", 17), opset("", 13)],
+            ..model(passthrough("m005"))
+        },
+    ));
+
+    // M006: a node of domain com.example, which the model does not import.
+    let mut n = node("Scale", "scale", &["x"], &["y"]);
+    n.domain = Some("com.example".into());
+    out.push((
+        "m006.onnx",
+        model(graph(
+            "m006",
+            vec![n],
+            vec![float("x", &["2"])],
+            vec![float("y", &["2"])],
+        )),
+    ));
+
+    // G001: Add reads `bias`, which nothing defines.
+    out.push((
+        "g001.onnx",
+        model(graph(
+            "g001",
+            vec![node("Add", "add_bias", &["x", "bias"], &["y"])],
+            vec![float("x", &["2"])],
+            vec![float("y", &["2"])],
+        )),
+    ));
+
+    // G002: two nodes reading each other's output.
+    out.push((
+        "g002.onnx",
+        model(graph(
+            "g002",
+            vec![
+                node("Add", "first", &["x", "b"], &["a"]),
+                node("Relu", "second", &["a"], &["b"]),
+            ],
+            vec![float("x", &["2"])],
+            vec![float("b", &["2"])],
+        )),
+    ));
+
+    // G003: two nodes write `y`.
+    out.push((
+        "g003.onnx",
+        model(graph(
+            "g003",
+            vec![
+                node("Relu", "relu", &["x"], &["y"]),
+                node("Neg", "neg", &["x"], &["y"]),
+            ],
+            vec![float("x", &["2"])],
+            vec![float("y", &["2"])],
+        )),
+    ));
+
+    // G004: the graph output `z` is defined by nothing.
+    out.push((
+        "g004.onnx",
+        model(graph(
+            "g004",
+            vec![node("Relu", "relu", &["x"], &["y"])],
+            vec![float("x", &["2"])],
+            vec![float("z", &["2"])],
+        )),
+    ));
+
+    // G005: a node without op_type.
+    out.push((
+        "g005.onnx",
+        model(graph(
+            "g005",
+            vec![node("", "mystery", &["x"], &["y"])],
+            vec![float("x", &["2"])],
+            vec![float("y", &["2"])],
+        )),
+    ));
+
+    // G006: LeakyRelu with `alpha` twice.
+    let mut n = node("LeakyRelu", "leaky", &["x"], &["y"]);
+    n.attribute = vec![attr_float("alpha", 0.1), attr_float("alpha", 0.2)];
+    out.push((
+        "g006.onnx",
+        model(graph(
+            "g006",
+            vec![n],
+            vec![float("x", &["2"])],
+            vec![float("y", &["2"])],
+        )),
+    ));
+
+    // G007: LeakyRelu's alpha typed INT, its value in the float field.
+    let mut n = node("LeakyRelu", "leaky", &["x"], &["y"]);
+    n.attribute = vec![AttributeProto {
+        r#type: Some(AttributeType::Int as i32),
+        ..attr_float("alpha", 0.1)
+    }];
+    out.push((
+        "g007.onnx",
+        model(graph(
+            "g007",
+            vec![n],
+            vec![float("x", &["2"])],
+            vec![float("y", &["2"])],
+        )),
+    ));
+
+    // G008: an initializer without a name.
+    let mut g = relu("g008");
+    g.initializer = vec![float_tensor("", &[2], &[1.0, 2.0])];
+    out.push(("g008.onnx", model(g)));
+
+    // G009: function com.example.Twice calls itself.
+    let mut call = node("Twice", "call", &["x"], &["y"]);
+    call.domain = Some("com.example".into());
+    let mut inner = node("Twice", "again", &["X"], &["Y"]);
+    inner.domain = Some("com.example".into());
+    out.push((
+        "g009.onnx",
+        ModelProto {
+            opset_import: vec![opset("", 17), opset("com.example", 1)],
+            functions: vec![FunctionProto {
+                name: Some("Twice".into()),
+                domain: Some("com.example".into()),
+                input: strings(&["X"]),
+                output: strings(&["Y"]),
+                node: vec![inner],
+                opset_import: vec![opset("", 17), opset("com.example", 1)],
+                ..Default::default()
+            }],
+            ..model(graph(
+                "g009",
+                vec![call],
+                vec![float("x", &["2"])],
+                vec![float("y", &["2"])],
+            ))
+        },
+    ));
+
+    // T001: an input declared with a negative dimension.
+    out.push((
+        "t001.onnx",
+        model(graph(
+            "t001",
+            vec![node("Relu", "relu", &["x"], &["y"])],
+            vec![float("x", &["2", "-3"])],
+            vec![float("y", &["2", "3"])],
+        )),
+    ));
+
+    // T002: an input of element type UNDEFINED (0).
+    out.push((
+        "t002.onnx",
+        model(graph(
+            "t002",
+            vec![node("Relu", "relu", &["x"], &["y"])],
+            vec![ValueInfoProto {
+                name: Some("x".into()),
+                r#type: Some(tensor_type(0, &["2"])),
+                ..Default::default()
+            }],
+            vec![float("y", &["2"])],
+        )),
+    ));
+
+    // T003: an initializer of dims [4] with 2 values.
+    let mut g = graph(
+        "t003",
+        vec![node("Add", "add_bias", &["x", "bias"], &["y"])],
+        vec![float("x", &["4"])],
+        vec![float("y", &["4"])],
+    );
+    g.initializer = vec![float_tensor("bias", &[4], &[0.5, 0.25])];
+    out.push(("t003.onnx", model(g)));
+
+    // T004: y declared [2, 4] where Relu of [2, 3] gives [2, 3].
+    let mut g = graph(
+        "t004",
+        vec![node("Relu", "relu", &["x"], &["y"])],
+        vec![float("x", &["2", "3"])],
+        vec![float("y", &["2", "4"])],
+    );
+    g.value_info = vec![];
+    out.push(("t004.onnx", model(g)));
+
+    // I001: an operator of an imported custom domain, which has no shape rule.
+    let mut n = node("Scale", "scale", &["x"], &["y"]);
+    n.domain = Some("com.example".into());
+    out.push((
+        "i001.onnx",
+        ModelProto {
+            opset_import: vec![opset("", 17), opset("com.example", 1)],
+            ..model(graph(
+                "i001",
+                vec![n],
+                vec![float("x", &["N", "3"])],
+                vec![float("y", &["N", "3"])],
+            ))
+        },
+    ));
+
+    // I002: x is [N, 3]; the output of Relu is declared [2, 3], binding N to 2.
+    out.push((
+        "i002.onnx",
+        model(graph(
+            "i002",
+            vec![node("Relu", "relu", &["x"], &["y"])],
+            vec![float("x", &["N", "3"])],
+            vec![float("y", &["2", "3"])],
+        )),
+    ));
+
+    // X001: an initializer whose external data is `../weights.bin`, outside the model's folder.
+    let mut g = graph(
+        "x001",
+        vec![node("Add", "add_bias", &["x", "bias"], &["y"])],
+        vec![float("x", &["4"])],
+        vec![float("y", &["4"])],
+    );
+    g.initializer = vec![TensorProto {
+        name: Some("bias".into()),
+        data_type: Some(DataType::Float as i32),
+        dims: vec![4],
+        data_location: Some(DataLocation::External as i32),
+        external_data: vec![StringStringEntryProto {
+            key: Some("location".into()),
+            value: Some("../weights.bin".into()),
+        }],
+        ..Default::default()
+    }];
+    out.push(("x001.onnx", model(g)));
+
+    out
+}
+
+fn examples_dir() -> PathBuf {
+    root().join("docs").join("examples")
+}
+
+#[test]
+fn example_models_are_what_the_builders_make() {
+    let bless = std::env::var_os("ONNX_LINT_BLESS").is_some();
+    for (file, m) in examples() {
+        let bytes = m.encode_to_vec();
+        let path = examples_dir().join(file);
+        if bless {
+            std::fs::create_dir_all(examples_dir()).unwrap();
+            std::fs::write(&path, &bytes).unwrap();
+            continue;
+        }
+        let have = std::fs::read(&path).unwrap_or_default();
+        assert!(
+            have == bytes,
+            "{} is not what its builder makes: run `ONNX_LINT_BLESS=1 cargo test --test rules_doc`",
+            path.display()
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The sections and their transcripts
+// ---------------------------------------------------------------------------------------------------
+
+/// A command of a console block and the output lines shown for it.
+#[derive(Debug)]
+struct Transcript {
+    command: String,
+    shown: Vec<String>,
+}
+
+/// The transcripts of the ```console blocks of `text`.
+fn transcripts(text: &str) -> Vec<Transcript> {
+    let mut out: Vec<Transcript> = Vec::new();
+    let mut in_console = false;
+    for line in text.lines() {
+        let t = line.trim_start();
+        if t.starts_with("```") {
+            in_console = !in_console && t.trim_start_matches('`').trim() == "console";
+            continue;
+        }
+        if !in_console {
+            continue;
+        }
+        if let Some(cmd) = line.strip_prefix("$ ") {
+            out.push(Transcript {
+                command: cmd.trim().to_owned(),
+                shown: Vec::new(),
+            });
+        } else if let Some(t) = out.last_mut() {
+            t.shown.push(line.to_owned());
+        }
+    }
+    out
+}
+
+/// True when the lines `shown` appear in `actual` in order, `...` standing for any number of lines.
+/// Without a `...` the shown lines must be consecutive.
+fn appears_in_order(shown: &[String], actual: &str) -> Result<(), String> {
+    let actual: Vec<&str> = actual.lines().collect();
+    let mut at = 0;
+    let mut free = true; // the first shown line may be anywhere
+    for s in shown {
+        if s.trim() == "..." {
+            free = true;
+            continue;
+        }
+        let found = if free {
+            actual[at..].iter().position(|a| a == s).map(|p| at + p)
+        } else {
+            (actual.get(at) == Some(&s.as_str())).then_some(at)
+        };
+        match found {
+            Some(p) => at = p + 1,
+            None => return Err(format!("the line {s:?} is not where the docs show it")),
+        }
+        free = false;
+    }
+    Ok(())
+}
+
+#[test]
+fn every_code_has_a_section_with_its_four_parts() {
+    let entries = explain::entries();
+    for &c in Code::ALL {
+        let e = explain::entry(c).unwrap_or_else(|| {
+            panic!(
+                "docs/rules.md has no section `## {} {}`",
+                c.as_str(),
+                c.name()
+            )
+        });
+        assert_eq!(
+            e.heading,
+            format!("{} {}", c.as_str(), c.name()),
+            "the heading of {c}"
+        );
+        for p in PARTS {
+            let text = e
+                .part(p)
+                .unwrap_or_else(|| panic!("{c}: the section has no `### {p}`"));
+            assert!(text.len() > 20, "{c}: `### {p}` says too little: {text:?}");
+        }
+    }
+    // No section for a code that does not exist, and none twice.
+    let mut seen = Vec::new();
+    for e in &entries {
+        let c = e
+            .code()
+            .unwrap_or_else(|| panic!("section `## {}` names no known code", e.heading));
+        assert!(!seen.contains(&c), "two sections for {c}");
+        seen.push(c);
+    }
+    assert_eq!(seen.len(), Code::ALL.len());
+}
+
+#[test]
+fn every_example_transcript_is_what_the_binary_prints() {
+    for &c in Code::ALL {
+        let e = explain::entry(c).expect("a section");
+        let example = e.part("Example").expect("an example");
+        let ts = transcripts(example);
+        assert!(
+            !ts.is_empty(),
+            "{c}: the example has no ```console transcript to check"
+        );
+        let mut shows_code = false;
+        for t in &ts {
+            let args: Vec<&str> = t.command.split_whitespace().collect();
+            assert_eq!(args.first(), Some(&"onnx-lint"), "{c}: {}", t.command);
+            for a in &args[1..] {
+                if a.ends_with(".onnx") {
+                    assert!(root().join(a).is_file(), "{c}: {a} does not exist");
+                }
+            }
+            let (_, actual) = run(&args[1..]);
+            if let Err(why) = appears_in_order(&t.shown, &actual) {
+                panic!(
+                    "{c}: `{}`: {why}\nthe docs show:\n{}\nthe binary prints:\n{actual}",
+                    t.command,
+                    t.shown.join("\n")
+                );
+            }
+            let tag = format!("[{}]", c.as_str());
+            shows_code |= t.shown.iter().any(|l| l.contains(&tag)) && actual.contains(&tag);
+        }
+        assert!(shows_code, "{c}: no transcript shows a {c} finding");
+    }
+}
+
+#[test]
+fn explain_prints_a_section_by_code_or_name_in_any_case() {
+    for &c in Code::ALL {
+        for arg in [
+            c.as_str().to_owned(),
+            c.as_str().to_ascii_lowercase(),
+            c.name().to_ascii_uppercase(),
+        ] {
+            let (code, out) = run(&["explain", &arg]);
+            assert_eq!(code, 0, "explain {arg}: {out}");
+            assert!(
+                out.starts_with(&format!("{} {} (", c.as_str(), c.name())),
+                "explain {arg}: {out}"
+            );
+            for p in PARTS {
+                assert!(out.contains(&format!("### {p}")), "explain {arg}: {out}");
+            }
+        }
+    }
+}
+
+#[test]
+fn explain_without_a_code_lists_every_code_with_its_summary() {
+    let (code, out) = run(&["explain"]);
+    assert_eq!(code, 0, "{out}");
+    for &c in Code::ALL {
+        let line = out
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(c.as_str()))
+            .unwrap_or_else(|| panic!("explain lists no {c}:\n{out}"));
+        assert!(
+            line.contains(c.name()) && line.contains(c.summary()),
+            "{line}"
+        );
+    }
+}
+
+#[test]
+fn explain_of_an_unknown_code_lists_the_known_ones_and_exits_2() {
+    let (code, out) = run(&["explain", "Z999"]);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("unknown code 'Z999'"), "{out}");
+    for &c in Code::ALL {
+        assert!(out.contains(c.as_str()), "{c} is not listed:\n{out}");
+    }
+}
+
+#[test]
+fn the_readme_links_the_rule_docs() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    assert!(
+        readme.contains("(docs/rules.md)"),
+        "README links docs/rules.md"
+    );
+    assert!(Path::new(&root().join("docs/rules.md")).is_file());
+}
