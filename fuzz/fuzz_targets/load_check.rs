@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use onnx_lint::diagnostics::render::{FileReport, json, sarif, shapes_json, text};
+use onnx_lint::diagnostics::render::{FileReport, github, json, sarif, shapes_json, text};
 use onnx_lint::io::Origin;
 use onnx_lint::ir::Model;
 
@@ -16,5 +16,5 @@ fuzz_target!(|data: &[u8]| {
         file: "fuzz.onnx".into(),
         outcome: Ok(model.diagnostics.clone()),
     }];
-    let _ = (text(&report), json(&report), sarif(&report));
+    let _ = (text(&report), github(&report), json(&report), sarif(&report));
 });

@@ -33,8 +33,8 @@ pub struct Cli {
 pub enum Command {
     /// Check models and print every finding (exit 1 if any is an error, 2 if a model cannot be loaded)
     Check {
-        /// Model files (`-` reads standard input)
-        #[arg(required = true)]
+        /// Model files (any extension; `-` reads standard input) and folders (searched for `*.onnx`)
+        #[arg(required = true, value_name = "MODEL|FOLDER")]
         models: Vec<PathBuf>,
         /// Output format
         #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -115,6 +115,8 @@ pub enum Format {
     Text,
     Json,
     Sarif,
+    /// GitHub Actions workflow commands (`::error file=...`), one per finding
+    Github,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -1,15 +1,17 @@
-//! Renderers: turn the diagnostics of one run (several files) into text, JSON or SARIF. Detection never
-//! formats; rendering never decides.
+//! Renderers: turn the diagnostics of one run (several files) into text, GitHub workflow commands, JSON
+//! or SARIF. Detection never formats; rendering never decides.
 
+mod github;
 mod json;
 mod sarif;
 mod shapes;
 mod text;
 
+pub use github::{github, github_file};
 pub use json::json;
 pub use sarif::sarif;
 pub use shapes::{shapes_json, shapes_text};
-pub use text::text;
+pub use text::{Summary, text, text_file};
 
 use super::Diagnostic;
 

@@ -1,69 +1,153 @@
-//! rustc-like text: one block per diagnostic, a summary line per file and one for the run.
+//! rustc-like text: one block per diagnostic, a summary line per file and, for more than one file, a
+//! summary of the run.
 
 use super::{FileReport, escape};
-use crate::diagnostics::Severity;
+use crate::diagnostics::{Code, Severity};
 use std::fmt::Write;
 
 pub fn text(reports: &[FileReport]) -> String {
     let mut out = String::new();
-    let (mut errors, mut warnings, mut unreadable) = (0, 0, 0);
+    let mut summary = Summary::default();
     for r in reports {
-        let file = escape(&r.file);
+        out.push_str(&text_file(r));
+        summary.add(r);
+    }
+    out.push_str(&summary.text());
+    out
+}
+
+/// The block of one file: every finding, then the file's count line (or the one line saying why it
+/// could not be loaded).
+pub fn text_file(r: &FileReport) -> String {
+    let mut out = String::new();
+    let file = escape(&r.file);
+    let diags = match &r.outcome {
+        Err(e) => {
+            let _ = writeln!(out, "error: cannot load {file}: {}", escape(e));
+            return out;
+        }
+        Ok(d) => d,
+    };
+    for d in diags {
+        let _ = writeln!(
+            out,
+            "{}[{}] {}: {}",
+            d.severity.as_str(),
+            d.code,
+            d.code.name(),
+            escape(&d.message)
+        );
+        let _ = write!(out, "  --> {file}, graph {}", escape(&d.graph));
+        if let (Some(n), Some(op)) = (&d.node, &d.op_type) {
+            let _ = write!(out, ", node '{}' ({})", escape(n), escape(op));
+        }
+        out.push('\n');
+        for note in &d.notes {
+            let _ = writeln!(out, "   = {}", escape(note));
+        }
+        out.push('\n');
+    }
+    let e = count(diags, Severity::Error);
+    let w = count(diags, Severity::Warning);
+    let _ = writeln!(
+        out,
+        "{file}: {}, {}",
+        plural(e, "error"),
+        plural(w, "warning")
+    );
+    out
+}
+
+fn count(diags: &[crate::diagnostics::Diagnostic], s: Severity) -> usize {
+    diags.iter().filter(|d| d.severity == s).count()
+}
+
+/// The counts of a run, added up file by file so that a caller streaming thousands of files need not
+/// keep their diagnostics.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Files checked (loaded or not).
+    pub models: usize,
+    /// Files that could not be loaded.
+    pub unloadable: usize,
+    /// Loaded files with at least one error.
+    pub with_errors: usize,
+    /// Loaded files with warnings but no error.
+    pub with_warnings_only: usize,
+    pub errors: usize,
+    pub warnings: usize,
+    /// Findings per code, indexed like [`Code::ALL`].
+    pub per_code: Vec<usize>,
+}
+
+impl Summary {
+    pub fn add(&mut self, r: &FileReport) {
+        self.models += 1;
         let diags = match &r.outcome {
-            Err(e) => {
-                unreadable += 1;
-                let _ = writeln!(out, "error: cannot load {file}: {}", escape(e));
-                continue;
+            Err(_) => {
+                self.unloadable += 1;
+                return;
             }
             Ok(d) => d,
         };
-        for d in diags {
-            let _ = writeln!(
-                out,
-                "{}[{}] {}: {}",
-                d.severity.as_str(),
-                d.code,
-                d.code.name(),
-                escape(&d.message)
-            );
-            let _ = write!(out, "  --> {file}, graph {}", escape(&d.graph));
-            if let (Some(n), Some(op)) = (&d.node, &d.op_type) {
-                let _ = write!(out, ", node '{}' ({})", escape(n), escape(op));
-            }
-            out.push('\n');
-            for note in &d.notes {
-                let _ = writeln!(out, "   = {}", escape(note));
-            }
-            out.push('\n');
+        let (e, w) = (
+            count(diags, Severity::Error),
+            count(diags, Severity::Warning),
+        );
+        self.errors += e;
+        self.warnings += w;
+        if e > 0 {
+            self.with_errors += 1;
+        } else if w > 0 {
+            self.with_warnings_only += 1;
         }
-        let e = diags
-            .iter()
-            .filter(|d| d.severity == Severity::Error)
-            .count();
-        let w = diags
-            .iter()
-            .filter(|d| d.severity == Severity::Warning)
-            .count();
-        errors += e;
-        warnings += w;
+        if self.per_code.is_empty() {
+            self.per_code = vec![0; Code::ALL.len()];
+        }
+        for d in diags {
+            if let Some(i) = Code::ALL.iter().position(|c| *c == d.code) {
+                self.per_code[i] += 1;
+            }
+        }
+    }
+
+    /// Loaded files with neither error nor warning.
+    pub fn clean(&self) -> usize {
+        self.models - self.unloadable - self.with_errors - self.with_warnings_only
+    }
+
+    /// The closing lines of a run of more than one file (nothing for one file: its own count line says
+    /// it all). Only numbers and codes: nothing in it comes from a model.
+    pub fn text(&self) -> String {
+        if self.models <= 1 {
+            return String::new();
+        }
+        let mut out = format!(
+            "{} checked: {}, {}, {} not loadable\n",
+            plural(self.models, "model"),
+            plural(self.errors, "error"),
+            plural(self.warnings, "warning"),
+            self.unloadable
+        );
         let _ = writeln!(
             out,
-            "{file}: {}, {}",
-            plural(e, "error"),
-            plural(w, "warning")
+            "  models: {} with errors, {} with warnings only, {} clean, {} not loadable",
+            self.with_errors,
+            self.with_warnings_only,
+            self.clean(),
+            self.unloadable
         );
+        let by_code: Vec<String> = Code::ALL
+            .iter()
+            .zip(&self.per_code)
+            .filter(|(_, n)| **n > 0)
+            .map(|(c, n)| format!("{c} {} {n}", c.name()))
+            .collect();
+        if !by_code.is_empty() {
+            let _ = writeln!(out, "  findings by code: {}", by_code.join(", "));
+        }
+        out
     }
-    if reports.len() > 1 {
-        let _ = writeln!(
-            out,
-            "{} checked: {}, {}, {} not loadable",
-            plural(reports.len(), "model"),
-            plural(errors, "error"),
-            plural(warnings, "warning"),
-            unreadable
-        );
-    }
-    out
 }
 
 fn plural(n: usize, word: &str) -> String {
@@ -71,5 +155,41 @@ fn plural(n: usize, word: &str) -> String {
         format!("1 {word}")
     } else {
         format!("{n} {word}s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostics::Diagnostic;
+
+    fn report(file: &str, codes: &[Code]) -> FileReport {
+        FileReport {
+            file: file.into(),
+            outcome: Ok(codes
+                .iter()
+                .map(|c| Diagnostic::new(*c, "main", "m"))
+                .collect()),
+        }
+    }
+
+    #[test]
+    fn summary_counts_models_and_codes() {
+        let reports = [
+            report("a.onnx", &[Code::BroadcastError, Code::BroadcastError]),
+            report("b.onnx", &[Code::PossibleBroadcastError, Code::NoShapeRule]),
+            report("c.onnx", &[Code::NoShapeRule]),
+            FileReport {
+                file: "d.onnx".into(),
+                outcome: Err("bad".into()),
+            },
+        ];
+        let out = text(&reports);
+        assert!(out.ends_with(
+            "4 models checked: 2 errors, 1 warning, 1 not loadable\n  \
+             models: 1 with errors, 1 with warnings only, 1 clean, 1 not loadable\n  \
+             findings by code: E1 broadcast-error 2, W1 possible-broadcast-error 1, I001 no-shape-rule 2\n"
+        ), "{out}");
+        assert_eq!(text(&reports[..1]).matches("checked").count(), 0);
     }
 }
