@@ -10,8 +10,8 @@ use crate::wire::Edit;
 use crate::write::{WriteOptions, external_files_left_behind, write_model};
 mod check;
 mod expand;
-mod fold;
 mod explain;
+mod fold;
 mod graph;
 mod shapes;
 
