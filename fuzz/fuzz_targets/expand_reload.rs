@@ -1,5 +1,6 @@
-//! Raw bytes -> load -> explicit-broadcast pass -> write -> reload -> check. Whatever `expand` writes
-//! must load again, and must not have gained broadcast errors.
+//! Raw bytes -> load -> explicit-broadcast pass -> write -> reload -> check -> fold -> write -> reload
+//! -> check. Whatever `expand` and then `fold` write must load again, and must not have gained broadcast
+//! errors.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -7,6 +8,7 @@ use onnx_lint::diagnostics::{Code, has_errors};
 use onnx_lint::io::Origin;
 use onnx_lint::ir::Model;
 use onnx_lint::passes::explicit_broadcast::{Options, run};
+use onnx_lint::passes::fold_expand;
 use onnx_lint::write::splice_model;
 
 fuzz_target!(|data: &[u8]| {
@@ -30,5 +32,17 @@ fuzz_target!(|data: &[u8]| {
         !again.diagnostics.iter().any(|d| d.code == Code::BroadcastError),
         "expand introduced a broadcast error: {:?}",
         again.diagnostics
+    );
+    let folded = fold_expand::run(&again);
+    let Ok(out) = splice_model(&again, &folded.patch.to_edit()) else {
+        return;
+    };
+    let written = out.to_vec(&again.source);
+    let last = Model::from_bytes(bytes::Bytes::from(written), Origin::Stdin)
+        .expect("the output of fold loads");
+    assert!(
+        !last.diagnostics.iter().any(|d| d.code == Code::BroadcastError),
+        "fold introduced a broadcast error: {:?}",
+        last.diagnostics
     );
 });

@@ -1,4 +1,5 @@
-//! Raw bytes -> load (decode, IR, structural checks, shape inference) -> render every format.
+//! Raw bytes -> load (decode, IR, structural checks, shape inference) -> render every format and the
+//! DOT picture.
 //! Must never panic, hang or allocate without bound, whatever the bytes.
 #![no_main]
 
@@ -17,4 +18,5 @@ fuzz_target!(|data: &[u8]| {
         outcome: Ok(model.diagnostics.clone()),
     }];
     let _ = (text(&report), github(&report), json(&report), sarif(&report));
+    let _ = onnx_lint::picture::draw(&model, &onnx_lint::picture::Options::default());
 });
