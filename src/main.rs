@@ -18,3 +18,6 @@ fn main() -> std::process::ExitCode {
     }
     std::process::ExitCode::from(code)
 }
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

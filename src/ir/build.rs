@@ -47,6 +47,7 @@ pub fn build_graph(
         path,
         dag: StableDiGraph::with_capacity(nodes.len() + proto.input.len(), nodes.len() * 2),
         values: Vec::new(),
+        io: Vec::with_capacity(nodes.iter().map(|n| n.input.len() + n.output.len()).sum()),
         by_name: NameIndex::with_capacity(
             nodes.len() + proto.input.len() + proto.initializer.len(),
         ),
@@ -198,15 +199,20 @@ fn define_ops(
         let graphs = take_graph_attributes(&mut proto);
         // Moved out and back rather than cloned, as in `connect_inputs`.
         let outputs = std::mem::take(&mut proto.output);
+        // Inputs are resolved by `connect_inputs`, once every node has defined its outputs.
+        let io_start = g.io.len();
+        g.io.resize(io_start + proto.input.len(), None);
         let id = g.dag.add_node(Node {
             kind: NodeKind::Op(Box::new(OpNode {
                 proto,
                 index,
+                io_start,
                 subgraphs: Vec::new(),
             })),
         });
         g.ops.push(id);
         for (slot, name) in outputs.iter().enumerate() {
+            g.io.push(None);
             if name.is_empty() {
                 continue; // an omitted optional output
             }
@@ -232,7 +238,10 @@ fn define_ops(
                     .at_node(&label, &op_type),
                 );
             }
-            add_value(g, name, (id, slot));
+            let value = add_value(g, name, (id, slot));
+            if let Some(last) = g.io.last_mut() {
+                *last = Some(value);
+            }
         }
         if let NodeKind::Op(op) = &mut g.dag[id].kind {
             op.proto.output = outputs;
@@ -363,11 +372,11 @@ fn connect_inputs(
     for k in 0..g.ops.len() {
         let id = g.ops[k];
         // Moved out and back rather than cloned: this runs once per node of graphs of millions.
-        let inputs = match &mut g.dag[id].kind {
-            NodeKind::Op(op) => std::mem::take(&mut op.proto.input),
+        let (inputs, io_start) = match &mut g.dag[id].kind {
+            NodeKind::Op(op) => (std::mem::take(&mut op.proto.input), op.io_start),
             _ => continue,
         };
-        connect_node(g, id, &inputs, outer, free, diags);
+        connect_node(g, id, &inputs, io_start, outer, free, diags);
         if let NodeKind::Op(op) = &mut g.dag[id].kind {
             op.proto.input = inputs;
         }
@@ -385,6 +394,7 @@ fn connect_node(
     g: &mut Graph,
     id: NodeId,
     inputs: &[String],
+    io_start: usize,
     outer: Option<&Scope<'_>>,
     free: &mut Vec<String>,
     diags: &mut Vec<Diagnostic>,
@@ -414,6 +424,7 @@ fn connect_node(
                     continue;
                 }
             };
+            g.io[io_start + slot] = Some(value);
             let producer = g.values[value.0 as usize].producer.0;
             g.dag.add_edge(
                 producer,
@@ -476,7 +487,7 @@ fn attach_declared_types(g: &mut Graph) {
         if let Some(id) = g.lookup(&name) {
             let v = &mut g.values[id.0 as usize];
             if v.declared.is_none() {
-                v.declared = Some(ty);
+                v.declared = Some(Box::new(ty));
             }
         }
     }
@@ -485,17 +496,27 @@ fn attach_declared_types(g: &mut Graph) {
 /// Kahn's algorithm taking, among the nodes that are ready, the one added first: independent nodes keep
 /// their source order (op nodes are added in source order), so walks and reports follow the file.
 fn topological_order(g: &Graph) -> Option<Vec<NodeId>> {
+    use petgraph::visit::{EdgeRef, IntoEdgeReferences};
     use std::cmp::Reverse;
     use std::collections::BinaryHeap;
-    // Indexed by node index: no node has been removed yet, so indices are dense.
+    // Indexed by node index: no node has been removed yet, so indices are dense. Counted from the edge
+    // list, which is one sequential pass, rather than node by node through petgraph's linked lists.
     let mut indegree = vec![0usize; petgraph::visit::NodeIndexable::node_bound(&g.dag)];
+    let mut in_order = true;
+    for e in g.dag.edge_references() {
+        indegree[e.target().index()] += 1;
+        in_order &= e.source() < e.target();
+    }
+    // Most files list their nodes in topological order: then the order of the nodes is the answer, and
+    // the one Kahn's algorithm below would give (at each step the least ready node is the next one).
+    if in_order {
+        return Some(g.dag.node_indices().collect());
+    }
     let mut ready = BinaryHeap::new();
     for n in g.dag.node_indices() {
-        let d = g.dag.edges_directed(n, Direction::Incoming).count();
-        if d == 0 {
+        if indegree[n.index()] == 0 {
             ready.push(Reverse(n));
         }
-        indegree[n.index()] = d;
     }
     let mut order = Vec::with_capacity(g.dag.node_count());
     while let Some(Reverse(n)) = ready.pop() {

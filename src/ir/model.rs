@@ -109,9 +109,8 @@ impl Model {
             diagnostics,
             shapes: Vec::new(),
         };
-        let found = crate::checks::run(&model);
+        let (found, inference) = checks_and_inference(&model);
         model.diagnostics.extend(found);
-        let inference = crate::shape::infer::infer(&model);
         model.diagnostics.extend(inference.diagnostics);
         model.shapes = inference.graphs;
         let all = std::mem::take(&mut model.diagnostics);
@@ -161,6 +160,30 @@ impl Model {
             .map(|o| (opset_domain(o.domain()), o.version()))
             .collect()
     }
+}
+
+/// Stack of the thread that runs the structural checks: as deep as the main thread's, since the checks
+/// recurse into nested subgraphs as inference does.
+const CHECKS_STACK: usize = 8 << 20;
+
+/// Runs the structural checks and shape inference, on two threads when one can be had: they only
+/// read the model, and on large graphs each takes a noticeable share of the load time.
+fn checks_and_inference(model: &Model) -> (Vec<Diagnostic>, crate::shape::infer::Inference) {
+    std::thread::scope(|s| {
+        let checks = std::thread::Builder::new()
+            .name("checks".to_owned())
+            .stack_size(CHECKS_STACK)
+            .spawn_scoped(s, || crate::checks::run(model));
+        let inference = crate::shape::infer::infer(model);
+        let found = match checks.map(|h| h.join()) {
+            Ok(Ok(found)) => found,
+            // No thread to be had: run them here.
+            Err(_) => crate::checks::run(model),
+            // The checks panicked: that is a bug, and it must surface as one.
+            Ok(Err(panic)) => std::panic::resume_unwind(panic),
+        };
+        (found, inference)
+    })
 }
 
 /// Opset version by domain (`ai.onnx` as ""). Looked up once per node, hence the fast hasher.

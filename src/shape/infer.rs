@@ -148,16 +148,11 @@ impl<'m> Driver<'m> {
             let mut outputs = self
                 .infer_node(g, op, imports, env, site, &infos)
                 .into_iter();
-            for (slot, name) in op.proto.output.iter().enumerate() {
+            for (name, value) in op.proto.output.iter().zip(g.output_ids(op)) {
                 let inferred = outputs.next();
-                if name.is_empty() {
-                    continue;
-                }
-                let Some(id) = g.lookup(name) else { continue };
-                if g.value(id).producer != (id_of(g, op), slot) {
-                    continue; // a duplicate definition; the first producer keeps the name
-                }
-                let declared = g.value(id).declared.as_ref();
+                // None: omitted, or a duplicate definition (the first producer keeps the name).
+                let Some(id) = *value else { continue };
+                let declared = g.value(id).declared.as_deref();
                 let merged = self.merge_declared(g, op, name, inferred, declared, site);
                 infos[id.0 as usize] = merged;
             }
@@ -216,7 +211,7 @@ impl<'m> Driver<'m> {
         for (i, v) in g.values.iter().enumerate() {
             let info = match &g.dag[v.producer.0].kind {
                 NodeKind::Input(k) => {
-                    let declared = v.declared.as_ref().map(from_type_proto);
+                    let declared = v.declared.as_deref().map(from_type_proto);
                     let given = formal.and_then(|f| f.get(*k)).cloned();
                     if given.is_some() {
                         prefer_known(given, declared)
@@ -265,11 +260,12 @@ impl<'m> Driver<'m> {
             .proto
             .input
             .iter()
-            .map(|name| {
+            .zip(g.input_ids(op))
+            .map(|(name, value)| {
                 if name.is_empty() {
                     return None;
                 }
-                let known = g.lookup(name).and_then(|id| infos[id.0 as usize].clone());
+                let known = value.and_then(|id| infos[id.0 as usize].clone());
                 Some(known.unwrap_or_else(ValueInfo::unknown))
             })
             .collect();
@@ -505,10 +501,6 @@ fn can_equal(e: &SymExpr, n: u64) -> bool {
     let g = p.coefficient_gcd();
     let diff = i128::from(n) - i128::from(p.constant_term());
     g == 0 || diff % i128::from(g) == 0
-}
-
-fn id_of(g: &Graph, op: &OpNode) -> crate::ir::NodeId {
-    g.ops[op.index]
 }
 
 /// Fills in where a finding is: at the node, or at the call when inferring a function body.
