@@ -141,31 +141,6 @@ pub fn write_atomic_with(
     Ok(())
 }
 
-/// Asks the kernel to start writing `len` bytes of `file` from `offset` to disk, without waiting: the
-/// fsync before the rename then finds most of the file already written. Only a hint; where the platform
-/// has no such call, or it fails, nothing happens and the fsync does all the work.
-pub fn start_writeback(file: &File, offset: u64, len: u64) {
-    #[cfg(target_os = "linux")]
-    {
-        use std::os::fd::AsRawFd;
-        let (Ok(offset), Ok(len)) = (i64::try_from(offset), i64::try_from(len)) else {
-            return;
-        };
-        // SAFETY: sync_file_range reads no memory of ours; the descriptor is open for the call's
-        // duration (borrowed from `file`).
-        unsafe {
-            libc::sync_file_range(
-                file.as_raw_fd(),
-                offset,
-                len,
-                libc::SYNC_FILE_RANGE_WRITE,
-            );
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = (file, offset, len);
-}
-
 /// True when `a` and `b` name the same existing file (through links, `.` and `..`).
 pub fn same_file(a: &Path, b: &Path) -> bool {
     match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {

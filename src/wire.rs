@@ -324,31 +324,19 @@ impl Spliced {
         use std::io::{Read, Seek, SeekFrom};
         /// Spans shorter than this are copied from the mapping: a syscall each would cost more.
         const KERNEL_COPY_ABOVE: usize = 1 << 20;
-        /// Bytes copied between two writeback requests.
-        const WRITEBACK_SLICE: u64 = 32 << 20;
         for c in &self.chunks {
             match c {
                 Chunk::Source(r) if r.len() > KERNEL_COPY_ABOVE => {
                     w.flush()?;
                     let mut input = file;
                     input.seek(SeekFrom::Start(r.start as u64))?;
-                    let mut out: &std::fs::File = w.get_mut();
-                    let mut at = out.stream_position()?;
-                    let mut left = r.len() as u64;
-                    // In slices, each handed to the disk as soon as it is copied: the final fsync then
-                    // waits for the last slice only, not for the whole file.
-                    while left > 0 {
-                        let want = left.min(WRITEBACK_SLICE);
-                        let copied = std::io::copy(&mut (&mut input).take(want), &mut out)?;
-                        if copied != want {
-                            return Err(std::io::Error::new(
-                                std::io::ErrorKind::UnexpectedEof,
-                                "the input file shrank while it was being copied",
-                            ));
-                        }
-                        crate::io::start_writeback(out, at, copied);
-                        at += copied;
-                        left -= copied;
+                    let want = r.len() as u64;
+                    let copied = std::io::copy(&mut input.take(want), w.get_mut())?;
+                    if copied != want {
+                        return Err(std::io::Error::new(
+                            std::io::ErrorKind::UnexpectedEof,
+                            "the input file shrank while it was being copied",
+                        ));
                     }
                 }
                 Chunk::Source(r) => w.write_all(&src[r.clone()])?,
