@@ -68,13 +68,21 @@ fn step(path: &Path, out_dir: &Path) -> Outcome {
     let outcome = match explicit_broadcast::run(&model, &Options::default()) {
         Ok(o) => o,
         Err(why) => {
-            eprintln!("{}: cannot make the broadcasts explicit: {why}", path.display());
+            eprintln!(
+                "{}: cannot make the broadcasts explicit: {why}",
+                path.display()
+            );
             return Outcome::Rejected;
         }
     };
     let name = path.file_name().unwrap_or(path.as_os_str());
     let out = out_dir.join(name);
-    match write_model(&model, &outcome.patch.to_edit(), &out, &WriteOptions::default()) {
+    match write_model(
+        &model,
+        &outcome.patch.to_edit(),
+        &out,
+        &WriteOptions::default(),
+    ) {
         Ok(()) => {
             eprintln!(
                 "{}: {} broadcasts made explicit -> {}",

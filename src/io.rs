@@ -121,9 +121,11 @@ pub fn write_atomic_with(
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    let tmp = tempfile::Builder::new()
-        .prefix(".onnx-lint-")
-        .suffix(".tmp")
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".onnx-lint-").suffix(".tmp");
+    #[cfg(unix)]
+    builder.permissions(output_permissions(dest));
+    let tmp = builder
         .tempfile_in(dir)
         .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
     {
@@ -139,6 +141,18 @@ pub fn write_atomic_with(
         .map_err(|e| e.error)
         .with_context(|| format!("cannot rename temporary file to {}", dest.display()))?;
     Ok(())
+}
+
+/// The mode of a written model: that of the file it replaces, else what a new file gets (0666 less the
+/// umask, which the kernel applies at creation). A temporary file is private (0600) by default, and a
+/// model left so after the rename would be unreadable to the service meant to load it.
+#[cfg(unix)]
+fn output_permissions(dest: &Path) -> std::fs::Permissions {
+    use std::os::unix::fs::PermissionsExt;
+    match std::fs::metadata(dest) {
+        Ok(m) if m.is_file() => m.permissions(),
+        _ => std::fs::Permissions::from_mode(0o666),
+    }
 }
 
 /// True when `a` and `b` name the same existing file (through links, `.` and `..`).

@@ -149,3 +149,30 @@ fn expand_refuses_a_declared_output_no_input_can_reach() {
     );
     assert!(!out.exists());
 }
+
+/// The process's umask, from /proc (reading it with umask(2) would change it).
+#[cfg(target_os = "linux")]
+fn umask() -> u32 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let line = status.lines().find(|l| l.starts_with("Umask:")).unwrap();
+    u32::from_str_radix(line["Umask:".len()..].trim(), 8).unwrap()
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn written_models_get_the_mode_of_a_new_file_or_keep_the_one_they_replace() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.onnx");
+    let out_arg = out.to_str().unwrap();
+    let src = model("tiny_cnn.onnx");
+    let (code, _, err) = run(&["expand", src.to_str().unwrap(), "-o", out_arg], b"");
+    assert_eq!(code, 0, "{err}");
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    // Not the private 0600 of the temporary file it was written through.
+    assert_eq!(mode(&out), 0o666 & !umask());
+    std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let (code, _, err) = run(&["roundtrip", src.to_str().unwrap(), "-o", out_arg], b"");
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(mode(&out), 0o640);
+}

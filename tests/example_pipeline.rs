@@ -18,7 +18,9 @@ fn example() -> PathBuf {
 }
 
 fn model(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("models").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("models")
+        .join(name)
 }
 
 fn run(out: &Path, models: &[PathBuf]) -> i32 {
@@ -64,6 +66,9 @@ fn a_model_with_an_error_fails_the_step_and_is_not_written() {
 fn a_model_that_cannot_be_loaded_is_status_2() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("missing.onnx");
-    let code = run(&dir.path().join("out"), &[missing, model("broken/e1_add.onnx")]);
+    let code = run(
+        &dir.path().join("out"),
+        &[missing, model("broken/e1_add.onnx")],
+    );
     assert_eq!(code, 2);
 }
