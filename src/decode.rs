@@ -247,8 +247,30 @@ fn nonce() -> [u8; 16] {
     out
 }
 
+/// A decoded model whose main graph's nodes were decoded one by one, each straight into its own box,
+/// rather than into `GraphProto.node`. A graph of a million nodes then never holds its nodes twice
+/// (once in the decoded vector, once moved into the IR), nor the copies a growing vector leaves behind:
+/// that was a quarter of the memory of loading such a graph.
+pub struct Decoded {
+    pub model: ModelProto,
+    /// The main graph's nodes in file order; `None` when they are in `model.graph.node` as usual.
+    pub main_nodes: Option<Vec<Box<NodeProto>>>,
+}
+
 /// Decodes the model in `file` (whose full content is `map`) without reading its large weights.
 pub fn decode_file(file: &std::fs::File, map: &Bytes) -> Result<ModelProto> {
+    let Decoded {
+        mut model,
+        main_nodes,
+    } = decode_file_split(file, map)?;
+    if let (Some(g), Some(nodes)) = (&mut model.graph, main_nodes) {
+        g.node = nodes.into_iter().map(|n| *n).collect();
+    }
+    Ok(model)
+}
+
+/// [`decode_file`], with the main graph's nodes apart (see [`Decoded`]).
+pub fn decode_file_split(file: &std::fs::File, map: &Bytes) -> Result<Decoded> {
     let len = map.len() as u64;
     let mut w = Walker {
         r: BufReader::with_capacity(64 * 1024, file),
@@ -259,17 +281,142 @@ pub fn decode_file(file: &std::fs::File, map: &Bytes) -> Result<ModelProto> {
     w.r.rewind().context("cannot read file")?;
     let mut compact = Vec::new();
     let walked = w.message(Msg::Model, len, 0, &mut compact);
-    let decoded = walked.and_then(|()| Ok(ModelProto::decode(compact.as_slice())?));
+    let decoded = walked.and_then(|()| decode_compact(&compact));
     match decoded {
-        Ok(mut model) => {
-            restore_model(&mut model, map, &w.nonce);
-            Ok(model)
+        Ok(mut d) => {
+            restore_model(&mut d.model, map, &w.nonce);
+            for n in d.main_nodes.iter_mut().flatten() {
+                restore_node(n, map, &w.nonce);
+            }
+            Ok(d)
         }
         // A malformed file: decode it whole, for prost's error, which names the field path. (prost
         // may also accept what the walker refused; then its result stands.)
         Err(_) => ModelProto::decode(map.clone())
+            .map(|model| Decoded {
+                model,
+                main_nodes: None,
+            })
             .context("not an ONNX model: the protobuf does not decode as ModelProto"),
     }
+}
+
+/// Decodes the walker's compact copy, the main graph's nodes apart when the layout allows it.
+fn decode_compact(compact: &[u8]) -> Result<Decoded> {
+    let Some((rest, nodes)) = split_main_nodes(compact) else {
+        return Ok(Decoded {
+            model: ModelProto::decode(compact)?,
+            main_nodes: None,
+        });
+    };
+    let model = ModelProto::decode(rest.as_slice())?;
+    let main_nodes = nodes
+        .into_iter()
+        .map(|r| NodeProto::decode(&compact[r]).map(Box::new))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Decoded {
+        model,
+        main_nodes: Some(main_nodes),
+    })
+}
+
+/// One protobuf record: its field, wire type, the whole record's range and (length-delimited) its
+/// payload's range.
+struct Record {
+    field: u64,
+    wire_type: u64,
+    whole: std::ops::Range<usize>,
+    payload: std::ops::Range<usize>,
+}
+
+/// Calls `f` on each record of the message in `buf[range]`, in order; `None` on anything but the plain
+/// wire types (groups included), so the caller falls back to decoding as usual.
+fn for_each_record(
+    buf: &[u8],
+    range: std::ops::Range<usize>,
+    mut f: impl FnMut(Record),
+) -> Option<()> {
+    fn varint(buf: &[u8], pos: &mut usize, end: usize) -> Option<u64> {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            if *pos >= end {
+                return None;
+            }
+            let b = buf[*pos];
+            *pos += 1;
+            v |= u64::from(b & 0x7f) << shift;
+            if b < 0x80 {
+                return Some(v);
+            }
+        }
+        None
+    }
+    let (mut pos, end) = (range.start, range.end);
+    while pos < end {
+        let start = pos;
+        let key = varint(buf, &mut pos, end)?;
+        let (field, wire_type) = (key >> 3, key & 7);
+        let payload_start;
+        match wire_type {
+            0 => {
+                varint(buf, &mut pos, end)?;
+                payload_start = pos;
+            }
+            1 | 5 => {
+                payload_start = pos;
+                pos = pos.checked_add(if wire_type == 1 { 8 } else { 4 })?;
+            }
+            2 => {
+                let len = usize::try_from(varint(buf, &mut pos, end)?).ok()?;
+                payload_start = pos;
+                pos = pos.checked_add(len)?;
+            }
+            _ => return None,
+        }
+        if pos > end {
+            return None;
+        }
+        f(Record {
+            field,
+            wire_type,
+            whole: start..pos,
+            payload: payload_start..pos,
+        });
+    }
+    Some(())
+}
+
+/// `ModelProto.graph`, `GraphProto.node`.
+const MODEL_GRAPH: u64 = 7;
+const GRAPH_NODE: u64 = 1;
+
+/// The model's bytes with the main graph's node records taken out, and where those records' payloads
+/// are in `compact`. `None` when there is no single main graph record to split (protobuf would merge
+/// several; the usual decode does that).
+fn split_main_nodes(compact: &[u8]) -> Option<(Vec<u8>, Vec<std::ops::Range<usize>>)> {
+    let mut top = Vec::new();
+    for_each_record(compact, 0..compact.len(), |r| top.push(r))?;
+    let mut graphs = top.iter().filter(|r| r.field == MODEL_GRAPH);
+    let graph = graphs.next()?;
+    if graphs.next().is_some() || graph.wire_type != u64::from(LEN) {
+        return None;
+    }
+    let mut rest_of_graph = Vec::with_capacity(graph.payload.len());
+    let mut nodes = Vec::new();
+    for_each_record(compact, graph.payload.clone(), |r| {
+        if r.field == GRAPH_NODE && r.wire_type == u64::from(LEN) {
+            nodes.push(r.payload);
+        } else {
+            rest_of_graph.extend_from_slice(&compact[r.whole]);
+        }
+    })?;
+    let mut out = Vec::with_capacity(compact.len() - graph.whole.len() + rest_of_graph.len() + 16);
+    out.extend_from_slice(&compact[..graph.whole.start]);
+    write_varint(&mut out, (MODEL_GRAPH << 3) | u64::from(LEN));
+    write_varint(&mut out, rest_of_graph.len() as u64);
+    out.extend_from_slice(&rest_of_graph);
+    out.extend_from_slice(&compact[graph.whole.end..]);
+    Some((out, nodes))
 }
 
 /// Swaps every placeholder for the slice of `map` it names.

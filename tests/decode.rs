@@ -144,3 +144,80 @@ fn a_file_that_is_not_a_model_reports_prosts_field_path() {
     assert!(err.contains("not an ONNX model"), "{err}");
     assert!(err.contains("ModelProto"), "{err}");
 }
+
+/// Writes `bytes` to a file and decodes it with the file decoder.
+fn decode_via_file(bytes: &[u8]) -> ModelProto {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.onnx");
+    std::fs::write(&path, bytes).unwrap();
+    let file = std::fs::File::open(&path).unwrap();
+    let map = Bytes::from(std::fs::read(&path).unwrap());
+    onnx_lint::decode::decode_file(&file, &map).unwrap()
+}
+
+fn node(name: &str, input: &str) -> NodeProto {
+    NodeProto {
+        op_type: Some("Relu".into()),
+        name: Some(name.into()),
+        input: vec![input.into()],
+        output: vec![name.into()],
+        ..Default::default()
+    }
+}
+
+#[test]
+fn nodes_decoded_apart_are_the_nodes_prost_decodes() {
+    use prost::encoding::{bytes as pb_bytes, message, string};
+    // A graph whose nodes are interleaved with its other fields, which no writer is bound to avoid:
+    // the nodes must keep their order, and the other fields their values.
+    let mut graph = Vec::new();
+    message::encode(1, &node("a", "x"), &mut graph);
+    string::encode(2, &"g".to_owned(), &mut graph);
+    message::encode(1, &node("b", "a"), &mut graph);
+    string::encode(10, &"doc".to_owned(), &mut graph);
+    message::encode(1, &node("c", "b"), &mut graph);
+    let mut bytes = ModelProto {
+        ir_version: Some(8),
+        opset_import: vec![OperatorSetIdProto {
+            domain: Some(String::new()),
+            version: Some(17),
+        }],
+        ..Default::default()
+    }
+    .encode_to_vec();
+    pb_bytes::encode(7, &graph, &mut bytes);
+    let expected = ModelProto::decode(bytes.as_slice()).unwrap();
+    let names: Vec<&str> = expected
+        .graph
+        .as_ref()
+        .unwrap()
+        .node
+        .iter()
+        .map(|n| n.name())
+        .collect();
+    assert_eq!(names, ["a", "b", "c"]);
+    assert_eq!(decode_via_file(&bytes), expected);
+
+    // A second `graph` record merges into the first, per protobuf: the decoder must see there are two
+    // and decode the usual way.
+    let mut more = Vec::new();
+    message::encode(1, &node("d", "c"), &mut more);
+    pb_bytes::encode(7, &more, &mut bytes);
+    let expected = ModelProto::decode(bytes.as_slice()).unwrap();
+    assert_eq!(expected.graph.as_ref().unwrap().node.len(), 4);
+    assert_eq!(expected.graph.as_ref().unwrap().name(), "g");
+    assert_eq!(decode_via_file(&bytes), expected);
+}
+
+#[test]
+fn example_models_decode_the_same_split_or_whole() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "onnx") {
+            let bytes = std::fs::read(&path).unwrap();
+            let whole = ModelProto::decode(bytes.as_slice()).unwrap();
+            assert_eq!(decode_via_file(&bytes), whole, "{}", path.display());
+        }
+    }
+}

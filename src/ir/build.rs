@@ -42,7 +42,26 @@ pub fn build_graph(
     outer: Option<&Scope<'_>>,
     diags: &mut Vec<Diagnostic>,
 ) -> (Graph, Vec<String>) {
-    let nodes = std::mem::take(&mut proto.node);
+    let nodes = boxed(std::mem::take(&mut proto.node));
+    build_graph_from(proto, nodes, path, wire, node_field, outer, diags)
+}
+
+/// Each node in a box of its own, as the IR keeps them.
+pub fn boxed(nodes: Vec<NodeProto>) -> Vec<Box<NodeProto>> {
+    nodes.into_iter().map(Box::new).collect()
+}
+
+/// [`build_graph`] of a graph whose nodes are given apart from `proto` (whose own node list is then
+/// ignored).
+pub fn build_graph_from(
+    proto: GraphProto,
+    nodes: Vec<Box<NodeProto>>,
+    path: String,
+    wire: WirePath,
+    node_field: u32,
+    outer: Option<&Scope<'_>>,
+    diags: &mut Vec<Diagnostic>,
+) -> (Graph, Vec<String>) {
     let mut g = Graph {
         path,
         dag: StableDiGraph::with_capacity(nodes.len() + proto.input.len(), nodes.len() * 2),
@@ -188,9 +207,11 @@ struct PendingSubgraph {
 }
 
 /// Adds every op node and defines its outputs. Returns the subgraphs still to build.
+// The boxes are the point: each node moves into the IR as a pointer, never as a 240-byte value.
+#[allow(clippy::vec_box)]
 fn define_ops(
     g: &mut Graph,
-    nodes: Vec<NodeProto>,
+    nodes: Vec<Box<NodeProto>>,
     outer: Option<&Scope<'_>>,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<PendingSubgraph> {
@@ -203,12 +224,12 @@ fn define_ops(
         let io_start = g.io.len();
         g.io.resize(io_start + proto.input.len(), None);
         let id = g.dag.add_node(Node {
-            kind: NodeKind::Op(Box::new(OpNode {
+            kind: NodeKind::Op(OpNode {
                 proto,
                 index,
                 io_start,
                 subgraphs: Vec::new(),
-            })),
+            }),
         });
         g.ops.push(id);
         for (slot, name) in outputs.iter().enumerate() {

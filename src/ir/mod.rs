@@ -11,7 +11,7 @@ pub(crate) mod build;
 mod model;
 mod names;
 
-pub use build::build_graph;
+pub use build::{boxed, build_graph, build_graph_from};
 pub use model::{Function, Imports, Model, opset_domain};
 pub use names::NameIndex;
 
@@ -64,7 +64,7 @@ pub struct Node {
 
 #[derive(Debug)]
 pub enum NodeKind {
-    Op(Box<OpNode>),
+    Op(OpNode),
     /// Graph input `header.input[i]`.
     Input(usize),
     /// Initializer `header.initializer[i]`.
@@ -78,7 +78,8 @@ pub enum NodeKind {
 /// An ONNX node. Graph-valued attributes are moved out of `proto` into `subgraphs`.
 #[derive(Debug)]
 pub struct OpNode {
-    pub proto: NodeProto,
+    /// Boxed where it was decoded and never moved again (see [`crate::decode::Decoded`]).
+    pub proto: Box<NodeProto>,
     /// Position in the source node list.
     pub index: usize,
     /// Where this node's entries start in [`Graph::io`].

@@ -1,10 +1,10 @@
 //! [`Model`]: a loaded ONNX model — the decoded header, the main graph and the model-local functions as
 //! IR graphs, the source bytes (for lossless writing) and the diagnostics found while loading.
 
-use super::{Graph, build_graph};
+use super::{Graph, boxed, build_graph, build_graph_from};
 use crate::diagnostics::Diagnostic;
 use crate::io::Origin;
-use crate::proto::{FunctionProto, GraphProto, ModelProto, ValueInfoProto};
+use crate::proto::{FunctionProto, GraphProto, ModelProto, NodeProto, ValueInfoProto};
 use anyhow::{Context, Result, bail};
 use bytes::Bytes;
 use prost::Message;
@@ -61,8 +61,8 @@ impl Model {
         let content = crate::io::read(&origin)?;
         match content.file {
             Some(file) if !content.bytes.is_empty() => {
-                let header = crate::decode::decode_file(&file, &content.bytes)?;
-                let mut m = Model::from_proto_with_source(header, content.bytes, origin);
+                let d = crate::decode::decode_file_split(&file, &content.bytes)?;
+                let mut m = Model::from_parts(d.model, d.main_nodes, content.bytes, origin);
                 m.source_file = Some(std::sync::Arc::new(file));
                 Ok(m)
             }
@@ -81,11 +81,24 @@ impl Model {
     }
 
     /// Builds the IR of an already decoded model; `source` must be the bytes it was decoded from.
-    pub fn from_proto_with_source(mut header: ModelProto, source: Bytes, origin: Origin) -> Model {
+    pub fn from_proto_with_source(header: ModelProto, source: Bytes, origin: Origin) -> Model {
+        Model::from_parts(header, None, source, origin)
+    }
+
+    /// [`Model::from_proto_with_source`], with the main graph's nodes given apart when the decoder
+    /// boxed them one by one (see [`crate::decode::Decoded`]).
+    pub fn from_parts(
+        mut header: ModelProto,
+        main_nodes: Option<Vec<Box<NodeProto>>>,
+        source: Bytes,
+        origin: Origin,
+    ) -> Model {
         let mut diagnostics = Vec::new();
-        let graph = header.graph.take().map(|g| {
-            let (graph, _) = build_graph(
+        let graph = header.graph.take().map(|mut g| {
+            let nodes = main_nodes.unwrap_or_else(|| boxed(std::mem::take(&mut g.node)));
+            let (graph, _) = build_graph_from(
                 g,
+                nodes,
                 "main".to_owned(),
                 vec![(GRAPH_FIELD, 0)],
                 1,

@@ -188,11 +188,11 @@ pub fn run(model: &Model, opts: &Options) -> Result<Outcome, String> {
     Ok(out)
 }
 
-struct GraphRewriter<'a> {
+struct GraphRewriter<'a, 'm> {
     g: &'a Graph,
     infos: Option<&'a Vec<(String, Option<ValueInfo>)>>,
     patch: GraphPatch,
-    names: &'a mut Names,
+    names: &'a mut Names<'m>,
     /// Name of the int64 tensor holding each static target shape, per graph.
     shape_consts: HashMap<Vec<u64>, String>,
     /// New tensors are `Constant` nodes in function bodies, which cannot hold initializers.
@@ -252,7 +252,7 @@ fn int64_tensor(name: &str, values: &[i64]) -> TensorProto {
     }
 }
 
-impl GraphRewriter<'_> {
+impl GraphRewriter<'_, '_> {
     fn shape_of(&self, name: &str) -> Shape {
         let id = self.g.lookup(name)?;
         self.infos?.get(id.0 as usize)?.1.as_ref()?.shape.clone()

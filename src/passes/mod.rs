@@ -10,7 +10,7 @@ use crate::ir::{Graph, Model, WirePath};
 use crate::proto::{NodeProto, TensorProto, ValueInfoProto};
 use crate::wire::{Action, Edit, write_len_record};
 use prost::Message;
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Changes to one graph (main graph, subgraph or function body), located by its wire path.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -154,36 +154,46 @@ impl Patch {
 
 /// Hands out names no graph of the model uses yet (values and nodes share one pool, so a new node
 /// and its output may carry the same name).
-pub struct Names {
-    taken: HashSet<String>,
+pub struct Names<'m> {
+    /// Every name the model uses, borrowed from it: a copy of each would double the names' memory.
+    existing: hashbrown::HashSet<&'m str>,
+    /// Names handed out by [`Names::fresh`].
+    new: hashbrown::HashSet<String>,
 }
 
-impl Names {
-    pub fn of(model: &Model) -> Self {
-        let mut taken = HashSet::new();
+impl<'m> Names<'m> {
+    pub fn of(model: &'m Model) -> Self {
+        let mut existing = hashbrown::HashSet::new();
         for g in model.graphs() {
-            taken.extend(g.values.iter().map(|v| v.name.clone()));
+            existing.extend(g.values.iter().map(|v| v.name.as_str()));
             for &id in &g.ops {
                 if let Some(op) = g.op(id) {
-                    taken.insert(op.name().to_owned());
-                    taken.extend(op.proto.output.iter().cloned());
-                    taken.extend(op.proto.input.iter().cloned());
+                    existing.insert(op.name());
+                    existing.extend(op.proto.output.iter().map(String::as_str));
+                    existing.extend(op.proto.input.iter().map(String::as_str));
                 }
             }
-            taken.extend(g.declared_values().map(|v| v.name().to_owned()));
+            existing.extend(g.declared_values().map(|v| v.name()));
         }
-        Names { taken }
+        Names {
+            existing,
+            new: hashbrown::HashSet::new(),
+        }
+    }
+
+    fn taken(&self, name: &str) -> bool {
+        self.existing.contains(name) || self.new.contains(name)
     }
 
     /// `base`, or `base_1`, `base_2`... whichever is free; it is then taken.
     pub fn fresh(&mut self, base: &str) -> String {
         let mut name = base.to_owned();
         let mut k = 0;
-        while self.taken.contains(&name) {
+        while self.taken(&name) {
             k += 1;
             name = format!("{base}_{k}");
         }
-        self.taken.insert(name.clone());
+        self.new.insert(name.clone());
         name
     }
 }
