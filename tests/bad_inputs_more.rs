@@ -239,6 +239,26 @@ impl Case {
         self.expand_to(&self.folder.join("out.onnx"))
     }
 
+    /// `fold` into `folded.onnx` of the model's folder; the run and the bytes written, if any.
+    fn fold(&self) -> (Run, Option<Vec<u8>>) {
+        let out = self.folder.join("folded.onnx");
+        let _ = std::fs::remove_file(&out);
+        let r = run(&["fold", self.shown(), "-o", path_str(&out)]);
+        let written = std::fs::read(&out).ok();
+        if let Some(w) = &written {
+            assert!(
+                !String::from_utf8_lossy(w).contains(MARKER),
+                "fold copied bytes from outside the model's folder into its output"
+            );
+        }
+        (r, written)
+    }
+
+    /// `graph` to standard output, whatever the model's size.
+    fn graph(&self) -> Run {
+        run(&["graph", self.shown(), "-o", "-", "--max-nodes", "0"])
+    }
+
     /// The model loads but has the error `code`: `check` exits 1 with an `error[code]` block mentioning
     /// every word of `words`, placed in graph `graph` (and at `node`, `(name, op_type)`, if given); JSON
     /// agrees; `shapes` exits 0; `expand` exits 1, reports the same finding and writes nothing.
@@ -304,6 +324,19 @@ impl Case {
             e.stderr
         );
         assert!(written.is_none(), "expand wrote a model that has errors");
+        let (f, folded) = self.fold();
+        f.expect_code(1).expect_no_controls();
+        assert!(
+            has_block(&f.stderr) && f.stderr.contains("nothing was written"),
+            "fold: no {head}at `{}` mentioning {words:?}, or no word that nothing was written:\n{}",
+            place.trim_end(),
+            f.stderr
+        );
+        assert!(folded.is_none(), "fold wrote a model that has errors");
+        // The picture of a broken model is drawn (that is what it is for), with the error in red.
+        let g = self.graph();
+        g.expect_code(0).expect_no_controls();
+        assert!(g.stdout.starts_with("digraph"), "graph: {}", g.stdout);
         assert!(
             leftover_temporaries(&self.folder).is_empty(),
             "temporary files left behind"
@@ -328,7 +361,7 @@ impl Case {
         for w in words {
             assert!(line.contains(w), "the load error should say {w:?}: {line}");
         }
-        for r in [self.shapes(), self.expand().0] {
+        for r in [self.shapes(), self.expand().0, self.fold().0, self.graph()] {
             r.expect_code(2).expect_no_controls();
             assert!(
                 r.stderr.contains("error: cannot load") && r.stderr.contains(&shown),
@@ -350,6 +383,10 @@ impl Case {
             !self.folder.join("out.onnx").exists(),
             "expand wrote an unloadable model"
         );
+        assert!(
+            !self.folder.join("folded.onnx").exists(),
+            "fold wrote an unloadable model"
+        );
     }
 
     /// The model loads without error: `check` exits 0, `shapes` 0, `expand` 0 and writes a model.
@@ -362,6 +399,12 @@ impl Case {
             c.stdout
         );
         self.shapes().expect_code(0);
+        let (f, folded) = self.fold();
+        f.expect_code(0);
+        folded.expect("fold wrote its output");
+        let g = self.graph();
+        g.expect_code(0).expect_no_controls();
+        assert!(g.stdout.starts_with("digraph"), "graph: {}", g.stdout);
         let (e, written) = self.expand();
         e.expect_code(0);
         written.expect("expand wrote its output")

@@ -5,10 +5,10 @@
 //! thousands of models needs the memory of one (plus the findings, for JSON and SARIF, which are one
 //! document). Text and GitHub output is written file by file as the run goes.
 
-use super::{EXIT_FINDINGS, EXIT_OK, EXIT_UNLOADABLE, Format, load};
+use super::{EXIT_FINDINGS, EXIT_OK, EXIT_UNLOADABLE, Format, load_with};
 use crate::diagnostics::render::{self, FileReport, Summary, escape};
 use crate::io::Origin;
-use crate::ir::Model;
+use crate::ir::{LoadOptions, Model};
 use crate::passes::explicit_broadcast::{Options, implicit_broadcasts};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::fs;
@@ -30,7 +30,11 @@ pub(super) fn check(args: &[PathBuf], format: Format, explicit: bool) -> u8 {
             Target::Model(path) => {
                 let file = Origin::from_arg(&path).display();
                 progress.set_message(escape(&file));
-                let outcome = load(&path).map(|mut m| {
+                // Findings only, unless --explicit needs every value's shape afterwards.
+                let opts = LoadOptions {
+                    keep_shapes: explicit,
+                };
+                let outcome = load_with(&path, &opts).map(|mut m| {
                     let mut d = std::mem::take(&mut m.diagnostics);
                     if explicit {
                         d.extend(implicit_broadcasts(&m, &Options::default()));

@@ -5,7 +5,7 @@
 
 use crate::diagnostics::render;
 use crate::io::Origin;
-use crate::ir::Model;
+use crate::ir::{LoadOptions, Model};
 use crate::wire::Edit;
 use crate::write::{WriteOptions, external_files_left_behind, write_model};
 mod check;
@@ -169,7 +169,11 @@ pub fn run(cli: Cli) -> u8 {
 const MAX_ERROR_CHARS: usize = 400;
 
 fn load(path: &std::path::Path) -> Result<Model, String> {
-    Model::load(Origin::from_arg(path)).map_err(|e| shorten(&format!("{e:#}")))
+    load_with(path, &LoadOptions::default())
+}
+
+fn load_with(path: &std::path::Path, opts: &LoadOptions) -> Result<Model, String> {
+    Model::load_with(Origin::from_arg(path), opts).map_err(|e| shorten(&format!("{e:#}")))
 }
 
 fn shorten(msg: &str) -> String {

@@ -12,7 +12,7 @@ mod model;
 mod names;
 
 pub use build::{boxed, build_graph, build_graph_from};
-pub use model::{Function, Imports, Model, opset_domain};
+pub use model::{Function, Imports, LoadOptions, Model, opset_domain};
 pub use names::NameIndex;
 
 use crate::proto::{

@@ -58,31 +58,40 @@ impl Model {
     /// Reads and decodes the model at `origin` and builds its IR. Structural problems are diagnostics
     /// (in `diagnostics`); `Err` means the bytes could not be read or are not a protobuf `ModelProto`.
     pub fn load(origin: Origin) -> Result<Model> {
+        Model::load_with(origin, &LoadOptions::default())
+    }
+
+    /// [`Model::load`], with what to keep (see [`LoadOptions`]).
+    pub fn load_with(origin: Origin, opts: &LoadOptions) -> Result<Model> {
         let content = crate::io::read(&origin)?;
         match content.file {
             Some(file) if !content.bytes.is_empty() => {
                 let d = crate::decode::decode_file_split(&file, &content.bytes)?;
-                let mut m = Model::from_parts(d.model, d.main_nodes, content.bytes, origin);
+                let mut m = Model::from_parts(d.model, d.main_nodes, content.bytes, origin, opts);
                 m.source_file = Some(std::sync::Arc::new(file));
                 Ok(m)
             }
-            _ => Model::from_bytes(content.bytes, origin),
+            _ => Model::from_bytes_with(content.bytes, origin, opts),
         }
     }
 
     /// Decodes `bytes` (zero-copy: tensor data stay slices of `bytes`) and builds the IR.
     pub fn from_bytes(bytes: Bytes, origin: Origin) -> Result<Model> {
+        Model::from_bytes_with(bytes, origin, &LoadOptions::default())
+    }
+
+    fn from_bytes_with(bytes: Bytes, origin: Origin, opts: &LoadOptions) -> Result<Model> {
         if bytes.is_empty() {
             bail!("file is empty (0 bytes): not an ONNX model");
         }
         let header = ModelProto::decode(bytes.clone())
             .context("not an ONNX model: the protobuf does not decode as ModelProto")?;
-        Ok(Model::from_proto_with_source(header, bytes, origin))
+        Ok(Model::from_parts(header, None, bytes, origin, opts))
     }
 
     /// Builds the IR of an already decoded model; `source` must be the bytes it was decoded from.
     pub fn from_proto_with_source(header: ModelProto, source: Bytes, origin: Origin) -> Model {
-        Model::from_parts(header, None, source, origin)
+        Model::from_parts(header, None, source, origin, &LoadOptions::default())
     }
 
     /// [`Model::from_proto_with_source`], with the main graph's nodes given apart when the decoder
@@ -92,6 +101,7 @@ impl Model {
         main_nodes: Option<Vec<Box<NodeProto>>>,
         source: Bytes,
         origin: Origin,
+        opts: &LoadOptions,
     ) -> Model {
         let mut diagnostics = Vec::new();
         let graph = header.graph.take().map(|mut g| {
@@ -122,7 +132,7 @@ impl Model {
             diagnostics,
             shapes: Vec::new(),
         };
-        let (found, inference) = checks_and_inference(&model);
+        let (found, inference) = checks_and_inference(&model, opts);
         model.diagnostics.extend(found);
         model.diagnostics.extend(inference.diagnostics);
         model.shapes = inference.graphs;
@@ -175,19 +185,37 @@ impl Model {
     }
 }
 
+/// What [`Model::load_with`] keeps besides the findings.
+#[derive(Clone, Debug)]
+pub struct LoadOptions {
+    /// Keep what inference found of every value in [`Model::shapes`] (the `shapes` listing and the
+    /// passes need it). Without it each value's type is freed after its last reader, and a large graph
+    /// is checked in a fraction of the memory.
+    pub keep_shapes: bool,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        LoadOptions { keep_shapes: true }
+    }
+}
+
 /// Stack of the thread that runs the structural checks: as deep as the main thread's, since the checks
 /// recurse into nested subgraphs as inference does.
 const CHECKS_STACK: usize = 8 << 20;
 
 /// Runs the structural checks and shape inference, on two threads when one can be had: they only
 /// read the model, and on large graphs each takes a noticeable share of the load time.
-fn checks_and_inference(model: &Model) -> (Vec<Diagnostic>, crate::shape::infer::Inference) {
+fn checks_and_inference(
+    model: &Model,
+    opts: &LoadOptions,
+) -> (Vec<Diagnostic>, crate::shape::infer::Inference) {
     std::thread::scope(|s| {
         let checks = std::thread::Builder::new()
             .name("checks".to_owned())
             .stack_size(CHECKS_STACK)
             .spawn_scoped(s, || crate::checks::run(model));
-        let inference = crate::shape::infer::infer(model);
+        let inference = crate::shape::infer::infer_with(model, opts.keep_shapes);
         let found = match checks.map(|h| h.join()) {
             Ok(Ok(found)) => found,
             // No thread to be had: run them here.

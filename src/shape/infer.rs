@@ -37,7 +37,14 @@ pub struct GraphShapes {
 
 /// Infers every value of `model` and checks every broadcast.
 pub fn infer(model: &Model) -> Inference {
+    infer_with(model, true)
+}
+
+/// [`infer`]; with `keep` false, what is known of each value is dropped after its last reader and
+/// [`Inference::graphs`] stays empty: the findings are the same.
+pub fn infer_with(model: &Model, keep: bool) -> Inference {
     let mut d = Driver {
+        keep,
         model,
         out: Inference::default(),
         calls: Vec::new(),
@@ -76,6 +83,23 @@ pub fn infer(model: &Model) -> Inference {
         );
     }
     d.out
+}
+
+/// For each value of `g`, how many reads are still to come: its edges (input slots and subgraph
+/// captures), and one more for a graph output, which is never freed.
+fn readers_left(g: &Graph) -> Vec<u32> {
+    use petgraph::visit::IntoEdgeReferences;
+    let mut left = vec![0u32; g.values.len()];
+    for e in g.dag.edge_references() {
+        let v = e.weight().value.0 as usize;
+        left[v] = left[v].saturating_add(1);
+    }
+    for o in &g.header.output {
+        if let Some(id) = g.lookup(o.name()) {
+            left[id.0 as usize] = u32::MAX;
+        }
+    }
+    left
 }
 
 fn is_called(model: &Model, domain: &str, name: &str) -> bool {
@@ -121,6 +145,8 @@ struct CallSite {
 }
 
 struct Driver<'m> {
+    /// Record every graph's values in `out.graphs` (else free each value after its last reader).
+    keep: bool,
     model: &'m Model,
     out: Inference,
     /// Functions being inferred, outermost first (to stop recursion).
@@ -144,7 +170,8 @@ impl<'m> Driver<'m> {
     ) -> Vec<ValueInfo> {
         let mut infos: Vec<Option<ValueInfo>> = vec![None; g.values.len()];
         self.seed_sources(g, formal, env, &mut infos);
-        for (_, op) in g.ops_in_order() {
+        let mut readers = (!self.keep).then(|| readers_left(g));
+        for (node, op) in g.ops_in_order() {
             let mut outputs = self
                 .infer_node(g, op, imports, env, site, &infos)
                 .into_iter();
@@ -155,6 +182,15 @@ impl<'m> Driver<'m> {
                 let declared = g.value(id).declared.as_deref();
                 let merged = self.merge_declared(g, op, name, inferred, declared, site);
                 infos[id.0 as usize] = merged;
+            }
+            if let Some(left) = &mut readers {
+                for e in g.dag.edges_directed(node, petgraph::Direction::Incoming) {
+                    let v = e.weight().value.0 as usize;
+                    left[v] = left[v].saturating_sub(1);
+                    if left[v] == 0 {
+                        infos[v] = None;
+                    }
+                }
             }
         }
         let outputs = g
@@ -167,7 +203,9 @@ impl<'m> Driver<'m> {
                     .unwrap_or_else(ValueInfo::unknown)
             })
             .collect();
-        self.record(g, infos);
+        if self.keep {
+            self.record(g, infos);
+        }
         outputs
     }
 
