@@ -1,10 +1,8 @@
 //! `onnx-lint expand`: make every implicit broadcast explicit and write the model, with a report of
 //! each insertion on standard error.
 
-use super::{EXIT_FINDINGS, EXIT_UNLOADABLE, load_or_say, write_out};
-use crate::diagnostics::has_errors;
-use crate::diagnostics::render::{self, FileReport};
-use crate::io::Origin;
+use super::{EXIT_FINDINGS, EXIT_UNLOADABLE, load_or_say, refuse_if_errors, write_out};
+use crate::diagnostics::render;
 use crate::passes::explicit_broadcast::{self, Options};
 use std::fmt::Write;
 use std::path::PathBuf;
@@ -13,14 +11,8 @@ pub(super) fn expand(model: PathBuf, output: PathBuf, keep_scalars: bool, in_pla
     let Some(m) = load_or_say(&model) else {
         return EXIT_UNLOADABLE;
     };
-    if has_errors(&m.diagnostics) {
-        let report = FileReport {
-            file: Origin::from_arg(&model).display(),
-            outcome: Ok(m.diagnostics.clone()),
-        };
-        eprint!("{}", render::text(std::slice::from_ref(&report)));
-        eprintln!("error: the model has errors; nothing was written");
-        return EXIT_FINDINGS;
+    if let Some(status) = refuse_if_errors(&m, &model) {
+        return status;
     }
     let outcome = match explicit_broadcast::run(&m, &Options { keep_scalars }) {
         Ok(o) => o,

@@ -200,6 +200,21 @@ fn load_or_say(model: &std::path::Path) -> Option<Model> {
         .ok()
 }
 
+/// A pass writes nothing for a model with errors: prints them on standard error and says so.
+/// Returns the exit status to stop with, if so.
+fn refuse_if_errors(m: &Model, model: &std::path::Path) -> Option<u8> {
+    if !crate::diagnostics::has_errors(&m.diagnostics) {
+        return None;
+    }
+    let report = render::FileReport {
+        file: Origin::from_arg(model).display(),
+        outcome: Ok(m.diagnostics.clone()),
+    };
+    eprint!("{}", render::text(std::slice::from_ref(&report)));
+    eprintln!("error: the model has errors; nothing was written");
+    Some(EXIT_FINDINGS)
+}
+
 /// Writes `m` with `edit` applied; says what went wrong, or what the user must still do.
 fn write_out(m: &Model, edit: &Edit, output: &std::path::Path, in_place: bool) -> u8 {
     if let Err(e) = write_model(m, edit, output, &WriteOptions { in_place }) {

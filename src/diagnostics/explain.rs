@@ -30,65 +30,53 @@ impl Entry {
 
     /// The text of part `name` (one of [`PARTS`]), without its heading, trimmed; `None` if absent.
     pub fn part(&self, name: &str) -> Option<&'static str> {
-        let mut found: Option<usize> = None;
-        let mut offset = 0;
-        let mut fenced = false;
-        for line in self.body.split_inclusive('\n') {
-            let start = offset;
-            offset += line.len();
-            if line.trim_start().starts_with("```") {
-                fenced = !fenced;
-                continue;
-            }
-            if fenced {
-                continue;
-            }
-            if let Some(h) = line.strip_prefix("### ") {
-                if let Some(from) = found {
-                    return Some(self.body[from..start].trim());
-                }
-                if h.trim() == name {
-                    found = Some(offset);
-                }
-            }
-        }
-        found.map(|from| self.body[from..].trim())
+        let heads = headings(self.body, "### ");
+        let k = heads.iter().position(|h| h.title == name)?;
+        let end = heads.get(k + 1).map_or(self.body.len(), |h| h.start);
+        Some(self.body[heads[k].body..end].trim())
     }
 }
 
-/// Every section of `docs/rules.md`, in order. `##` lines inside fenced code blocks are not headings.
-pub fn entries() -> Vec<Entry> {
-    let mut out: Vec<Entry> = Vec::new();
-    let mut current: Option<(&'static str, usize)> = None;
+/// A markdown heading of a given level: its title, where its line starts and where its body starts.
+struct Heading {
+    title: &'static str,
+    start: usize,
+    body: usize,
+}
+
+/// The headings of `text` that start with `prefix` (`## `, `### `), skipping fenced code blocks, whose
+/// `#` lines are comments or shell prompts, not headings.
+fn headings(text: &'static str, prefix: &str) -> Vec<Heading> {
+    let mut out = Vec::new();
     let mut offset = 0;
     let mut fenced = false;
-    for line in RULES.split_inclusive('\n') {
+    for line in text.split_inclusive('\n') {
         let start = offset;
         offset += line.len();
         if line.trim_start().starts_with("```") {
             fenced = !fenced;
-            continue;
+        } else if !fenced && let Some(h) = line.strip_prefix(prefix) {
+            out.push(Heading {
+                title: h.trim(),
+                start,
+                body: offset,
+            });
         }
-        if fenced {
-            continue;
-        }
-        if let Some(h) = line.strip_prefix("## ") {
-            if let Some((heading, from)) = current.take() {
-                out.push(Entry {
-                    heading,
-                    body: &RULES[from..start],
-                });
-            }
-            current = Some((h.trim(), offset));
-        }
-    }
-    if let Some((heading, from)) = current {
-        out.push(Entry {
-            heading,
-            body: &RULES[from..],
-        });
     }
     out
+}
+
+/// Every section of `docs/rules.md`, in order. `##` lines inside fenced code blocks are not headings.
+pub fn entries() -> Vec<Entry> {
+    let heads = headings(RULES, "## ");
+    heads
+        .iter()
+        .enumerate()
+        .map(|(k, h)| Entry {
+            heading: h.title,
+            body: &RULES[h.body..heads.get(k + 1).map_or(RULES.len(), |n| n.start)],
+        })
+        .collect()
 }
 
 /// The section documenting `code`.

@@ -142,18 +142,8 @@ fn one_element(s: &Shape) -> bool {
 pub fn run(model: &Model, opts: &Options) -> Result<Outcome, String> {
     let mut names = Names::of(model);
     let mut out = Outcome::default();
-    let shapes: HashMap<&str, &Vec<(String, Option<ValueInfo>)>> = model
-        .shapes
-        .iter()
-        .map(|g| (g.path.as_str(), &g.values))
-        .collect();
-    let mut graphs: Vec<(&Graph, Option<usize>)> = Vec::new();
-    if let Some(g) = &model.graph {
-        g.walk(&mut |x| graphs.push((x, None)));
-    }
-    for (i, f) in model.functions.iter().enumerate() {
-        f.body.walk(&mut |x| graphs.push((x, Some(i))));
-    }
+    let shapes = super::shapes_by_path(model);
+    let graphs = super::all_graphs(model);
     let legacy_ir = model.header.ir_version.unwrap_or(0) < INITIALIZER_NOT_INPUT_SINCE;
     for (g, function) in graphs {
         let imports = model.opset_imports(function);

@@ -110,18 +110,8 @@ pub struct Outcome {
 /// Runs the pass over every graph of `model` (subgraphs and function bodies included).
 pub fn run(model: &Model) -> Outcome {
     let mut out = Outcome::default();
-    let shapes: HashMap<&str, &Vec<(String, Option<ValueInfo>)>> = model
-        .shapes
-        .iter()
-        .map(|g| (g.path.as_str(), &g.values))
-        .collect();
-    let mut graphs: Vec<(&Graph, Option<usize>)> = Vec::new();
-    if let Some(g) = &model.graph {
-        g.walk(&mut |x| graphs.push((x, None)));
-    }
-    for (i, f) in model.functions.iter().enumerate() {
-        f.body.walk(&mut |x| graphs.push((x, Some(i))));
-    }
+    let shapes = super::shapes_by_path(model);
+    let graphs = super::all_graphs(model);
     for (g, function) in graphs {
         let opset = model.opset_imports(function).get("").copied().unwrap_or(0);
         let mut f = GraphFolder::new(g, shapes.get(g.path.as_str()).copied(), opset);

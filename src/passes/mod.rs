@@ -8,9 +8,34 @@ pub mod fold_expand;
 
 use crate::ir::{Graph, Model, WirePath};
 use crate::proto::{NodeProto, TensorProto, ValueInfoProto};
+use crate::shape::value::ValueInfo;
 use crate::wire::{Action, Edit, write_len_record};
 use prost::Message;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// What inference knows of each graph's values (in value-id order), by graph path.
+pub(crate) type ShapesByPath<'m> = HashMap<&'m str, &'m Vec<(String, Option<ValueInfo>)>>;
+
+pub(crate) fn shapes_by_path(model: &Model) -> ShapesByPath<'_> {
+    model
+        .shapes
+        .iter()
+        .map(|g| (g.path.as_str(), &g.values))
+        .collect()
+}
+
+/// Every graph of `model` (main graph, subgraphs, function bodies), parents first, with the index of
+/// the function it belongs to (whose opset imports are in force there).
+pub(crate) fn all_graphs(model: &Model) -> Vec<(&Graph, Option<usize>)> {
+    let mut graphs: Vec<(&Graph, Option<usize>)> = Vec::new();
+    if let Some(g) = &model.graph {
+        g.walk(&mut |x| graphs.push((x, None)));
+    }
+    for (i, f) in model.functions.iter().enumerate() {
+        f.body.walk(&mut |x| graphs.push((x, Some(i))));
+    }
+    graphs
+}
 
 /// Changes to one graph (main graph, subgraph or function body), located by its wire path.
 #[derive(Clone, Debug, Default, PartialEq)]
