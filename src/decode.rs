@@ -310,13 +310,46 @@ fn decode_compact(compact: &[u8]) -> Result<Decoded> {
         });
     };
     let model = ModelProto::decode(rest.as_slice())?;
-    let main_nodes = nodes
-        .into_iter()
-        .map(|r| NodeProto::decode(&compact[r]).map(Box::new))
-        .collect::<Result<Vec<_>, _>>()?;
+    let main_nodes = decode_nodes(compact, &nodes)?;
     Ok(Decoded {
         model,
         main_nodes: Some(main_nodes),
+    })
+}
+
+/// Below this many nodes one thread decodes them all: a thread costs more than it saves.
+const PARALLEL_NODES_ABOVE: usize = 20_000;
+
+/// Decodes the node records at `ranges` of `compact`, in order; the second half on a second thread
+/// when there are many (the nodes are independent messages, and nothing else runs yet). Boxed one by
+/// one on purpose (see [`Decoded`]).
+#[allow(clippy::vec_box)]
+fn decode_nodes(
+    compact: &[u8],
+    ranges: &[std::ops::Range<usize>],
+) -> Result<Vec<Box<NodeProto>>, prost::DecodeError> {
+    let decode = |rs: &[std::ops::Range<usize>]| {
+        rs.iter()
+            .map(|r| NodeProto::decode(&compact[r.clone()]).map(Box::new))
+            .collect::<Result<Vec<_>, _>>()
+    };
+    if ranges.len() <= PARALLEL_NODES_ABOVE {
+        return decode(ranges);
+    }
+    let (first, second) = ranges.split_at(ranges.len() / 2);
+    std::thread::scope(|s| {
+        let later = std::thread::Builder::new()
+            .name("decode".to_owned())
+            .spawn_scoped(s, || decode(second));
+        let mut out = decode(first)?;
+        let rest = match later.map(|h| h.join()) {
+            Ok(Ok(rest)) => rest?,
+            // No thread to be had: decode them here.
+            Err(_) => decode(second)?,
+            Ok(Err(panic)) => std::panic::resume_unwind(panic),
+        };
+        out.extend(rest);
+        Ok(out)
     })
 }
 

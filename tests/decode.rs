@@ -221,3 +221,22 @@ fn example_models_decode_the_same_split_or_whole() {
         }
     }
 }
+
+#[test]
+fn many_nodes_decoded_on_two_threads_keep_their_order() {
+    // Over the threshold at which the node records are decoded in two halves.
+    let n = 50_000;
+    let mut g = GraphProto::default();
+    g.node = (0..n)
+        .map(|i| node(&format!("n{i}"), &format!("n{}", i.max(1) - 1)))
+        .collect();
+    let m = ModelProto {
+        ir_version: Some(8),
+        graph: Some(g),
+        ..Default::default()
+    };
+    let bytes = m.encode_to_vec();
+    let decoded = decode_via_file(&bytes);
+    assert_eq!(decoded.graph.as_ref().unwrap().node.len(), n);
+    assert_eq!(decoded, m);
+}
