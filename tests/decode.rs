@@ -226,10 +226,12 @@ fn example_models_decode_the_same_split_or_whole() {
 fn many_nodes_decoded_on_two_threads_keep_their_order() {
     // Over the threshold at which the node records are decoded in two halves.
     let n = 50_000;
-    let mut g = GraphProto::default();
-    g.node = (0..n)
-        .map(|i| node(&format!("n{i}"), &format!("n{}", i.max(1) - 1)))
-        .collect();
+    let g = GraphProto {
+        node: (0..n)
+            .map(|i| node(&format!("n{i}"), &format!("n{}", i.max(1) - 1)))
+            .collect(),
+        ..Default::default()
+    };
     let m = ModelProto {
         ir_version: Some(8),
         graph: Some(g),
