@@ -8,7 +8,11 @@
 //! and each placeholder is then swapped for a zero-copy slice of the (untouched) mapping. Weight bytes
 //! are never read, copied or mapped in while checking.
 
-use crate::proto::{AttributeProto, FunctionProto, GraphProto, ModelProto, NodeProto, TensorProto};
+use crate::ir::{NodeBatch, NodeFields};
+use crate::proto::{
+    AttributeProto, FunctionProto, GraphProto, ModelProto, NodeDeviceConfigurationProto, NodeProto,
+    StringStringEntryProto, TensorProto,
+};
 use crate::wire::{LEN, write_varint};
 use anyhow::{Context, Result, bail};
 use bytes::Bytes;
@@ -247,14 +251,13 @@ fn nonce() -> [u8; 16] {
     out
 }
 
-/// A decoded model whose main graph's nodes were decoded one by one, each straight into its own box,
-/// rather than into `GraphProto.node`. A graph of a million nodes then never holds its nodes twice
-/// (once in the decoded vector, once moved into the IR), nor the copies a growing vector leaves behind:
-/// that was a quarter of the memory of loading such a graph.
+/// A decoded model whose main graph's nodes were decoded apart, straight into the IR's compact form
+/// ([`NodeBatch`]), rather than by prost into `GraphProto.node`: a `NodeProto` is 240 bytes plus a
+/// string allocation for every name, and a graph of a million nodes spent most of its memory there.
 pub struct Decoded {
     pub model: ModelProto,
     /// The main graph's nodes in file order; `None` when they are in `model.graph.node` as usual.
-    pub main_nodes: Option<Vec<Box<NodeProto>>>,
+    pub main_nodes: Option<Vec<NodeBatch>>,
 }
 
 /// Decodes the model in `file` (whose full content is `map`) without reading its large weights.
@@ -263,8 +266,11 @@ pub fn decode_file(file: &std::fs::File, map: &Bytes) -> Result<ModelProto> {
         mut model,
         main_nodes,
     } = decode_file_split(file, map)?;
-    if let (Some(g), Some(nodes)) = (&mut model.graph, main_nodes) {
-        g.node = nodes.into_iter().map(|n| *n).collect();
+    if let (Some(g), Some(batches)) = (&mut model.graph, main_nodes) {
+        g.node = batches
+            .into_iter()
+            .flat_map(NodeBatch::into_protos)
+            .collect();
     }
     Ok(model)
 }
@@ -279,15 +285,18 @@ pub fn decode_file_split(file: &std::fs::File, map: &Bytes) -> Result<Decoded> {
         nonce: nonce(),
     };
     w.r.rewind().context("cannot read file")?;
-    let mut compact = Vec::new();
+    // The compact copy is at most the file; reserving that much touches no memory until it is written,
+    // and spares the copies of a doubling vector (a graph-heavy file is copied nearly whole).
+    let mut compact = Vec::with_capacity(usize::try_from(len).unwrap_or(0).min(MAX_RESERVE));
     let walked = w.message(Msg::Model, len, 0, &mut compact);
-    let decoded = walked.and_then(|()| decode_compact(&compact));
+    let restore = Restore {
+        map,
+        nonce: &w.nonce,
+    };
+    let decoded = walked.and_then(|()| decode_compact(&compact, &restore));
     match decoded {
         Ok(mut d) => {
             restore_model(&mut d.model, map, &w.nonce);
-            for n in d.main_nodes.iter_mut().flatten() {
-                restore_node(n, map, &w.nonce);
-            }
             Ok(d)
         }
         // A malformed file: decode it whole, for prost's error, which names the field path. (prost
@@ -301,8 +310,17 @@ pub fn decode_file_split(file: &std::fs::File, map: &Bytes) -> Result<Decoded> {
     }
 }
 
+/// Most memory reserved up front for the compact copy.
+const MAX_RESERVE: usize = 1 << 30;
+
+/// What turns a placeholder back into the slice of the file it stands for.
+struct Restore<'a> {
+    map: &'a Bytes,
+    nonce: &'a [u8; 16],
+}
+
 /// Decodes the walker's compact copy, the main graph's nodes apart when the layout allows it.
-fn decode_compact(compact: &[u8]) -> Result<Decoded> {
+fn decode_compact(compact: &[u8], restore: &Restore<'_>) -> Result<Decoded> {
     let Some((rest, nodes)) = split_main_nodes(compact) else {
         return Ok(Decoded {
             model: ModelProto::decode(compact)?,
@@ -310,7 +328,7 @@ fn decode_compact(compact: &[u8]) -> Result<Decoded> {
         });
     };
     let model = ModelProto::decode(rest.as_slice())?;
-    let main_nodes = decode_nodes(compact, &nodes)?;
+    let main_nodes = decode_nodes(compact, &nodes, restore)?;
     Ok(Decoded {
         model,
         main_nodes: Some(main_nodes),
@@ -321,36 +339,137 @@ fn decode_compact(compact: &[u8]) -> Result<Decoded> {
 const PARALLEL_NODES_ABOVE: usize = 20_000;
 
 /// Decodes the node records at `ranges` of `compact`, in order; the second half on a second thread
-/// when there are many (the nodes are independent messages, and nothing else runs yet). Boxed one by
-/// one on purpose (see [`Decoded`]).
-#[allow(clippy::vec_box)]
+/// when there are many (the nodes are independent messages, and nothing else runs yet).
 fn decode_nodes(
     compact: &[u8],
     ranges: &[std::ops::Range<usize>],
-) -> Result<Vec<Box<NodeProto>>, prost::DecodeError> {
-    let decode = |rs: &[std::ops::Range<usize>]| {
-        rs.iter()
-            .map(|r| NodeProto::decode(&compact[r.clone()]).map(Box::new))
-            .collect::<Result<Vec<_>, _>>()
+    restore: &Restore<'_>,
+) -> Result<Vec<NodeBatch>> {
+    let decode = |first: usize, rs: &[std::ops::Range<usize>]| -> Result<Vec<NodeBatch>> {
+        let mut out = vec![NodeBatch::default()];
+        for (k, r) in rs.iter().enumerate() {
+            decode_node(compact, r.clone(), first + k, restore, &mut out)?;
+        }
+        Ok(out)
     };
     if ranges.len() <= PARALLEL_NODES_ABOVE {
-        return decode(ranges);
+        return decode(0, ranges);
     }
-    let (first, second) = ranges.split_at(ranges.len() / 2);
+    let half = ranges.len() / 2;
+    let (first, second) = ranges.split_at(half);
     std::thread::scope(|s| {
         let later = std::thread::Builder::new()
             .name("decode".to_owned())
-            .spawn_scoped(s, || decode(second));
-        let mut out = decode(first)?;
+            .spawn_scoped(s, || decode(half, second));
+        let mut out = decode(0, first)?;
         let rest = match later.map(|h| h.join()) {
             Ok(Ok(rest)) => rest?,
             // No thread to be had: decode them here.
-            Err(_) => decode(second)?,
+            Err(_) => decode(half, second)?,
             Ok(Err(panic)) => std::panic::resume_unwind(panic),
         };
         out.extend(rest);
         Ok(out)
     })
+}
+
+/// `NodeProto` field numbers.
+mod node_field {
+    pub const INPUT: u64 = 1;
+    pub const OUTPUT: u64 = 2;
+    pub const NAME: u64 = 3;
+    pub const OP_TYPE: u64 = 4;
+    pub const ATTRIBUTE: u64 = 5;
+    pub const DOC_STRING: u64 = 6;
+    pub const DOMAIN: u64 = 7;
+    pub const OVERLOAD: u64 = 8;
+    pub const METADATA_PROPS: u64 = 9;
+    pub const DEVICE_CONFIGURATIONS: u64 = 10;
+}
+
+/// Decodes the `NodeProto` record `buf[range]`, the `index`-th of its graph, into the last batch of
+/// `out` (or a new one when its names would not fit). Follows prost's rules: repeated fields append, a
+/// scalar field set twice keeps the last value, unknown fields are skipped; anything prost would
+/// refuse (a known field of another wire type, a string that is not UTF-8) is an error, and the
+/// caller then lets prost decode the whole model to say what is wrong.
+fn decode_node(
+    buf: &[u8],
+    range: std::ops::Range<usize>,
+    index: usize,
+    restore: &Restore<'_>,
+    out: &mut Vec<NodeBatch>,
+) -> Result<()> {
+    let mut node = NodeParts::default();
+    let mut failed: Result<()> = Ok(());
+    let walked = for_each_record(buf, range, |r| {
+        if failed.is_ok() {
+            failed = node.field(buf, &r, restore);
+        }
+    });
+    failed?;
+    if walked.is_none() {
+        bail!("a NodeProto record does not parse as plain fields");
+    }
+    let NodeParts {
+        inputs,
+        outputs,
+        fields,
+    } = node;
+    let bytes = inputs.iter().chain(&outputs).map(|s| s.len()).sum();
+    if out.last().is_none_or(|b| !b.has_room(bytes)) {
+        out.push(NodeBatch::default());
+    }
+    if let Some(batch) = out.last_mut() {
+        batch.push(index, fields, inputs.into_iter(), outputs.into_iter());
+    }
+    Ok(())
+}
+
+/// A node record as [`decode_node`] reads it, field by field.
+#[derive(Default)]
+struct NodeParts<'a> {
+    inputs: Vec<&'a str>,
+    outputs: Vec<&'a str>,
+    fields: NodeFields<'a>,
+}
+
+impl<'a> NodeParts<'a> {
+    fn field(&mut self, buf: &'a [u8], r: &Record, restore: &Restore<'_>) -> Result<()> {
+        use node_field as f;
+        let payload = || -> Result<&'a [u8]> {
+            if r.wire_type != u64::from(LEN) {
+                bail!("NodeProto field {} of wire type {}", r.field, r.wire_type);
+            }
+            Ok(&buf[r.payload.clone()])
+        };
+        let text = || -> Result<&'a str> {
+            std::str::from_utf8(payload()?).context("a NodeProto string is not UTF-8")
+        };
+        let fields = &mut self.fields;
+        match r.field {
+            f::INPUT => self.inputs.push(text()?),
+            f::OUTPUT => self.outputs.push(text()?),
+            f::NAME => fields.name = Some(text()?),
+            f::OP_TYPE => fields.op_type = Some(text()?),
+            f::DOMAIN => fields.domain = Some(text()?),
+            f::OVERLOAD => fields.overload = Some(text()?.to_owned()),
+            f::DOC_STRING => fields.doc_string = Some(text()?.to_owned()),
+            f::ATTRIBUTE => {
+                let mut a = AttributeProto::decode(payload()?)?;
+                restore_attribute(&mut a, restore.map, restore.nonce);
+                fields.attribute.push(a);
+            }
+            f::METADATA_PROPS => fields
+                .metadata_props
+                .push(StringStringEntryProto::decode(payload()?)?),
+            f::DEVICE_CONFIGURATIONS => fields
+                .device_configurations
+                .push(NodeDeviceConfigurationProto::decode(payload()?)?),
+            0 => bail!("field number 0 in a NodeProto"),
+            _ => {} // unknown: skipped, as prost does
+        }
+        Ok(())
+    }
 }
 
 /// One protobuf record: its field, wire type, the whole record's range and (length-delimited) its

@@ -20,7 +20,6 @@
 
 use crate::checks::elem_type_name;
 use crate::diagnostics::{Code, Diagnostic};
-use crate::ir::build::node_label;
 use crate::ir::{Graph, Model, NodeId, NodeKind, Slot};
 use crate::passes::explicit_broadcast::{self, Inserted};
 use crate::shape::dim::format_shape;
@@ -262,11 +261,8 @@ impl<'a> Builder<'a> {
         let mut faults: HashMap<(NodeId, usize), (Mark, String)> = HashMap::new();
         let order: Vec<NodeId> = g.dag.node_indices().collect();
         // The value each source node (initializer, outer value) produces, and the graph's outputs.
-        let source_name: HashMap<NodeId, &str> = g
-            .values
-            .iter()
-            .map(|v| (v.producer.0, v.name.as_str()))
-            .collect();
+        let source_name: HashMap<NodeId, &str> =
+            g.values.iter().map(|v| (v.producer.0, &*v.name)).collect();
         let outputs: std::collections::HashSet<&str> =
             g.header.output.iter().map(|o| o.name()).collect();
         for &id in &order {
@@ -279,7 +275,7 @@ impl<'a> Builder<'a> {
                             max: self.opts.max_nodes,
                         });
                     }
-                    let label = node_label(&op.proto, op.index);
+                    let label = op.label().into_owned();
                     let mut lines = vec![label.clone(), format!("({})", op.op_type())];
                     let mut mark = match inserted.get(&id) {
                         Some(Inserted::Broadcast) => Mark::Inserted,
@@ -361,7 +357,7 @@ impl<'a> Builder<'a> {
             let (Some(&to), value) = (map.get(&e.target()), e.weight().value) else {
                 continue;
             };
-            let name = g.value(value).name.clone();
+            let name = g.value(value).name.to_string();
             let ty = self.value_type(g, value);
             match e.weight().slot {
                 Slot::Input(slot) => {
@@ -439,11 +435,7 @@ impl<'a> Builder<'a> {
         for &id in &g.ops {
             let Some(op) = g.op(id) else { continue };
             for sub in &op.subgraphs {
-                let attr = op
-                    .proto
-                    .attribute
-                    .get(sub.attribute)
-                    .map_or("", |a| a.name());
+                let attr = op.attribute.get(sub.attribute).map_or("", |a| a.name());
                 let what = match sub.item {
                     Some(k) => format!("{attr}[{k}]"),
                     None => attr.to_owned(),

@@ -21,7 +21,7 @@ pub fn check(model: &Model) -> Vec<Diagnostic> {
             let mut out = Vec::new();
             f.body.walk(&mut |g| {
                 for op in g.ops.iter().filter_map(|&id| g.op(id)) {
-                    if let Some(&j) = index.get(&(op.proto.domain(), op.op_type()))
+                    if let Some(&j) = index.get(&(op.domain(), op.op_type()))
                         && !out.contains(&j)
                     {
                         out.push(j);

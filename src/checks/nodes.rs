@@ -23,7 +23,7 @@ pub fn check(model: &Model) -> Vec<Diagnostic> {
 fn check_graph(g: &Graph, imports: &crate::ir::Imports<'_>, out: &mut Vec<Diagnostic>) {
     for &id in &g.ops {
         let Some(op) = g.op(id) else { continue };
-        let label = crate::ir::build::label(&op.proto, op.index);
+        let label = op.label();
         let at = |d: Diagnostic| d.at_node(&label, op.op_type());
         if op.op_type().is_empty() {
             out.push(at(Diagnostic::new(
@@ -32,7 +32,7 @@ fn check_graph(g: &Graph, imports: &crate::ir::Imports<'_>, out: &mut Vec<Diagno
                 format!("node '{label}' has no op_type"),
             )));
         }
-        let domain = opset_domain(op.proto.domain());
+        let domain = opset_domain(op.domain());
         if !imports.contains_key(domain) {
             let shown = if domain.is_empty() { "ai.onnx" } else { domain };
             out.push(at(Diagnostic::new(
@@ -42,7 +42,7 @@ fn check_graph(g: &Graph, imports: &crate::ir::Imports<'_>, out: &mut Vec<Diagno
             )));
         }
         let mut names = HashSet::new();
-        for (a, attr) in op.proto.attribute.iter().enumerate() {
+        for (a, attr) in op.attribute.iter().enumerate() {
             if !names.insert(attr.name()) {
                 out.push(at(Diagnostic::new(
                     Code::DuplicateAttribute,

@@ -51,8 +51,7 @@ fn check_graph(g: &Graph, out: &mut Vec<Diagnostic>) {
     });
     let sparse = g.header.sparse_initializer.iter().map(|s| (s, None));
     let attr_sparse = g.ops.iter().filter_map(|&id| g.op(id)).flat_map(|op| {
-        op.proto
-            .attribute
+        op.attribute
             .iter()
             .flat_map(|a| a.sparse_tensor.iter().chain(&a.sparse_tensors))
             .map(move |s| (s, Some(op)))
@@ -66,10 +65,7 @@ fn check_graph(g: &Graph, out: &mut Vec<Diagnostic>) {
                 format!("sparse tensor '{name}': {e}"),
             );
             out.push(match op {
-                Some(op) => d.at_node(
-                    &crate::ir::build::node_label(&op.proto, op.index),
-                    op.op_type(),
-                ),
+                Some(op) => d.at_node(&op.label(), op.op_type()),
                 None => d,
             });
         }
@@ -81,9 +77,9 @@ fn check_graph(g: &Graph, out: &mut Vec<Diagnostic>) {
     }
     for &id in &g.ops {
         let Some(op) = g.op(id) else { continue };
-        for a in &op.proto.attribute {
+        for a in &op.attribute {
             for tp in a.tp.iter().chain(&a.type_protos) {
-                let label = crate::ir::build::node_label(&op.proto, op.index);
+                let label = op.label().into_owned();
                 let what = format!("type of attribute '{}' of node '{label}'", a.name());
                 check_type(tp, &what, &g.path, out);
             }

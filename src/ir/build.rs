@@ -1,19 +1,21 @@
 //! Building an IR [`Graph`] from a `GraphProto`, with the structural checks that fall out of it:
 //! undefined values, duplicate definitions, undefined graph outputs, cycles (all reported, none fatal).
 //!
-//! Names are resolved in two passes (define everything, then connect), so nodes listed out of
-//! topological order are accepted. Subgraphs see the enclosing graphs through a [`Scope`] chain; a name
-//! a subgraph reads from outside becomes an `Outer` source node there and a `Capture` edge here.
+//! Names are resolved in one pass over the nodes: an input whose name is already defined is connected
+//! at once (values are single-assignment, so a later definition cannot change it); the others wait
+//! until every node has defined its outputs, so nodes listed out of topological order are accepted.
+//! Connecting while the definition is still in cache is what makes graphs of millions of nodes cheap.
+//! Subgraphs see the enclosing graphs through a [`Scope`] chain; a name a subgraph reads from outside
+//! becomes an `Outer` source node there and a `Capture` edge here.
 
 use super::{
-    Edge, Graph, NameIndex, Node, NodeId, NodeKind, OpNode, Slot, Subgraph, Value, ValueId,
-    WirePath,
+    Edge, Graph, NameIndex, NamesOf, Node, NodeBatch, NodeId, NodeKind, OpNode, Slot, Subgraph,
+    Value, ValueId, WirePath,
 };
 use crate::diagnostics::{Code, Diagnostic};
-use crate::proto::{GraphProto, NodeProto};
+use crate::proto::{AttributeProto, GraphProto};
 use petgraph::Direction;
 use petgraph::stable_graph::StableDiGraph;
-use std::borrow::Cow;
 use std::collections::HashSet;
 
 /// The names visible from enclosing graphs, innermost first.
@@ -42,45 +44,52 @@ pub fn build_graph(
     outer: Option<&Scope<'_>>,
     diags: &mut Vec<Diagnostic>,
 ) -> (Graph, Vec<String>) {
-    let nodes = boxed(std::mem::take(&mut proto.node));
+    let nodes = NodeBatch::from_protos(std::mem::take(&mut proto.node));
     build_graph_from(proto, nodes, path, wire, node_field, outer, diags)
 }
 
-/// Each node in a box of its own, as the IR keeps them.
-pub fn boxed(nodes: Vec<NodeProto>) -> Vec<Box<NodeProto>> {
-    nodes.into_iter().map(Box::new).collect()
-}
-
 /// [`build_graph`] of a graph whose nodes are given apart from `proto` (whose own node list is then
-/// ignored).
+/// ignored), in batches that follow each other in source order.
 pub fn build_graph_from(
     proto: GraphProto,
-    nodes: Vec<Box<NodeProto>>,
+    nodes: Vec<NodeBatch>,
     path: String,
     wire: WirePath,
     node_field: u32,
     outer: Option<&Scope<'_>>,
     diags: &mut Vec<Diagnostic>,
 ) -> (Graph, Vec<String>) {
+    let count: usize = nodes.iter().map(NodeBatch::len).sum();
+    let io: usize = nodes
+        .iter()
+        .flat_map(|b| &b.nodes)
+        .map(|n| n.num_inputs() + n.num_outputs())
+        .sum();
+    let sources = proto.input.len() + proto.initializer.len() + proto.sparse_initializer.len();
     let mut g = Graph {
         path,
-        dag: StableDiGraph::with_capacity(nodes.len() + proto.input.len(), nodes.len() * 2),
-        values: Vec::new(),
-        io: Vec::with_capacity(nodes.iter().map(|n| n.input.len() + n.output.len()).sum()),
-        by_name: NameIndex::with_capacity(
-            nodes.len() + proto.input.len() + proto.initializer.len(),
-        ),
+        dag: StableDiGraph::with_capacity(count + sources, io.saturating_sub(count)),
+        values: Vec::with_capacity(count + sources),
+        io: Vec::with_capacity(io),
+        unresolved: hashbrown::HashMap::new(),
+        by_name: NameIndex::with_capacity(count + sources),
         header: proto,
-        ops: Vec::with_capacity(nodes.len()),
+        ops: Vec::with_capacity(count),
         topo: None,
         wire,
         node_field,
     };
     define_sources(&mut g, diags);
-    let pending = define_ops(&mut g, nodes, outer, diags);
+    let mut later = Vec::new();
+    let mut pending = Vec::new();
+    for mut batch in nodes {
+        for (op, names) in batch.drain() {
+            add_op(&mut g, op, names, outer, &mut later, &mut pending, diags);
+        }
+    }
     attach_subgraphs(&mut g, pending, outer, diags);
     let mut free = Vec::new();
-    connect_inputs(&mut g, outer, &mut free, diags);
+    connect_later(&mut g, later, outer, &mut free, diags);
     check_outputs(&mut g, outer, &mut free, diags);
     attach_declared_types(&mut g);
     g.topo = topological_order(&g);
@@ -93,7 +102,7 @@ pub fn build_graph_from(
 fn add_value(g: &mut Graph, name: &str, producer: (NodeId, usize)) -> ValueId {
     let id = ValueId(g.values.len() as u32);
     g.values.push(Value {
-        name: name.to_owned(),
+        name: name.into(),
         producer,
         declared: None,
     });
@@ -196,7 +205,7 @@ fn define_sources(g: &mut Graph, diags: &mut Vec<Diagnostic>) {
     }
 }
 
-/// A node's graph-valued attributes, taken out of its proto to be built once the scope is complete.
+/// A node's graph-valued attributes, taken out of it to be built once the scope is complete.
 struct PendingSubgraph {
     node: NodeId,
     index: usize,
@@ -206,98 +215,119 @@ struct PendingSubgraph {
     proto: GraphProto,
 }
 
-/// Adds every op node and defines its outputs. Returns the subgraphs still to build.
-// The boxes are the point: each node moves into the IR as a pointer, never as a 240-byte value.
-#[allow(clippy::vec_box)]
-fn define_ops(
+/// An input whose name was not defined yet when its node was added.
+struct LaterInput {
+    node: NodeId,
+    slot: usize,
+    io: usize,
+    name: Box<str>,
+}
+
+/// Adds op node `op`, defines its outputs and connects the inputs already defined; the others go to
+/// `later`, its subgraphs to `pending`.
+fn add_op(
     g: &mut Graph,
-    nodes: Vec<Box<NodeProto>>,
+    mut op: OpNode,
+    names: NamesOf<'_>,
     outer: Option<&Scope<'_>>,
+    later: &mut Vec<LaterInput>,
+    pending: &mut Vec<PendingSubgraph>,
     diags: &mut Vec<Diagnostic>,
-) -> Vec<PendingSubgraph> {
-    let mut pending = Vec::new();
-    for (index, mut proto) in nodes.into_iter().enumerate() {
-        let graphs = take_graph_attributes(&mut proto);
-        // Moved out and back rather than cloned, as in `connect_inputs`.
-        let outputs = std::mem::take(&mut proto.output);
-        // Inputs are resolved by `connect_inputs`, once every node has defined its outputs.
-        let io_start = g.io.len();
-        g.io.resize(io_start + proto.input.len(), None);
-        let id = g.dag.add_node(Node {
-            kind: NodeKind::Op(OpNode {
-                proto,
-                index,
-                io_start,
-                subgraphs: Vec::new(),
-            }),
-        });
-        g.ops.push(id);
-        for (slot, name) in outputs.iter().enumerate() {
-            g.io.push(None);
-            if name.is_empty() {
-                continue; // an omitted optional output
-            }
-            if g.lookup(name).is_some() {
-                let (label, op_type) = op_label(g, id);
-                let d = duplicate(g, name, &format!("output of node '{label}' ({op_type})"))
-                    .at_node(&label, &op_type);
-                diags.push(d);
-                continue;
-            }
-            if outer.is_some_and(|s| s.defines(name)) {
-                // Values are single-assignment across scopes: a subgraph may read an outer value but
-                // not define another under its name.
-                let (label, op_type) = op_label(g, id);
-                diags.push(
-                    Diagnostic::new(
-                        Code::DuplicateDefinition,
-                        &g.path,
-                        format!(
-                            "value '{name}' is defined twice: in an enclosing graph and as output of node '{label}' ({op_type})"
-                        ),
-                    )
-                    .at_node(&label, &op_type),
-                );
-            }
-            let value = add_value(g, name, (id, slot));
-            if let Some(last) = g.io.last_mut() {
-                *last = Some(value);
-            }
+) {
+    let index = op.index;
+    let graphs = take_graph_attributes(&mut op.attribute);
+    let io_start = g.io.len();
+    op.io_start = io_start;
+    let n_inputs = op.num_inputs();
+    g.io.resize(io_start + n_inputs, None);
+    let id = g.dag.add_node(Node {
+        kind: NodeKind::Op(op),
+    });
+    g.ops.push(id);
+    // Outputs first: a node that reads its own output is a cycle of one node, as in the file.
+    for (slot, name) in names.outputs().enumerate() {
+        let at = g.io.len();
+        g.io.push(None);
+        if name.is_empty() {
+            continue; // an omitted optional output
         }
-        if let NodeKind::Op(op) = &mut g.dag[id].kind {
-            op.proto.output = outputs;
+        let value = Value {
+            name: name.into(),
+            producer: (id, slot),
+            declared: None,
+        };
+        let Ok(value) = g.by_name.define(&mut g.values, value) else {
+            let (label, op_type) = op_label(g, id);
+            let d = duplicate(g, name, &format!("output of node '{label}' ({op_type})"))
+                .at_node(&label, &op_type);
+            diags.push(d);
+            g.unresolved.insert(at, name.into());
+            continue;
+        };
+        g.io[at] = Some(value);
+        if outer.is_some_and(|s| s.defines(name)) {
+            // Values are single-assignment across scopes: a subgraph may read an outer value but
+            // not define another under its name.
+            let (label, op_type) = op_label(g, id);
+            diags.push(
+                Diagnostic::new(
+                    Code::DuplicateDefinition,
+                    &g.path,
+                    format!(
+                        "value '{name}' is defined twice: in an enclosing graph and as output of node '{label}' ({op_type})"
+                    ),
+                )
+                .at_node(&label, &op_type),
+            );
         }
-        for (attribute, item, field, sub) in graphs {
-            pending.push(PendingSubgraph {
+    }
+    for (slot, name) in names.inputs().enumerate() {
+        if name.is_empty() {
+            continue; // an omitted optional input keeps its slot and has no edge
+        }
+        match g.lookup(name) {
+            Some(value) => connect(g, value, id, io_start + slot, slot),
+            None => later.push(LaterInput {
                 node: id,
-                index,
-                attribute,
-                item,
-                field,
-                proto: sub,
-            });
+                slot,
+                io: io_start + slot,
+                name: name.into(),
+            }),
         }
     }
-    pending
-}
-
-/// The name diagnostics use for a node: its own, or its position when it has none.
-pub fn node_label(proto: &NodeProto, index: usize) -> String {
-    label(proto, index).into_owned()
-}
-
-/// [`node_label`] without a copy of the name, for the loops that run once per node.
-pub fn label(proto: &NodeProto, index: usize) -> Cow<'_, str> {
-    match proto.name() {
-        "" => Cow::Owned(format!("#{index}")),
-        n => Cow::Borrowed(n),
+    for (attribute, item, field, sub) in graphs {
+        pending.push(PendingSubgraph {
+            node: id,
+            index,
+            attribute,
+            item,
+            field,
+            proto: sub,
+        });
     }
 }
 
-/// Moves GRAPH and GRAPHS attribute values out of the node: (attribute index, item, field, graph).
-fn take_graph_attributes(proto: &mut NodeProto) -> Vec<(usize, Option<usize>, u32, GraphProto)> {
+/// Records that input `slot` of node `id` (entry `io` of [`Graph::io`]) reads `value`.
+fn connect(g: &mut Graph, value: ValueId, id: NodeId, io: usize, slot: usize) {
+    g.io[io] = Some(value);
+    let producer = g.values[value.0 as usize].producer.0;
+    g.dag.add_edge(
+        producer,
+        id,
+        Edge {
+            value,
+            slot: Slot::Input(slot),
+        },
+    );
+}
+
+/// Moves GRAPH and GRAPHS attribute values out of a node's attributes: (attribute index, item, field,
+/// graph).
+fn take_graph_attributes(
+    attributes: &mut [AttributeProto],
+) -> Vec<(usize, Option<usize>, u32, GraphProto)> {
     let mut out = Vec::new();
-    for (a, attr) in proto.attribute.iter_mut().enumerate() {
+    for (a, attr) in attributes.iter_mut().enumerate() {
         // The value field decides, whatever `type` says: a graph is a graph even under a wrong
         // discriminator (which the attribute check reports separately).
         if let Some(sub) = attr.g.take() {
@@ -326,8 +356,8 @@ fn attach_subgraphs(
         for p in pending {
             let (label, attr_name) = match &g.dag[p.node].kind {
                 NodeKind::Op(op) => (
-                    node_label(&op.proto, p.index),
-                    op.proto.attribute[p.attribute].name().to_owned(),
+                    op.label().into_owned(),
+                    op.attribute[p.attribute].name().to_owned(),
                 ),
                 _ => continue,
             };
@@ -383,85 +413,58 @@ fn resolve_outer(g: &mut Graph, name: &str) -> ValueId {
     add_value(g, name, (n, 0))
 }
 
-/// Adds an edge for every named input of every node; reports names defined nowhere.
-fn connect_inputs(
+/// Connects the inputs that were not defined when their node was added: defined by a later node, read
+/// from an enclosing graph, or defined nowhere (reported).
+fn connect_later(
     g: &mut Graph,
+    later: Vec<LaterInput>,
     outer: Option<&Scope<'_>>,
     free: &mut Vec<String>,
     diags: &mut Vec<Diagnostic>,
 ) {
-    for k in 0..g.ops.len() {
-        let id = g.ops[k];
-        // Moved out and back rather than cloned: this runs once per node of graphs of millions.
-        let (inputs, io_start) = match &mut g.dag[id].kind {
-            NodeKind::Op(op) => (std::mem::take(&mut op.proto.input), op.io_start),
-            _ => continue,
+    for input in later {
+        let name = &*input.name;
+        let value = match g.lookup(name) {
+            Some(v) => v,
+            None if outer.is_some_and(|s| s.defines(name)) => {
+                free.push(name.to_owned());
+                resolve_outer(g, name)
+            }
+            None => {
+                let (label, op_type) = op_label(g, input.node);
+                let slot = input.slot;
+                diags.push(
+                    Diagnostic::new(
+                        Code::UndefinedValue,
+                        &g.path,
+                        format!(
+                            "input #{slot} '{name}' of node '{label}' ({op_type}) is not defined"
+                        ),
+                    )
+                    .at_node(&label, &op_type)
+                    .note(
+                        "no node output, graph input, initializer or enclosing scope has this name",
+                    ),
+                );
+                g.unresolved.insert(input.io, input.name);
+                continue;
+            }
         };
-        connect_node(g, id, &inputs, io_start, outer, free, diags);
-        if let NodeKind::Op(op) = &mut g.dag[id].kind {
-            op.proto.input = inputs;
-        }
+        connect(g, value, input.node, input.io, input.slot);
     }
     // Outer values created while attaching subgraphs are read from enclosing scopes too.
     for v in &g.values {
-        if matches!(g.dag[v.producer.0].kind, NodeKind::Outer) && !free.contains(&v.name) {
-            free.push(v.name.clone());
-        }
-    }
-}
-
-/// The edges into node `id` from the producers of `inputs`.
-fn connect_node(
-    g: &mut Graph,
-    id: NodeId,
-    inputs: &[String],
-    io_start: usize,
-    outer: Option<&Scope<'_>>,
-    free: &mut Vec<String>,
-    diags: &mut Vec<Diagnostic>,
-) {
-    {
-        for (slot, name) in inputs.iter().enumerate() {
-            if name.is_empty() {
-                continue; // an omitted optional input keeps its slot and has no edge
-            }
-            let value = match g.lookup(name) {
-                Some(v) => v,
-                None if outer.is_some_and(|s| s.defines(name)) => {
-                    free.push(name.clone());
-                    resolve_outer(g, name)
-                }
-                None => {
-                    let (label, op_type) = op_label(g, id);
-                    diags.push(
-                        Diagnostic::new(
-                            Code::UndefinedValue,
-                            &g.path,
-                            format!("input #{slot} '{name}' of node '{label}' ({op_type}) is not defined"),
-                        )
-                        .at_node(&label, &op_type)
-                        .note("no node output, graph input, initializer or enclosing scope has this name"),
-                    );
-                    continue;
-                }
-            };
-            g.io[io_start + slot] = Some(value);
-            let producer = g.values[value.0 as usize].producer.0;
-            g.dag.add_edge(
-                producer,
-                id,
-                Edge {
-                    value,
-                    slot: Slot::Input(slot),
-                },
-            );
+        if matches!(g.dag[v.producer.0].kind, NodeKind::Outer)
+            && !free.iter().any(|f| **f == *v.name)
+        {
+            free.push(v.name.to_string());
         }
     }
 }
 
 fn op_label(g: &Graph, id: NodeId) -> (String, String) {
     match &g.dag[id].kind {
-        NodeKind::Op(op) => (node_label(&op.proto, op.index), op.op_type().to_owned()),
+        NodeKind::Op(op) => (op.label().into_owned(), op.op_type().to_owned()),
         _ => (String::new(), String::new()),
     }
 }
@@ -562,10 +565,7 @@ fn report_cycle(g: &Graph, diags: &mut Vec<Diagnostic>) {
         }
         let mut members: Vec<(usize, String)> = scc
             .iter()
-            .filter_map(|&n| {
-                g.op(n)
-                    .map(|op| (op.index, node_label(&op.proto, op.index)))
-            })
+            .filter_map(|&n| g.op(n).map(|op| (op.index, op.label().into_owned())))
             .collect();
         members.sort();
         let total = members.len();

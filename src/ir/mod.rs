@@ -10,10 +10,12 @@
 pub(crate) mod build;
 mod model;
 mod names;
+mod node;
 
-pub use build::{boxed, build_graph, build_graph_from};
+pub use build::{build_graph, build_graph_from};
 pub use model::{Function, Imports, LoadOptions, Model, opset_domain};
 pub use names::NameIndex;
+pub use node::{Interner, NamesOf, NodeBatch, NodeFields, OpNode};
 
 use crate::proto::{
     GraphProto, NodeProto, SparseTensorProto, TensorProto, TypeProto, ValueInfoProto,
@@ -44,6 +46,9 @@ pub struct Graph {
     /// read these instead of looking names up again: on graphs of millions of values each lookup is a
     /// handful of cache misses.
     pub io: Vec<Option<ValueId>>,
+    /// The names of the `io` entries that are `None` but not empty (an undefined input, an output
+    /// that redefines a name), by position in `io`. Every other entry's name is its value's.
+    pub unresolved: hashbrown::HashMap<usize, Box<str>>,
     /// The `GraphProto` with its nodes moved into `dag`: inputs, outputs, initializers, value_info...
     /// For a function body, the inputs and outputs carry only names.
     pub header: GraphProto,
@@ -75,27 +80,6 @@ pub enum NodeKind {
     Outer,
 }
 
-/// An ONNX node. Graph-valued attributes are moved out of `proto` into `subgraphs`.
-#[derive(Debug)]
-pub struct OpNode {
-    /// Boxed where it was decoded and never moved again (see [`crate::decode::Decoded`]).
-    pub proto: Box<NodeProto>,
-    /// Position in the source node list.
-    pub index: usize,
-    /// Where this node's entries start in [`Graph::io`].
-    pub io_start: usize,
-    pub subgraphs: Vec<Subgraph>,
-}
-
-impl OpNode {
-    pub fn name(&self) -> &str {
-        self.proto.name()
-    }
-    pub fn op_type(&self) -> &str {
-        self.proto.op_type()
-    }
-}
-
 #[derive(Debug)]
 pub struct Subgraph {
     /// Index of the attribute in `proto.attribute`.
@@ -109,7 +93,7 @@ pub struct Subgraph {
 /// value_info), if any.
 #[derive(Debug)]
 pub struct Value {
-    pub name: String,
+    pub name: Box<str>,
     pub producer: (NodeId, usize),
     /// Boxed: most values have no declaration, and a `TypeProto` inline would double a `Value`'s size.
     pub declared: Option<Box<TypeProto>>,
@@ -156,16 +140,61 @@ impl Graph {
 
     /// The value each input slot of `op` reads (see [`Graph::io`]).
     pub fn input_ids(&self, op: &OpNode) -> &[Option<ValueId>] {
-        let n = op.proto.input.len();
+        let n = op.num_inputs();
         self.io.get(op.io_start..op.io_start + n).unwrap_or(&[])
     }
 
     /// The value each output slot of `op` defines (see [`Graph::io`]).
     pub fn output_ids(&self, op: &OpNode) -> &[Option<ValueId>] {
-        let start = op.io_start + op.proto.input.len();
-        self.io
-            .get(start..start + op.proto.output.len())
-            .unwrap_or(&[])
+        let start = op.io_start + op.num_inputs();
+        self.io.get(start..start + op.num_outputs()).unwrap_or(&[])
+    }
+
+    /// The name in entry `k` of [`Graph::io`]: its value's, or the name that did not resolve; empty
+    /// for an omitted optional input or output.
+    fn io_name(&self, k: usize) -> &str {
+        match self.io.get(k).copied().flatten() {
+            Some(id) => &self.value(id).name,
+            None => self.unresolved.get(&k).map_or("", |n| n),
+        }
+    }
+
+    /// The name input `slot` of `op` reads (empty when omitted or past the last input).
+    pub fn input_name(&self, op: &OpNode, slot: usize) -> &str {
+        if slot < op.num_inputs() {
+            self.io_name(op.io_start + slot)
+        } else {
+            ""
+        }
+    }
+
+    /// The name output `slot` of `op` defines (empty when omitted or past the last output).
+    pub fn output_name(&self, op: &OpNode, slot: usize) -> &str {
+        if slot < op.num_outputs() {
+            self.io_name(op.io_start + op.num_inputs() + slot)
+        } else {
+            ""
+        }
+    }
+
+    /// The names of `op`'s inputs, in slot order (empty for an omitted optional input).
+    pub fn input_names<'g>(&'g self, op: &'g OpNode) -> impl Iterator<Item = &'g str> + 'g {
+        (0..op.num_inputs()).map(move |k| self.io_name(op.io_start + k))
+    }
+
+    /// The names of `op`'s outputs, in slot order (empty for an omitted optional output).
+    pub fn output_names<'g>(&'g self, op: &'g OpNode) -> impl Iterator<Item = &'g str> + 'g {
+        let start = op.io_start + op.num_inputs();
+        (0..op.num_outputs()).map(move |k| self.io_name(start + k))
+    }
+
+    /// `op` as a `NodeProto` (without its graph-valued attributes, which are in `op.subgraphs`).
+    pub fn node_proto(&self, op: &OpNode) -> NodeProto {
+        let own = |it: &mut dyn Iterator<Item = &str>| it.map(str::to_owned).collect();
+        op.to_proto(
+            own(&mut self.input_names(op)),
+            own(&mut self.output_names(op)),
+        )
     }
 
     pub fn initializer(&self, id: ValueId) -> Option<&TensorProto> {

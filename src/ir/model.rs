@@ -1,10 +1,10 @@
 //! [`Model`]: a loaded ONNX model — the decoded header, the main graph and the model-local functions as
 //! IR graphs, the source bytes (for lossless writing) and the diagnostics found while loading.
 
-use super::{Graph, boxed, build_graph, build_graph_from};
+use super::{Graph, NodeBatch, build_graph, build_graph_from};
 use crate::diagnostics::Diagnostic;
 use crate::io::Origin;
-use crate::proto::{FunctionProto, GraphProto, ModelProto, NodeProto, ValueInfoProto};
+use crate::proto::{FunctionProto, GraphProto, ModelProto, ValueInfoProto};
 use anyhow::{Context, Result, bail};
 use bytes::Bytes;
 use prost::Message;
@@ -95,17 +95,18 @@ impl Model {
     }
 
     /// [`Model::from_proto_with_source`], with the main graph's nodes given apart when the decoder
-    /// boxed them one by one (see [`crate::decode::Decoded`]).
+    /// decoded them so (see [`crate::decode::Decoded`]).
     pub fn from_parts(
         mut header: ModelProto,
-        main_nodes: Option<Vec<Box<NodeProto>>>,
+        main_nodes: Option<Vec<NodeBatch>>,
         source: Bytes,
         origin: Origin,
         opts: &LoadOptions,
     ) -> Model {
         let mut diagnostics = Vec::new();
         let graph = header.graph.take().map(|mut g| {
-            let nodes = main_nodes.unwrap_or_else(|| boxed(std::mem::take(&mut g.node)));
+            let nodes =
+                main_nodes.unwrap_or_else(|| NodeBatch::from_protos(std::mem::take(&mut g.node)));
             let (graph, _) = build_graph_from(
                 g,
                 nodes,

@@ -30,6 +30,28 @@ impl NameIndex {
             .copied()
     }
 
+    /// Appends `value` to `values` and indexes it, unless a value of its name is indexed already:
+    /// then that one's id is the error and `values` is unchanged. One probe of the table, where a
+    /// lookup followed by an insert would be two.
+    pub fn define(&mut self, values: &mut Vec<Value>, value: Value) -> Result<ValueId, ValueId> {
+        let hash = self.hasher.hash_one(&*value.name);
+        let hasher = &self.hasher;
+        let seen: &[Value] = values;
+        match self.table.entry(
+            hash,
+            |other| name_of(seen, *other) == &*value.name,
+            |other| hasher.hash_one(name_of(seen, *other)),
+        ) {
+            hashbrown::hash_table::Entry::Occupied(e) => Err(*e.get()),
+            hashbrown::hash_table::Entry::Vacant(e) => {
+                let id = ValueId(values.len() as u32);
+                e.insert(id);
+                values.push(value);
+                Ok(id)
+            }
+        }
+    }
+
     /// Indexes `values[id]` under its name, replacing an earlier value of that name.
     pub fn insert(&mut self, values: &[Value], id: ValueId) {
         let name = name_of(values, id);
@@ -51,5 +73,5 @@ impl NameIndex {
 /// Ids in the table always index `values`: values are only ever appended, and the index is built
 /// alongside them.
 fn name_of(values: &[Value], id: ValueId) -> &str {
-    values.get(id.0 as usize).map_or("", |v| v.name.as_str())
+    values.get(id.0 as usize).map_or("", |v| &*v.name)
 }

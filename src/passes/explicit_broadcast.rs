@@ -12,7 +12,6 @@
 
 use super::{GraphPatch, Names, Patch};
 use crate::diagnostics::{Code, Diagnostic};
-use crate::ir::build::node_label;
 use crate::ir::{Graph, Model, OpNode, opset_domain};
 use crate::proto::attribute_proto::AttributeType;
 use crate::proto::tensor_proto::DataType;
@@ -89,8 +88,7 @@ pub(crate) fn kind(op: &OpNode, opset: i64) -> Option<Kind> {
         "RMSNormalization" => Kind::Normalized(&[1]),
         "Gemm" if opset >= 7 || legacy_broadcast(op) => Kind::GemmC,
         _ if legacy_binary && legacy_broadcast(op) => Kind::LegacyAxis(
-            op.proto
-                .attribute
+            op.attribute
                 .iter()
                 .find(|a| a.name() == "axis")
                 .and_then(|a| a.i),
@@ -101,8 +99,7 @@ pub(crate) fn kind(op: &OpNode, opset: i64) -> Option<Kind> {
 
 /// True when the legacy (opset < 7) `broadcast=1` attribute makes this node broadcast.
 fn legacy_broadcast(op: &OpNode) -> bool {
-    op.proto
-        .attribute
+    op.attribute
         .iter()
         .any(|a| a.name() == "broadcast" && a.i.unwrap_or(0) != 0)
 }
@@ -164,7 +161,7 @@ pub fn run(model: &Model, opts: &Options) -> Result<Outcome, String> {
         };
         for &id in &g.ops {
             let Some(op) = g.op(id) else { continue };
-            if !opset_domain(op.proto.domain()).is_empty() {
+            if !opset_domain(op.domain()).is_empty() {
                 continue;
             }
             let Some(k) = kind(op, opset) else { continue };
@@ -253,9 +250,9 @@ impl GraphRewriter<'_, '_> {
         let Some(id) = self.g.lookup(name) else {
             return false;
         };
-        self.g.op(self.g.value(id).producer.0).is_some_and(|op| {
-            op.op_type() == "Expand" && opset_domain(op.proto.domain()).is_empty()
-        })
+        self.g
+            .op(self.g.value(id).producer.0)
+            .is_some_and(|op| op.op_type() == "Expand" && opset_domain(op.domain()).is_empty())
     }
 
     /// Queues `n` to be inserted before the consumer at source position `at`.
@@ -306,24 +303,21 @@ impl GraphRewriter<'_, '_> {
     fn node(&mut self, op: &OpNode, k: Kind) -> Result<(), String> {
         let out_shape = match k {
             Kind::Normalized(_) => self.normalized_shape(op),
-            _ => op
-                .proto
-                .output
-                .first()
-                .map(|o| self.shape_of(o))
-                .unwrap_or(None),
+            _ => self.shape_of(self.g.output_name(op, 0)),
         };
         let slots: Vec<usize> = match k {
-            Kind::Multi => (0..op.proto.input.len()).collect(),
+            Kind::Multi => (0..op.num_inputs()).collect(),
             Kind::ToFirst(s) | Kind::Normalized(s) => s.to_vec(),
             Kind::GemmC => vec![2],
             Kind::LegacyAxis(_) => vec![1],
         };
-        let label = node_label(&op.proto, op.index);
+        let label = op.label().into_owned();
+        let g = self.g;
         for &slot in &slots {
-            let Some(input) = op.proto.input.get(slot).filter(|n| !n.is_empty()) else {
+            let input = g.input_name(op, slot);
+            if input.is_empty() {
                 continue;
-            };
+            }
             let in_shape = self.shape_of(input);
             if same_shape(&in_shape, &out_shape) {
                 continue;
@@ -375,7 +369,7 @@ impl GraphRewriter<'_, '_> {
             let expand = node(
                 "Expand",
                 name.clone(),
-                vec![input.clone(), target],
+                vec![input.to_owned(), target],
                 vec![name.clone()],
             );
             self.insert(op.index, expand);
@@ -407,7 +401,7 @@ impl GraphRewriter<'_, '_> {
         out_shape: &Shape,
         base: &str,
     ) -> Result<(), String> {
-        let label = node_label(&op.proto, op.index);
+        let label = op.label().into_owned();
         let refuse = |why: &str| {
             format!(
                 "node '{label}' ({}) in graph {}: {why}; opset {} has no Expand (from opset {EXPAND_SINCE}): convert the model to opset {EXPAND_SINCE} or later first",
@@ -479,7 +473,7 @@ impl GraphRewriter<'_, '_> {
         if let Kind::LegacyAxis(_) = k {
             // With B of A's shape the legacy rule no longer applies (B would not fit at `axis`):
             // the node becomes a plain equal-shapes one.
-            for (i, a) in op.proto.attribute.iter().enumerate() {
+            for (i, a) in op.attribute.iter().enumerate() {
                 if a.name() == "broadcast" || a.name() == "axis" {
                     self.patch.drop_attributes.insert((op.index, i));
                 }
@@ -498,8 +492,7 @@ impl GraphRewriter<'_, '_> {
 
     /// The `axis` attribute of a normalization node (default -1).
     fn norm_axis(op: &OpNode) -> i64 {
-        op.proto
-            .attribute
+        op.attribute
             .iter()
             .find(|a| a.name() == "axis")
             .and_then(|a| a.i)
@@ -508,7 +501,7 @@ impl GraphRewriter<'_, '_> {
 
     /// `X.shape[axis:]` of a normalization node, when X's rank is known.
     fn normalized_shape(&self, op: &OpNode) -> Shape {
-        let x = self.shape_of(op.proto.input.first()?)?;
+        let x = self.shape_of(self.g.input_name(op, 0))?;
         let r = x.len() as i64;
         let axis = Self::norm_axis(op);
         let a = if axis < 0 { axis + r } else { axis };
@@ -520,14 +513,15 @@ impl GraphRewriter<'_, '_> {
     /// with Expand (which is itself bidirectional). For X-shaped ops: Shape(X). For Gemm: [M, N] taken
     /// from A and B.
     fn runtime_target(&mut self, op: &OpNode, k: &Kind, slot: usize, base: &str) -> Option<String> {
-        let out_shape = self.shape_of(op.proto.output.first()?);
+        let g = self.g;
+        let out_shape = self.shape_of(g.output_name(op, 0));
         let at = op.index;
         match k {
-            Kind::ToFirst(_) => Some(self.shape_node(at, &op.proto.input[0], base)),
+            Kind::ToFirst(_) => Some(self.shape_node(at, g.input_name(op, 0), base)),
             Kind::Normalized(_) => {
                 // Shape's `start` (opset 15; these ops start at 17) takes the normalized part, and a
                 // negative start works whatever X's rank turns out to be.
-                let name = self.shape_node(at, &op.proto.input[0], base);
+                let name = self.shape_node(at, g.input_name(op, 0), base);
                 if let Some(last) = self
                     .patch
                     .insert_before
@@ -546,15 +540,14 @@ impl GraphRewriter<'_, '_> {
             Kind::LegacyAxis(_) => None,
             Kind::GemmC => {
                 let trans = |n: &str| {
-                    op.proto
-                        .attribute
+                    op.attribute
                         .iter()
                         .any(|a| a.name() == n && a.i.unwrap_or(0) != 0)
                 };
                 let m_axis = if trans("transA") { 1 } else { 0 };
                 let n_axis = if trans("transB") { 0 } else { 1 };
-                let sa = self.shape_node(at, &op.proto.input[0], &format!("{base}/shape_a"));
-                let sb = self.shape_node(at, &op.proto.input[1], &format!("{base}/shape_b"));
+                let sa = self.shape_node(at, g.input_name(op, 0), &format!("{base}/shape_a"));
+                let sb = self.shape_node(at, g.input_name(op, 1), &format!("{base}/shape_b"));
                 let ia = self.const_i64(at, &format!("{base}/m_axis"), &[m_axis]);
                 let ib = self.const_i64(at, &format!("{base}/n_axis"), &[n_axis]);
                 let m = self.names.fresh(&format!("{base}/m"));
@@ -573,7 +566,7 @@ impl GraphRewriter<'_, '_> {
                 Some(mn)
             }
             Kind::Multi => {
-                let inputs: Vec<String> = op.proto.input.clone();
+                let inputs: Vec<&str> = g.input_names(op).collect();
                 // An input already of the output's shape gives the target directly.
                 if let Some(full) = inputs
                     .iter()
@@ -581,19 +574,19 @@ impl GraphRewriter<'_, '_> {
                     .find(|(j, n)| {
                         *j != slot && !n.is_empty() && same_shape(&self.shape_of(n), &out_shape)
                     })
-                    .map(|(_, n)| n.clone())
+                    .map(|(_, n)| *n)
                 {
-                    return Some(self.shape_node(at, &full, base));
+                    return Some(self.shape_node(at, full, base));
                 }
                 // Otherwise broadcast the other inputs together: Expand(x1, Shape(x2)) ... then Shape.
-                let others: Vec<&String> = inputs
+                let others: Vec<&str> = inputs
                     .iter()
                     .enumerate()
                     .filter(|(j, n)| *j != slot && !n.is_empty())
-                    .map(|(_, n)| n)
+                    .map(|(_, n)| *n)
                     .collect();
                 let (first, rest) = others.split_first()?;
-                let mut acc = (*first).clone();
+                let mut acc = (*first).to_owned();
                 for (i, other) in rest.iter().enumerate() {
                     let s = self.shape_node(at, other, &format!("{base}/shape{i}"));
                     let e = self.names.fresh(&format!("{base}/bcast{i}"));
@@ -601,7 +594,7 @@ impl GraphRewriter<'_, '_> {
                     acc = e;
                 }
                 // The input itself joins too: its own size may be the larger on some axis.
-                let own = self.shape_node(at, &inputs[slot], &format!("{base}/own"));
+                let own = self.shape_node(at, inputs.get(slot)?, &format!("{base}/own"));
                 let e = self.names.fresh(&format!("{base}/bcast_own"));
                 self.insert(
                     at,
@@ -707,7 +700,7 @@ pub fn inserted_nodes(g: &Graph) -> HashMap<crate::ir::NodeId, Inserted> {
     for &id in &g.ops {
         let Some(op) = g.op(id) else { continue };
         if !matches!(op.op_type(), "Expand" | "Tile" | "Reshape")
-            || !opset_domain(op.proto.domain()).is_empty()
+            || !opset_domain(op.domain()).is_empty()
         {
             continue;
         }

@@ -34,7 +34,6 @@
 
 use super::explicit_broadcast::{Kind, kind};
 use super::{GraphPatch, Patch};
-use crate::ir::build::node_label;
 use crate::ir::{Graph, Model, NodeId, NodeKind, OpNode, Slot, ValueId, opset_domain};
 use crate::shape::broadcast::{multidirectional, unidirectional};
 use crate::shape::dim::{Dim, Shape, format_shape};
@@ -189,12 +188,12 @@ impl<'a> GraphFolder<'a> {
         self.inputs
             .get(&id)
             .cloned()
-            .unwrap_or_else(|| op.proto.input.clone())
+            .unwrap_or_else(|| self.g.input_names(op).map(str::to_owned).collect())
     }
 
     /// The broadcast nodes of this graph: Expand, and before opset 8 its stand-ins Tile and Reshape.
     fn is_candidate(&self, op: &OpNode) -> bool {
-        if !opset_domain(op.proto.domain()).is_empty() {
+        if !opset_domain(op.domain()).is_empty() {
             return false;
         }
         match op.op_type() {
@@ -222,7 +221,7 @@ impl<'a> GraphFolder<'a> {
                     let why = format!(
                         "graph {}, node '{}' ({}): {why}",
                         self.g.path,
-                        node_label(&op.proto, op.index),
+                        op.label().into_owned(),
                         op.op_type()
                     );
                     self.left.push((id, why));
@@ -234,12 +233,11 @@ impl<'a> GraphFolder<'a> {
     /// Removes the node if it is a redundant broadcast; else says why not (an empty reason: it is not
     /// a broadcast at all, nothing to report).
     fn try_fold(&mut self, id: NodeId, op: &'a OpNode) -> Result<Removal, String> {
-        let (Some(x), Some(y)) = (
-            op.proto.input.first().filter(|n| !n.is_empty()),
-            op.proto.output.first().filter(|n| !n.is_empty()),
-        ) else {
+        let g: &'a Graph = self.g;
+        let (x, y) = (g.input_name(op, 0), g.output_name(op, 0));
+        if x.is_empty() || y.is_empty() {
             return Err(String::new());
-        };
+        }
         let (Some(xid), Some(yid)) = (self.g.lookup(x), self.g.lookup(y)) else {
             return Err(String::new());
         };
@@ -247,7 +245,7 @@ impl<'a> GraphFolder<'a> {
         if op.op_type() != "Expand" && !is_broadcast(op.op_type(), &xs, &ys) {
             return Err(String::new());
         }
-        if self.outputs.contains(y.as_str()) {
+        if self.outputs.contains(y) {
             return Err(format!("its output '{y}' is a graph output"));
         }
         let readers = self.readers.get(&yid).cloned().unwrap_or_default();
@@ -261,7 +259,7 @@ impl<'a> GraphFolder<'a> {
             let Some(rop) = self.g.op(reader) else {
                 return Err(format!("'{y}' is read by something other than a node"));
             };
-            let rlabel = node_label(&rop.proto, rop.index);
+            let rlabel = rop.label().into_owned();
             let Slot::Input(slot) = slot else {
                 return Err(format!(
                     "a subgraph of '{rlabel}' ({}) reads '{y}'",
@@ -281,11 +279,10 @@ impl<'a> GraphFolder<'a> {
                 .collect();
             let mut after = before.clone();
             for &k in &slots {
-                after[k] = x.clone();
+                after[k] = x.to_owned();
             }
-            let target = (op.op_type() == "Expand")
-                .then(|| op.proto.input.get(1))
-                .flatten();
+            let target =
+                (op.op_type() == "Expand" && op.num_inputs() > 1).then(|| g.input_name(op, 1));
             self.reader_allows(rop, &before, &after, &slots, (x, &xs), target)
                 .map_err(|why| format!("'{rlabel}' ({}) input {slot}: {why}", rop.op_type()))?;
             rewired.push((reader, after, slots));
@@ -294,7 +291,7 @@ impl<'a> GraphFolder<'a> {
         for (reader, after, slots) in rewired {
             let index = self.g.op(reader).map(|o| o.index).unwrap_or_default();
             for &k in &slots {
-                self.patch.rewire.insert((index, k), x.clone());
+                self.patch.rewire.insert((index, k), x.to_owned());
             }
             self.inputs.insert(reader, after);
         }
@@ -305,9 +302,9 @@ impl<'a> GraphFolder<'a> {
         self.remove_node(id, op);
         Ok(Removal {
             graph: self.g.path.clone(),
-            node: node_label(&op.proto, op.index),
+            node: op.label().into_owned(),
             op_type: op.op_type().to_owned(),
-            input: x.clone(),
+            input: x.to_owned(),
             from: format_shape(&xs),
             to: format_shape(&ys),
             readers: described,
@@ -323,9 +320,9 @@ impl<'a> GraphFolder<'a> {
         after: &[String],
         slots: &[usize],
         (x, xs): (&str, &Shape),
-        target: Option<&String>,
+        target: Option<&str>,
     ) -> Result<(), String> {
-        if !opset_domain(reader.proto.domain()).is_empty() {
+        if !opset_domain(reader.domain()).is_empty() {
             return Err("an op of another domain, which need not broadcast".to_owned());
         }
         let Some(k) = kind(reader, self.opset) else {
@@ -406,12 +403,7 @@ impl<'a> GraphFolder<'a> {
             Kind::ToFirst(_) | Kind::GemmC | Kind::Normalized(_) => {
                 let target = match k {
                     Kind::ToFirst(_) => before.first().map(|n| self.shape_of(n)).unwrap_or(None),
-                    Kind::GemmC => reader
-                        .proto
-                        .output
-                        .first()
-                        .map(|n| self.shape_of(n))
-                        .unwrap_or(None),
+                    Kind::GemmC => self.shape_of(self.g.output_name(reader, 0)),
                     _ => self.normalized_shape(reader, before),
                 };
                 let what = match k {
@@ -462,11 +454,8 @@ impl<'a> GraphFolder<'a> {
         let g: &'a Graph = self.g;
         let id = g.lookup(t)?;
         let op = g.op(g.value(id).producer.0)?;
-        (op.op_type() == "Shape"
-            && opset_domain(op.proto.domain()).is_empty()
-            && op.proto.attribute.is_empty())
-        .then(|| op.proto.input.first().map(String::as_str))
-        .flatten()
+        (op.op_type() == "Shape" && opset_domain(op.domain()).is_empty() && op.attribute.is_empty())
+            .then(|| g.input_name(op, 0))
     }
 
     /// The values `w` is the broadcast of: for `Expand(a, Shape(b))` those of `a` and of `b`, else
@@ -498,13 +487,11 @@ impl<'a> GraphFolder<'a> {
         let g: &'a Graph = self.g;
         let id = g.lookup(v)?;
         let op = g.op(g.value(id).producer.0)?;
-        if op.op_type() != "Expand" || !opset_domain(op.proto.domain()).is_empty() {
+        if op.op_type() != "Expand" || !opset_domain(op.domain()).is_empty() {
             return None;
         }
-        match op.proto.input.as_slice() {
-            [a, t] if !a.is_empty() && !t.is_empty() => Some((a.as_str(), t.as_str())),
-            _ => None,
-        }
+        let (a, t) = (g.input_name(op, 0), g.input_name(op, 1));
+        (op.num_inputs() == 2 && !a.is_empty() && !t.is_empty()).then_some((a, t))
     }
 
     /// `X.shape[axis:]` of a normalization node, when X's rank is known.
@@ -512,7 +499,6 @@ impl<'a> GraphFolder<'a> {
         let x = self.shape_of(inputs.first()?)?;
         let r = x.len() as i64;
         let axis = op
-            .proto
             .attribute
             .iter()
             .find(|a| a.name() == "axis")
@@ -527,7 +513,8 @@ impl<'a> GraphFolder<'a> {
     fn remove_node(&mut self, id: NodeId, op: &OpNode) {
         self.removed.insert(id);
         self.patch.remove_nodes.insert(op.index);
-        for name in op.proto.input.iter().filter(|n| !n.is_empty()) {
+        let g = self.g;
+        for name in g.input_names(op).filter(|n| !n.is_empty()) {
             if let Some(v) = self.g.lookup(name) {
                 if let Some(r) = self.readers.get_mut(&v) {
                     r.retain(|(n, _)| *n != id);
@@ -535,8 +522,8 @@ impl<'a> GraphFolder<'a> {
                 self.orphans.push(v);
             }
         }
-        for name in op.proto.output.iter().filter(|n| !n.is_empty()) {
-            for (i, vi) in self.g.header.value_info.iter().enumerate() {
+        for name in g.output_names(op).filter(|n| !n.is_empty()) {
+            for (i, vi) in g.header.value_info.iter().enumerate() {
                 if vi.name() == name {
                     self.patch.remove_value_info.insert(i);
                 }
@@ -546,7 +533,7 @@ impl<'a> GraphFolder<'a> {
 
     /// True when nothing live reads `v` and it is not a graph output.
     fn unread(&self, v: ValueId) -> bool {
-        !self.outputs.contains(self.g.value(v).name.as_str())
+        !self.outputs.contains(&*self.g.value(v).name)
             && self
                 .readers
                 .get(&v)
@@ -565,7 +552,7 @@ impl<'a> GraphFolder<'a> {
                 Some(NodeKind::Initializer(i)) => {
                     self.patch.remove_initializers.insert(*i);
                     out.initializers
-                        .push((self.g.path.clone(), self.g.value(v).name.clone()));
+                        .push((self.g.path.clone(), self.g.value(v).name.to_string()));
                 }
                 Some(NodeKind::Input(_))
                     if self
@@ -573,7 +560,7 @@ impl<'a> GraphFolder<'a> {
                         .header
                         .initializer
                         .iter()
-                        .any(|t| t.name() == self.g.value(v).name) =>
+                        .any(|t| t.name() == &*self.g.value(v).name) =>
                 {
                     out.left.push(format!(
                         "graph {}, initializer '{}': no node reads it any more, but it is also a graph input (as IR < 4 requires), and removing it would change the model's inputs",
@@ -586,16 +573,15 @@ impl<'a> GraphFolder<'a> {
                         continue;
                     };
                     if self.removed.contains(&producer)
-                        || !opset_domain(op.proto.domain()).is_empty()
+                        || !opset_domain(op.domain()).is_empty()
                         || !SHAPE_OPS.contains(&op.op_type())
                         || !op.subgraphs.is_empty()
                     {
                         continue;
                     }
-                    let all_dead = op
-                        .proto
-                        .output
-                        .iter()
+                    let all_dead = self
+                        .g
+                        .output_names(op)
                         .filter(|n| !n.is_empty())
                         .all(|n| self.g.lookup(n).is_none_or(|o| self.unread(o)));
                     if !all_dead {
@@ -603,7 +589,7 @@ impl<'a> GraphFolder<'a> {
                     }
                     out.dead.push(Dead {
                         graph: self.g.path.clone(),
-                        node: node_label(&op.proto, op.index),
+                        node: op.label().into_owned(),
                         op_type: op.op_type().to_owned(),
                     });
                     self.remove_node(producer, op);

@@ -190,12 +190,12 @@ impl<'m> Names<'m> {
     pub fn of(model: &'m Model) -> Self {
         let mut existing = hashbrown::HashSet::new();
         for g in model.graphs() {
-            existing.extend(g.values.iter().map(|v| v.name.as_str()));
+            // Every input and output name is a value's, or one that did not resolve.
+            existing.extend(g.values.iter().map(|v| &*v.name));
+            existing.extend(g.unresolved.values().map(|n| &**n));
             for &id in &g.ops {
                 if let Some(op) = g.op(id) {
                     existing.insert(op.name());
-                    existing.extend(op.proto.output.iter().map(String::as_str));
-                    existing.extend(op.proto.input.iter().map(String::as_str));
                 }
             }
             existing.extend(g.declared_values().map(|v| v.name()));

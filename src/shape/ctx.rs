@@ -5,13 +5,52 @@ use super::broadcast::Outcome;
 use super::dim::{Dim, Shape};
 use super::value::ValueInfo;
 use crate::diagnostics::{Code, Diagnostic};
+use crate::ir::{Graph, OpNode};
 use crate::proto::{AttributeProto, NodeProto, TensorProto};
 
 /// Infers a subgraph (by attribute name) given the infos of its formal inputs; returns its outputs.
 pub type SubgraphFn<'a> = dyn FnMut(&str, &[ValueInfo]) -> Option<Vec<ValueInfo>> + 'a;
 
+/// The node a rule is applied to: one of the IR, or a `NodeProto` made up by a rule or a test.
+#[derive(Clone, Copy)]
+pub enum NodeRef<'a> {
+    Ir(&'a Graph, &'a OpNode),
+    Proto(&'a NodeProto),
+}
+
+impl<'a> NodeRef<'a> {
+    pub fn op_type(&self) -> &'a str {
+        match self {
+            NodeRef::Ir(_, op) => op.op_type(),
+            NodeRef::Proto(p) => p.op_type(),
+        }
+    }
+
+    pub fn attribute(&self) -> &'a [AttributeProto] {
+        match self {
+            NodeRef::Ir(_, op) => &op.attribute,
+            NodeRef::Proto(p) => &p.attribute,
+        }
+    }
+
+    pub fn num_outputs(&self) -> usize {
+        match self {
+            NodeRef::Ir(_, op) => op.num_outputs(),
+            NodeRef::Proto(p) => p.output.len(),
+        }
+    }
+
+    /// The name input `slot` reads (empty when omitted).
+    pub fn input_name(&self, slot: usize) -> &'a str {
+        match self {
+            NodeRef::Ir(g, op) => g.input_name(op, slot),
+            NodeRef::Proto(p) => p.input.get(slot).map_or("", String::as_str),
+        }
+    }
+}
+
 pub struct NodeCtx<'a> {
-    pub proto: &'a NodeProto,
+    pub node: NodeRef<'a>,
     /// The node's name, or `#index` when it has none.
     pub label: &'a str,
     /// The version of the node's domain in force.
@@ -49,7 +88,7 @@ impl Rule {
 
 impl<'a> NodeCtx<'a> {
     pub fn op_type(&self) -> &str {
-        self.proto.op_type()
+        self.node.op_type()
     }
 
     pub fn input(&self, slot: usize) -> Option<&ValueInfo> {
@@ -83,11 +122,11 @@ impl<'a> NodeCtx<'a> {
     }
 
     pub fn num_outputs(&self) -> usize {
-        self.proto.output.len()
+        self.node.num_outputs()
     }
 
     pub fn attr(&self, name: &str) -> Option<&AttributeProto> {
-        self.proto.attribute.iter().find(|a| a.name() == name)
+        self.node.attribute().iter().find(|a| a.name() == name)
     }
 
     pub fn attr_i(&self, name: &str) -> Option<i64> {
@@ -150,7 +189,7 @@ impl<'a> NodeCtx<'a> {
         let shapes: Vec<String> = slots
             .iter()
             .map(|&s| {
-                let name = self.proto.input.get(s).map(String::as_str).unwrap_or("");
+                let name = self.node.input_name(s);
                 format!(
                     "input {s} '{name}': {}",
                     super::dim::format_shape(&self.shape(s))

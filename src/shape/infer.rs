@@ -5,12 +5,11 @@
 //! A finding inside a function body is reported at the calling node (the body has no location of its
 //! own in the user's graph), with the inner node named in the message and in `inner_node`.
 
-use super::ctx::NodeCtx;
+use super::ctx::{NodeCtx, NodeRef};
 use super::dim::{Dim, Poly, SymExpr};
 use super::registry::registry;
 use super::value::{ValueInfo, from_tensor, from_type_proto};
 use crate::diagnostics::{Code, Diagnostic, Severity};
-use crate::ir::build::node_label;
 use crate::ir::{Graph, Model, NodeKind, OpNode, opset_domain};
 use crate::proto::{NodeProto, TypeProto};
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -107,7 +106,7 @@ fn is_called(model: &Model, domain: &str, name: &str) -> bool {
         g.ops
             .iter()
             .filter_map(|&id| g.op(id))
-            .any(|op| op.proto.domain() == domain && op.op_type() == name)
+            .any(|op| op.domain() == domain && op.op_type() == name)
     })
 }
 
@@ -175,12 +174,13 @@ impl<'m> Driver<'m> {
             let mut outputs = self
                 .infer_node(g, op, imports, env, site, &infos)
                 .into_iter();
-            for (name, value) in op.proto.output.iter().zip(g.output_ids(op)) {
+            for value in g.output_ids(op) {
                 let inferred = outputs.next();
                 // None: omitted, or a duplicate definition (the first producer keeps the name).
                 let Some(id) = *value else { continue };
-                let declared = g.value(id).declared.as_deref();
-                let merged = self.merge_declared(g, op, name, inferred, declared, site);
+                let v = g.value(id);
+                let declared = v.declared.as_deref();
+                let merged = self.merge_declared(g, op, &v.name, inferred, declared, site);
                 infos[id.0 as usize] = merged;
             }
             if let Some(left) = &mut readers {
@@ -229,7 +229,7 @@ impl<'m> Driver<'m> {
                 .values
                 .iter()
                 .zip(infos)
-                .map(|(v, i)| (v.name.clone(), i))
+                .map(|(v, i)| (v.name.to_string(), i))
                 .collect(),
         });
     }
@@ -257,7 +257,7 @@ impl<'m> Driver<'m> {
                         // An input with an initializer of its name (all inputs, in models before IR 4)
                         // holds the initializer unless fed: keep its shape and values when they agree
                         // with the declaration.
-                        let init = defaults.get(v.name.as_str()).map(|t| from_tensor(t));
+                        let init = defaults.get(&*v.name).map(|t| from_tensor(t));
                         match (init, declared) {
                             (Some(i), Some(d)) if compatible(&i, &d) => Some(i),
                             (i, d) => d.or(i),
@@ -294,24 +294,26 @@ impl<'m> Driver<'m> {
         site: Option<&CallSite>,
         infos: &[Option<ValueInfo>],
     ) -> Vec<ValueInfo> {
-        let inputs: Vec<Option<ValueInfo>> = op
-            .proto
-            .input
+        let inputs: Vec<Option<ValueInfo>> = g
+            .input_ids(op)
             .iter()
-            .zip(g.input_ids(op))
-            .map(|(name, value)| {
-                if name.is_empty() {
-                    return None;
-                }
-                let known = value.and_then(|id| infos[id.0 as usize].clone());
-                Some(known.unwrap_or_else(ValueInfo::unknown))
+            .enumerate()
+            .map(|(slot, value)| match value {
+                Some(id) => Some(
+                    infos[id.0 as usize]
+                        .clone()
+                        .unwrap_or_else(ValueInfo::unknown),
+                ),
+                // Omitted, or a name defined nowhere (reported by the structural checks).
+                None if g.input_name(op, slot).is_empty() => None,
+                None => Some(ValueInfo::unknown()),
             })
             .collect();
-        let domain = opset_domain(op.proto.domain());
-        let label = crate::ir::build::label(&op.proto, op.index);
+        let domain = opset_domain(op.domain());
+        let label = op.label();
         if let Some(f) = self
             .model
-            .function(op.proto.domain(), op.op_type(), op.proto.overload())
+            .function(op.domain(), op.op_type(), op.overload())
         {
             return self.infer_call(g, op, &label, f, &inputs, site);
         }
@@ -333,8 +335,7 @@ impl<'m> Driver<'m> {
             let this = &mut *self;
             let mut subgraph = |name: &str, formal: &[ValueInfo]| -> Option<Vec<ValueInfo>> {
                 let sub = op.subgraphs.iter().find(|s| {
-                    op.proto
-                        .attribute
+                    op.attribute
                         .get(s.attribute)
                         .is_some_and(|a| a.name() == name)
                 })?;
@@ -344,7 +345,7 @@ impl<'m> Driver<'m> {
                 Some(outputs)
             };
             let mut ctx = NodeCtx {
-                proto: &op.proto,
+                node: NodeRef::Ir(g, op),
                 label: &label,
                 opset,
                 inputs: &inputs,
@@ -495,7 +496,7 @@ impl<'m> Driver<'m> {
         if !self.bindings.insert((sym.clone(), size)) {
             return;
         }
-        let label = node_label(&op.proto, op.index);
+        let label = op.label().into_owned();
         let msg = match binding {
             Binding::Declared(..) => format!(
                 "symbol {sym} is bound to {size} by the declared shape of value '{name}' (node '{label}')"
@@ -511,7 +512,7 @@ impl<'m> Driver<'m> {
     }
 
     fn report_declared(&mut self, g: &Graph, op: &OpNode, msg: String, site: Option<&CallSite>) {
-        let label = node_label(&op.proto, op.index);
+        let label = op.label().into_owned();
         let d = Diagnostic::new(Code::DeclaredShape, "", msg);
         let d = locate(d, &g.path, &label, op.op_type(), site);
         self.out.diagnostics.push(d);
@@ -605,7 +606,7 @@ fn with_call_attributes(f: &crate::ir::Function, call: &OpNode) -> Option<Graph>
         .ops
         .iter()
         .filter_map(|&id| f.body.op(id))
-        .any(|op| op.proto.attribute.iter().any(|a| a.ref_attr_name.is_some()));
+        .any(|op| op.attribute.iter().any(|a| a.ref_attr_name.is_some()));
     if !uses_refs {
         return None;
     }
@@ -615,7 +616,7 @@ fn with_call_attributes(f: &crate::ir::Function, call: &OpNode) -> Option<Graph>
         .ops
         .iter()
         .filter_map(|&id| f.body.op(id))
-        .map(|op| substitute(&op.proto, call, f))
+        .map(|op| substitute(f.body.node_proto(op), call, f))
         .collect();
     let mut sink = Vec::new();
     let (g, _) = crate::ir::build_graph(
@@ -629,14 +630,12 @@ fn with_call_attributes(f: &crate::ir::Function, call: &OpNode) -> Option<Graph>
     Some(g)
 }
 
-fn substitute(node: &NodeProto, call: &OpNode, f: &crate::ir::Function) -> NodeProto {
-    let mut n = node.clone();
+fn substitute(mut n: NodeProto, call: &OpNode, f: &crate::ir::Function) -> NodeProto {
     n.attribute.retain_mut(|a| {
         let Some(r) = a.ref_attr_name.clone() else {
             return true;
         };
         let value = call
-            .proto
             .attribute
             .iter()
             .find(|c| c.name() == r)

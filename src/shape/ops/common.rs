@@ -334,7 +334,7 @@ pub(crate) mod test_util {
     ) -> Vec<ValueInfo> {
         let mut sub = |_: &str, _: &[ValueInfo]| -> Option<Vec<ValueInfo>> { None };
         let mut ctx = NodeCtx {
-            proto: node,
+            node: crate::shape::ctx::NodeRef::Proto(node),
             label: "n",
             opset,
             inputs,

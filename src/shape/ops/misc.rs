@@ -115,7 +115,7 @@ mod tests {
         let inputs = [t(F32, &["N", "8"]), t(F32, &["N", "1"])];
         let mut sub = |_: &str, _: &[ValueInfo]| -> Option<Vec<ValueInfo>> { None };
         let mut ctx = NodeCtx {
-            proto: &n,
+            node: crate::shape::ctx::NodeRef::Proto(&n),
             label: "n",
             opset: 28,
             inputs: &inputs,

@@ -292,7 +292,7 @@ mod hostile {
                                 Some(vec![ValueInfo::unknown(); f.len() + 2])
                             };
                             let mut ctx = NodeCtx {
-                                proto: &n,
+                                node: crate::shape::ctx::NodeRef::Proto(&n),
                                 label: "n",
                                 opset,
                                 inputs: ins,

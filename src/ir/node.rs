@@ -1,0 +1,327 @@
+//! [`OpNode`]: an ONNX node as the IR keeps it, and [`NodeBatch`]: nodes on their way into a graph.
+//!
+//! prost's `NodeProto` is 240 bytes plus a heap string for every name, input, output, op type and
+//! domain; a graph of a million nodes spent half its memory there. An `OpNode` keeps the node's own
+//! name, shares its op type and domain with every node of that kind ([`Interner`]), and keeps no input
+//! or output names: the graph resolves those to values once ([`super::Graph::io`]), and the value holds
+//! the name. Fields that checks and inference never read (`doc_string`, metadata) live in a box that
+//! most nodes do not have.
+
+use super::Subgraph;
+use crate::proto::{
+    AttributeProto, NodeDeviceConfigurationProto, NodeProto, StringStringEntryProto,
+};
+use std::borrow::Cow;
+use std::sync::Arc;
+
+/// An ONNX node. Graph-valued attributes are moved out of `attribute` into `subgraphs`.
+#[derive(Debug)]
+pub struct OpNode {
+    name: Box<str>,
+    op_type: Arc<str>,
+    domain: Arc<str>,
+    pub attribute: Vec<AttributeProto>,
+    /// Position in the source node list.
+    pub index: usize,
+    /// Where this node's entries start in [`super::Graph::io`]: its inputs, then its outputs.
+    pub io_start: usize,
+    inputs: u32,
+    outputs: u32,
+    /// Which of name, op_type and domain the record set (to an empty string, possibly): a node written
+    /// back as a `NodeProto` is then the one that was read.
+    present: u8,
+    pub subgraphs: Vec<Subgraph>,
+    rare: Option<Box<Rare>>,
+}
+
+const NAME_SET: u8 = 1;
+const OP_TYPE_SET: u8 = 2;
+const DOMAIN_SET: u8 = 4;
+
+/// The fields of a `NodeProto` that few nodes set and no analysis reads.
+#[derive(Debug, Default, Clone, PartialEq)]
+struct Rare {
+    overload: Option<String>,
+    doc_string: Option<String>,
+    metadata_props: Vec<StringStringEntryProto>,
+    device_configurations: Vec<NodeDeviceConfigurationProto>,
+}
+
+impl OpNode {
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    pub fn op_type(&self) -> &str {
+        &self.op_type
+    }
+    pub fn domain(&self) -> &str {
+        &self.domain
+    }
+    pub fn overload(&self) -> &str {
+        self.rare
+            .as_ref()
+            .and_then(|r| r.overload.as_deref())
+            .unwrap_or("")
+    }
+    pub fn num_inputs(&self) -> usize {
+        self.inputs as usize
+    }
+    pub fn num_outputs(&self) -> usize {
+        self.outputs as usize
+    }
+
+    /// The name diagnostics use for the node: its own, or `#index` when it has none.
+    pub fn label(&self) -> Cow<'_, str> {
+        match self.name() {
+            "" => Cow::Owned(format!("#{}", self.index)),
+            n => Cow::Borrowed(n),
+        }
+    }
+
+    /// The first attribute called `name`.
+    pub fn attr(&self, name: &str) -> Option<&AttributeProto> {
+        self.attribute.iter().find(|a| a.name() == name)
+    }
+
+    /// The node as a `NodeProto` with the given input and output names (graph-valued attributes are
+    /// not part of it once the node is in a graph: they are in `subgraphs`).
+    pub fn to_proto(&self, input: Vec<String>, output: Vec<String>) -> NodeProto {
+        let rare = self.rare.as_deref().cloned().unwrap_or_default();
+        self.proto_with(input, output, self.attribute.clone(), rare)
+    }
+
+    /// [`OpNode::to_proto`], consuming the node.
+    pub fn into_proto(mut self, input: Vec<String>, output: Vec<String>) -> NodeProto {
+        let rare = self.rare.take().map(|r| *r).unwrap_or_default();
+        let attribute = std::mem::take(&mut self.attribute);
+        self.proto_with(input, output, attribute, rare)
+    }
+
+    fn proto_with(
+        &self,
+        input: Vec<String>,
+        output: Vec<String>,
+        attribute: Vec<AttributeProto>,
+        rare: Rare,
+    ) -> NodeProto {
+        let set = |bit: u8, s: &str| (self.present & bit != 0).then(|| s.to_owned());
+        NodeProto {
+            input,
+            output,
+            name: set(NAME_SET, self.name()),
+            op_type: set(OP_TYPE_SET, self.op_type()),
+            domain: set(DOMAIN_SET, self.domain()),
+            overload: rare.overload,
+            attribute,
+            doc_string: rare.doc_string,
+            metadata_props: rare.metadata_props,
+            device_configurations: rare.device_configurations,
+        }
+    }
+}
+
+/// Hands out one shared copy of each op type and domain.
+#[derive(Debug, Default)]
+pub struct Interner(hashbrown::HashSet<Arc<str>>);
+
+impl Interner {
+    pub fn get(&mut self, s: &str) -> Arc<str> {
+        if let Some(a) = self.0.get(s) {
+            return a.clone();
+        }
+        let a: Arc<str> = s.into();
+        self.0.insert(a.clone());
+        a
+    }
+}
+
+/// The parts of a node a decoder fills in; [`NodeBatch::push`] makes the [`OpNode`].
+#[derive(Debug, Default)]
+pub struct NodeFields<'a> {
+    pub name: Option<&'a str>,
+    pub op_type: Option<&'a str>,
+    pub domain: Option<&'a str>,
+    pub overload: Option<String>,
+    pub attribute: Vec<AttributeProto>,
+    pub doc_string: Option<String>,
+    pub metadata_props: Vec<StringStringEntryProto>,
+    pub device_configurations: Vec<NodeDeviceConfigurationProto>,
+}
+
+/// Nodes of one graph, in source order, on their way into the IR. Their input and output names are
+/// kept in one string: decoding a million nodes then allocates no string per name.
+#[derive(Debug, Default)]
+pub struct NodeBatch {
+    names: String,
+    /// (start, length) in `names` of each node's inputs then outputs, node after node.
+    spans: Vec<(u32, u32)>,
+    pub nodes: Vec<OpNode>,
+    interner: Interner,
+}
+
+impl NodeBatch {
+    /// Whether `more` bytes of names still fit (spans are 32-bit; a fuller batch is followed by another).
+    pub fn has_room(&self, more: usize) -> bool {
+        self.names
+            .len()
+            .checked_add(more)
+            .is_some_and(|n| n <= u32::MAX as usize)
+    }
+
+    /// Adds a node, its position in the graph's node list being `index`.
+    pub fn push<'a>(
+        &mut self,
+        index: usize,
+        fields: NodeFields<'_>,
+        inputs: impl ExactSizeIterator<Item = &'a str>,
+        outputs: impl ExactSizeIterator<Item = &'a str>,
+    ) {
+        let (n_in, n_out) = (inputs.len() as u32, outputs.len() as u32);
+        for s in inputs.chain(outputs) {
+            // `has_room` was asked for the whole node: these conversions cannot truncate.
+            self.spans.push((self.names.len() as u32, s.len() as u32));
+            self.names.push_str(s);
+        }
+        let rare = Rare {
+            overload: fields.overload,
+            doc_string: fields.doc_string,
+            metadata_props: fields.metadata_props,
+            device_configurations: fields.device_configurations,
+        };
+        let present = [
+            (fields.name, NAME_SET),
+            (fields.op_type, OP_TYPE_SET),
+            (fields.domain, DOMAIN_SET),
+        ]
+        .iter()
+        .filter(|(f, _)| f.is_some())
+        .fold(0, |acc, (_, bit)| acc | bit);
+        self.nodes.push(OpNode {
+            name: fields.name.unwrap_or("").into(),
+            op_type: self.interner.get(fields.op_type.unwrap_or("")),
+            domain: self.interner.get(fields.domain.unwrap_or("")),
+            attribute: fields.attribute,
+            index,
+            io_start: 0,
+            inputs: n_in,
+            outputs: n_out,
+            present,
+            subgraphs: Vec::new(),
+            rare: (rare != Rare::default()).then(|| Box::new(rare)),
+        });
+    }
+
+    /// Nodes decoded by prost (subgraphs, function bodies, models decoded whole), in as many batches as
+    /// their names need.
+    pub fn from_protos(nodes: Vec<NodeProto>) -> Vec<NodeBatch> {
+        let mut out = vec![NodeBatch::default()];
+        for (index, n) in nodes.into_iter().enumerate() {
+            let bytes: usize = n.input.iter().chain(&n.output).map(String::len).sum();
+            if out.last().is_some_and(|b| !b.has_room(bytes)) {
+                out.push(NodeBatch::default());
+            }
+            let Some(batch) = out.last_mut() else { break };
+            let NodeProto {
+                input,
+                output,
+                name,
+                op_type,
+                domain,
+                overload,
+                attribute,
+                doc_string,
+                metadata_props,
+                device_configurations,
+            } = n;
+            let fields = NodeFields {
+                name: name.as_deref(),
+                op_type: op_type.as_deref(),
+                domain: domain.as_deref(),
+                overload,
+                attribute,
+                doc_string,
+                metadata_props,
+                device_configurations,
+            };
+            batch.push(
+                index,
+                fields,
+                input.iter().map(String::as_str),
+                output.iter().map(String::as_str),
+            );
+        }
+        out
+    }
+
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// The nodes back as `NodeProto`s, in order.
+    pub fn into_protos(mut self) -> Vec<NodeProto> {
+        self.drain()
+            .map(|(op, names)| {
+                let own = |it: &mut dyn Iterator<Item = &str>| it.map(str::to_owned).collect();
+                op.into_proto(own(&mut names.inputs()), own(&mut names.outputs()))
+            })
+            .collect()
+    }
+
+    /// Each node with its input and output names, in order; the nodes are moved out.
+    pub fn drain(&mut self) -> impl Iterator<Item = (OpNode, NamesOf<'_>)> {
+        let names = self.names.as_str();
+        let spans = self.spans.as_slice();
+        let mut at = 0usize;
+        self.nodes.drain(..).map(move |op| {
+            let n = op.num_inputs() + op.num_outputs();
+            let mine = spans.get(at..at + n).unwrap_or(&[]);
+            at += n;
+            let inputs = op.num_inputs();
+            (
+                op,
+                NamesOf {
+                    names,
+                    spans: mine,
+                    inputs,
+                },
+            )
+        })
+    }
+}
+
+/// The input and output names of one node of a [`NodeBatch`].
+#[derive(Clone, Copy)]
+pub struct NamesOf<'b> {
+    names: &'b str,
+    spans: &'b [(u32, u32)],
+    inputs: usize,
+}
+
+impl<'b> NamesOf<'b> {
+    fn get(&self, k: usize) -> &'b str {
+        self.spans
+            .get(k)
+            .and_then(|&(s, l)| self.names.get(s as usize..s as usize + l as usize))
+            .unwrap_or("")
+    }
+    pub fn input(&self, slot: usize) -> &'b str {
+        if slot < self.inputs {
+            self.get(slot)
+        } else {
+            ""
+        }
+    }
+    pub fn output(&self, slot: usize) -> &'b str {
+        self.get(self.inputs + slot)
+    }
+    pub fn inputs(&self) -> impl Iterator<Item = &'b str> + '_ {
+        (0..self.inputs).map(|k| self.get(k))
+    }
+    pub fn outputs(&self) -> impl Iterator<Item = &'b str> + '_ {
+        (self.inputs..self.spans.len()).map(|k| self.get(k))
+    }
+}
