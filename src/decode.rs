@@ -345,27 +345,30 @@ fn decode_nodes(
     ranges: &[std::ops::Range<usize>],
     restore: &Restore<'_>,
 ) -> Result<Vec<NodeBatch>> {
-    let decode = |first: usize, rs: &[std::ops::Range<usize>]| -> Result<Vec<NodeBatch>> {
-        let mut out = vec![NodeBatch::default()];
+    // The first batch has room for every node: the graph takes its vector as it is and appends the
+    // second half to it without moving the first.
+    let decode = |first: usize, rs: &[std::ops::Range<usize>], room: usize| {
+        let bytes = rs.iter().map(|r| r.len()).sum();
+        let mut out = vec![NodeBatch::with_capacity(room, bytes)];
         for (k, r) in rs.iter().enumerate() {
             decode_node(compact, r.clone(), first + k, restore, &mut out)?;
         }
-        Ok(out)
+        Ok::<_, anyhow::Error>(out)
     };
     if ranges.len() <= PARALLEL_NODES_ABOVE {
-        return decode(0, ranges);
+        return decode(0, ranges, ranges.len());
     }
     let half = ranges.len() / 2;
     let (first, second) = ranges.split_at(half);
     std::thread::scope(|s| {
         let later = std::thread::Builder::new()
             .name("decode".to_owned())
-            .spawn_scoped(s, || decode(half, second));
-        let mut out = decode(0, first)?;
+            .spawn_scoped(s, || decode(half, second, second.len()));
+        let mut out = decode(0, first, ranges.len())?;
         let rest = match later.map(|h| h.join()) {
             Ok(Ok(rest)) => rest?,
             // No thread to be had: decode them here.
-            Err(_) => decode(half, second)?,
+            Err(_) => decode(half, second, second.len())?,
             Ok(Err(panic)) => std::panic::resume_unwind(panic),
         };
         out.extend(rest);

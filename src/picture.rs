@@ -266,8 +266,8 @@ impl<'a> Builder<'a> {
         let outputs: std::collections::HashSet<&str> =
             g.header.output.iter().map(|o| o.name()).collect();
         for &id in &order {
-            let node = match &g.dag[id].kind {
-                NodeKind::Op(op) => {
+            let node = match (&g.dag[id].kind, g.op(id)) {
+                (NodeKind::Op(_), Some(op)) => {
                     self.ops += 1;
                     if self.opts.max_nodes > 0 && self.ops > self.opts.max_nodes {
                         return Err(PictureError::TooLarge {
@@ -314,7 +314,7 @@ impl<'a> Builder<'a> {
                         tooltip,
                     }
                 }
-                NodeKind::Input(i) => {
+                (NodeKind::Input(i), _) => {
                     let name = g.header.input.get(*i).map_or("", |v| v.name());
                     PicNode {
                         kind: Kind::Input,
@@ -323,7 +323,7 @@ impl<'a> Builder<'a> {
                         tooltip: vec![format!("graph input '{name}'")],
                     }
                 }
-                NodeKind::Initializer(_) | NodeKind::SparseInitializer(_) => {
+                (NodeKind::Initializer(_) | NodeKind::SparseInitializer(_), _) => {
                     let name = source_name.get(&id).copied().unwrap_or("");
                     if !self.opts.initializers && !outputs.contains(name) {
                         continue;
@@ -339,7 +339,7 @@ impl<'a> Builder<'a> {
                         tooltip: vec![format!("initializer '{name}'")],
                     }
                 }
-                NodeKind::Outer => {
+                (NodeKind::Outer, _) => {
                     let name = source_name.get(&id).copied().unwrap_or("");
                     PicNode {
                         kind: Kind::Outer,
@@ -348,6 +348,8 @@ impl<'a> Builder<'a> {
                         tooltip: vec![format!("'{name}', read from an enclosing graph")],
                     }
                 }
+                // An op node always has its data (see `Graph::nodes`).
+                (NodeKind::Op(_), None) => continue,
             };
             let i = self.add(node, cluster);
             map.insert(id, i);

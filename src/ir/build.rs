@@ -9,7 +9,7 @@
 //! becomes an `Outer` source node there and a `Capture` edge here.
 
 use super::{
-    Edge, Graph, NameIndex, NamesOf, Node, NodeBatch, NodeId, NodeKind, OpNode, Slot, Subgraph,
+    Edge, Graph, NameIndex, NamesOf, Node, NodeBatch, NodeId, NodeKind, Slot, Subgraph,
     Value, ValueId, WirePath,
 };
 use crate::diagnostics::{Code, Diagnostic};
@@ -60,11 +60,7 @@ pub fn build_graph_from(
     diags: &mut Vec<Diagnostic>,
 ) -> (Graph, Vec<String>) {
     let count: usize = nodes.iter().map(NodeBatch::len).sum();
-    let io: usize = nodes
-        .iter()
-        .flat_map(|b| &b.nodes)
-        .map(|n| n.num_inputs() + n.num_outputs())
-        .sum();
+    let io: usize = nodes.iter().map(NodeBatch::io_len).sum();
     let sources = proto.input.len() + proto.initializer.len() + proto.sparse_initializer.len();
     let mut g = Graph {
         path,
@@ -75,18 +71,38 @@ pub fn build_graph_from(
         by_name: NameIndex::with_capacity(count + sources),
         header: proto,
         ops: Vec::with_capacity(count),
+        nodes: Vec::new(),
         topo: None,
         wire,
         node_field,
     };
     define_sources(&mut g, diags);
+    // The nodes move into the graph first (the decoder's vector itself, when there is one batch);
+    // their names are read from the batches as each node is added.
+    let mut names = Vec::with_capacity(nodes.len());
+    for batch in nodes {
+        let (ops, batch_names) = batch.into_parts();
+        if g.nodes.is_empty() {
+            g.nodes = ops;
+        } else {
+            g.nodes.extend(ops);
+        }
+        names.push((batch_names, g.nodes.len()));
+    }
     let mut later = Vec::new();
     let mut pending = Vec::new();
-    for mut batch in nodes {
-        for (op, names) in batch.drain() {
-            add_op(&mut g, op, names, outer, &mut later, &mut pending, diags);
+    let mut k = 0;
+    for (batch_names, end) in &names {
+        let mut at = 0;
+        while k < *end {
+            let (inputs, outputs) = (g.nodes[k].num_inputs(), g.nodes[k].num_outputs());
+            let of = batch_names.of(at, inputs, outputs);
+            at += inputs + outputs;
+            add_op(&mut g, k, of, outer, &mut later, &mut pending, diags);
+            k += 1;
         }
     }
+    drop(names);
     attach_subgraphs(&mut g, pending, outer, diags);
     let mut free = Vec::new();
     connect_later(&mut g, later, outer, &mut free, diags);
@@ -114,7 +130,9 @@ fn add_value(g: &mut Graph, name: &str, producer: (NodeId, usize)) -> ValueId {
 fn describe_producer(g: &Graph, id: ValueId) -> String {
     let (node, _) = g.value(id).producer;
     match &g.dag[node].kind {
-        NodeKind::Op(op) => format!("output of node '{}' ({})", op.name(), op.op_type()),
+        NodeKind::Op(k) => g.nodes.get(*k).map_or_else(String::new, |op| {
+            format!("output of node '{}' ({})", op.name(), op.op_type())
+        }),
         NodeKind::Input(_) => "a graph input".to_owned(),
         NodeKind::Initializer(_) => "an initializer".to_owned(),
         NodeKind::SparseInitializer(_) => "a sparse initializer".to_owned(),
@@ -223,25 +241,26 @@ struct LaterInput {
     name: Box<str>,
 }
 
-/// Adds op node `op`, defines its outputs and connects the inputs already defined; the others go to
-/// `later`, its subgraphs to `pending`.
+/// Adds op node `g.nodes[k]` to the graph, defines its outputs and connects the inputs already
+/// defined; the others go to `later`, its subgraphs to `pending`.
 fn add_op(
     g: &mut Graph,
-    mut op: OpNode,
+    k: usize,
     names: NamesOf<'_>,
     outer: Option<&Scope<'_>>,
     later: &mut Vec<LaterInput>,
     pending: &mut Vec<PendingSubgraph>,
     diags: &mut Vec<Diagnostic>,
 ) {
+    let io_start = g.io.len();
+    let op = &mut g.nodes[k];
     let index = op.index;
     let graphs = take_graph_attributes(&mut op.attribute);
-    let io_start = g.io.len();
     op.io_start = io_start;
     let n_inputs = op.num_inputs();
     g.io.resize(io_start + n_inputs, None);
     let id = g.dag.add_node(Node {
-        kind: NodeKind::Op(op),
+        kind: NodeKind::Op(k),
     });
     g.ops.push(id);
     // Outputs first: a node that reads its own output is a cycle of one node, as in the file.
@@ -354,13 +373,9 @@ fn attach_subgraphs(
             parent: outer,
         };
         for p in pending {
-            let (label, attr_name) = match &g.dag[p.node].kind {
-                NodeKind::Op(op) => (
-                    op.label().into_owned(),
-                    op.attribute[p.attribute].name().to_owned(),
-                ),
-                _ => continue,
-            };
+            let Some(op) = g.op(p.node) else { continue };
+            let label = op.label().into_owned();
+            let attr_name = op.attribute.get(p.attribute).map_or("", |a| a.name()).to_owned();
             let mut path = format!("{}/{}/{}", g.path, label, attr_name);
             if let Some(k) = p.item {
                 path.push_str(&format!("[{k}]"));
@@ -392,7 +407,9 @@ fn attach_subgraphs(
                 },
             );
         }
-        if let NodeKind::Op(op) = &mut g.dag[node].kind {
+        if let NodeKind::Op(k) = g.dag[node].kind
+            && let Some(op) = g.nodes.get_mut(k)
+        {
             op.subgraphs.push(Subgraph {
                 attribute,
                 item,
@@ -463,9 +480,9 @@ fn connect_later(
 }
 
 fn op_label(g: &Graph, id: NodeId) -> (String, String) {
-    match &g.dag[id].kind {
-        NodeKind::Op(op) => (op.label().into_owned(), op.op_type().to_owned()),
-        _ => (String::new(), String::new()),
+    match g.op(id) {
+        Some(op) => (op.label().into_owned(), op.op_type().to_owned()),
+        None => (String::new(), String::new()),
     }
 }
 

@@ -54,6 +54,10 @@ pub struct Graph {
     pub header: GraphProto,
     /// Op nodes in the order the source lists them (their index is their occurrence on the wire).
     pub ops: Vec<NodeId>,
+    /// What each op node is, in the same order as `ops`. Kept beside the petgraph graph rather than in
+    /// its node weights: the decoder's vector becomes this one without a copy, and walks over the
+    /// graph's structure stay within a small node array.
+    pub nodes: Vec<OpNode>,
     /// All nodes in a topological order (source order where the dependencies allow); `None` when the
     /// graph has a cycle.
     pub topo: Option<Vec<NodeId>>,
@@ -69,7 +73,8 @@ pub struct Node {
 
 #[derive(Debug)]
 pub enum NodeKind {
-    Op(OpNode),
+    /// Op node `nodes[i]` (its position in the source node list).
+    Op(usize),
     /// Graph input `header.input[i]`.
     Input(usize),
     /// Initializer `header.initializer[i]`.
@@ -124,8 +129,8 @@ impl Graph {
 
     /// The op node behind `id`, if it is one.
     pub fn op(&self, id: NodeId) -> Option<&OpNode> {
-        match &self.dag.node_weight(id)?.kind {
-            NodeKind::Op(op) => Some(op),
+        match self.dag.node_weight(id)?.kind {
+            NodeKind::Op(k) => self.nodes.get(k),
             _ => None,
         }
     }

@@ -155,11 +155,22 @@ pub struct NodeBatch {
     names: String,
     /// (start, length) in `names` of each node's inputs then outputs, node after node.
     spans: Vec<(u32, u32)>,
-    pub nodes: Vec<OpNode>,
+    nodes: Vec<OpNode>,
     interner: Interner,
 }
 
 impl NodeBatch {
+    /// An empty batch with room for `nodes` nodes and `bytes` bytes of names.
+    pub fn with_capacity(nodes: usize, bytes: usize) -> Self {
+        NodeBatch {
+            names: String::with_capacity(bytes),
+            // Most nodes have one to three inputs and one output.
+            spans: Vec::with_capacity(nodes.saturating_mul(3)),
+            nodes: Vec::with_capacity(nodes),
+            interner: Interner::default(),
+        }
+    }
+
     /// Whether `more` bytes of names still fit (spans are 32-bit; a fuller batch is followed by another).
     pub fn has_room(&self, more: usize) -> bool {
         self.names
@@ -257,39 +268,58 @@ impl NodeBatch {
         self.nodes.len()
     }
 
+    /// How many input and output entries the batch's nodes have in all.
+    pub fn io_len(&self) -> usize {
+        self.spans.len()
+    }
+
     pub fn is_empty(&self) -> bool {
         self.nodes.is_empty()
     }
 
     /// The nodes back as `NodeProto`s, in order.
-    pub fn into_protos(mut self) -> Vec<NodeProto> {
-        self.drain()
-            .map(|(op, names)| {
+    pub fn into_protos(self) -> Vec<NodeProto> {
+        let (nodes, names) = self.into_parts();
+        let mut at = 0;
+        nodes
+            .into_iter()
+            .map(|op| {
+                let of = names.of(at, op.num_inputs(), op.num_outputs());
+                at += op.num_inputs() + op.num_outputs();
                 let own = |it: &mut dyn Iterator<Item = &str>| it.map(str::to_owned).collect();
-                op.into_proto(own(&mut names.inputs()), own(&mut names.outputs()))
+                op.into_proto(own(&mut of.inputs()), own(&mut of.outputs()))
             })
             .collect()
     }
 
-    /// Each node with its input and output names, in order; the nodes are moved out.
-    pub fn drain(&mut self) -> impl Iterator<Item = (OpNode, NamesOf<'_>)> {
-        let names = self.names.as_str();
-        let spans = self.spans.as_slice();
-        let mut at = 0usize;
-        self.nodes.drain(..).map(move |op| {
-            let n = op.num_inputs() + op.num_outputs();
-            let mine = spans.get(at..at + n).unwrap_or(&[]);
-            at += n;
-            let inputs = op.num_inputs();
-            (
-                op,
-                NamesOf {
-                    names,
-                    spans: mine,
-                    inputs,
-                },
-            )
-        })
+    /// The nodes, and apart from them their input and output names.
+    pub fn into_parts(self) -> (Vec<OpNode>, BatchNames) {
+        (
+            self.nodes,
+            BatchNames {
+                names: self.names,
+                spans: self.spans,
+            },
+        )
+    }
+}
+
+/// The input and output names of a batch's nodes.
+#[derive(Debug, Default)]
+pub struct BatchNames {
+    names: String,
+    spans: Vec<(u32, u32)>,
+}
+
+impl BatchNames {
+    /// The names of the node with `inputs` inputs and `outputs` outputs whose first name is the
+    /// `at`-th of the batch.
+    pub fn of(&self, at: usize, inputs: usize, outputs: usize) -> NamesOf<'_> {
+        NamesOf {
+            names: &self.names,
+            spans: self.spans.get(at..at + inputs + outputs).unwrap_or(&[]),
+            inputs,
+        }
     }
 }
 

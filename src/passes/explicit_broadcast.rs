@@ -731,7 +731,7 @@ pub fn inserted_nodes(g: &Graph) -> HashMap<crate::ir::NodeId, Inserted> {
             continue;
         }
         let helper = match &g.dag[id].kind {
-            NodeKind::Op(op) => helper_name(op.name()),
+            NodeKind::Op(_) => g.op(id).is_some_and(|op| helper_name(op.name())),
             NodeKind::Initializer(i) => {
                 let name = g.header.initializer.get(*i).map_or("", |t| t.name());
                 helper_name(name)
