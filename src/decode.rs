@@ -13,7 +13,7 @@ use crate::proto::{
     AttributeProto, FunctionProto, GraphProto, ModelProto, NodeDeviceConfigurationProto, NodeProto,
     StringStringEntryProto, TensorProto,
 };
-use crate::wire::{LEN, write_varint};
+use crate::wire::{LEN, Record, write_varint};
 use anyhow::{Context, Result, bail};
 use bytes::Bytes;
 use prost::Message;
@@ -29,6 +29,8 @@ const MAX_DEPTH: usize = 100;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Msg {
     Model,
+    /// `ModelProto.graph`: its node records are set apart (see [`Walker::main_nodes`]).
+    MainGraph,
     Graph,
     Node,
     Attribute,
@@ -42,13 +44,13 @@ enum Msg {
 fn child(msg: Msg, field: u32) -> Option<Msg> {
     use Msg::*;
     Some(match (msg, field) {
-        (Model, 7) => Graph,
+        (Model, 7) => MainGraph,
         (Model, 20) => Training,
         (Model, 25) => Function,
         (Training, 1 | 2) => Graph,
-        (Graph, 1) => Node,
-        (Graph, 5) => Tensor,
-        (Graph, 15) => Sparse,
+        (MainGraph | Graph, 1) => Node,
+        (MainGraph | Graph, 5) => Tensor,
+        (MainGraph | Graph, 15) => Sparse,
         (Node, 5) => Attribute,
         (Attribute, 5 | 10) => Tensor,
         (Attribute, 6 | 11) => Graph,
@@ -63,11 +65,29 @@ fn child(msg: Msg, field: u32) -> Option<Msg> {
 /// `TensorProto.raw_data`.
 const RAW_DATA: u32 = 9;
 
+/// `GraphProto.node`.
+const GRAPH_NODE: u32 = 1;
+
 struct Walker<R> {
     r: R,
     pos: u64,
     file_len: u64,
     nonce: [u8; 16],
+    /// The main graph's node records, in order, left out of the compact copy: a graph of a million
+    /// nodes is decoded from them on two threads, straight into the IR's form. A record of at most
+    /// [`SKIP_ABOVE`] bytes (it cannot hold a payload the walker would skip) is read later from the
+    /// mapped file, and not copied here at all; a larger one is copied into `big_nodes`, with its
+    /// large payloads left in the file as everywhere else.
+    main_nodes: Vec<NodeRecord>,
+    big_nodes: Vec<u8>,
+}
+
+/// Where a main-graph node record is: the offset in the file of its length prefix, or its range in
+/// [`Walker::big_nodes`].
+#[derive(Clone, Debug)]
+enum NodeRecord {
+    File(u64),
+    Big(std::ops::Range<usize>),
 }
 
 impl<R: BufRead + Seek> Walker<R> {
@@ -180,6 +200,7 @@ impl<R: BufRead + Seek> Walker<R> {
                     self.copy(if wire == 1 { 8 } else { 4 }, out)?;
                 }
                 LEN => {
+                    let len_at = self.pos;
                     let (n, len_raw, len_len) = self.varint_raw()?;
                     let len_bytes = &len_raw[..len_len];
                     if n > end.saturating_sub(self.pos)
@@ -189,7 +210,19 @@ impl<R: BufRead + Seek> Walker<R> {
                             "field {field} at byte {tag_at} claims {n} bytes, past the end of its message"
                         );
                     }
-                    if msg == Msg::Tensor && field == RAW_DATA && n > SKIP_ABOVE {
+                    if msg == Msg::MainGraph && field == GRAPH_NODE {
+                        if n <= SKIP_ABOVE {
+                            self.main_nodes.push(NodeRecord::File(len_at));
+                            self.skip(n)?;
+                        } else {
+                            let mut big = std::mem::take(&mut self.big_nodes);
+                            let start = big.len();
+                            let walked = self.message(Msg::Node, n, depth + 1, &mut big);
+                            self.main_nodes.push(NodeRecord::Big(start..big.len()));
+                            self.big_nodes = big;
+                            walked?;
+                        }
+                    } else if msg == Msg::Tensor && field == RAW_DATA && n > SKIP_ABOVE {
                         out.extend_from_slice(tag);
                         out.push(32);
                         out.extend_from_slice(&self.nonce);
@@ -283,22 +316,28 @@ pub fn decode_file_split(file: &std::fs::File, map: &Bytes) -> Result<Decoded> {
         pos: 0,
         file_len: len,
         nonce: nonce(),
+        main_nodes: Vec::new(),
+        big_nodes: Vec::new(),
     };
     w.r.rewind().context("cannot read file")?;
-    // The compact copy is at most the file; reserving that much touches no memory until it is written,
-    // and spares the copies of a doubling vector (a graph-heavy file is copied nearly whole).
-    let mut compact = Vec::with_capacity(usize::try_from(len).unwrap_or(0).min(MAX_RESERVE));
+    let mut compact = Vec::new();
     let walked = w.message(Msg::Model, len, 0, &mut compact);
     let restore = Restore {
         map,
         nonce: &w.nonce,
     };
-    let decoded = walked.and_then(|()| decode_compact(&compact, &restore));
+    let decoded = walked.and_then(|()| {
+        let mut model = ModelProto::decode(compact.as_slice())?;
+        drop(compact);
+        restore_model(&mut model, map, &w.nonce);
+        let main_nodes = decode_nodes(map, &w.big_nodes, &w.main_nodes, &restore)?;
+        Ok(Decoded {
+            model,
+            main_nodes: Some(main_nodes),
+        })
+    });
     match decoded {
-        Ok(mut d) => {
-            restore_model(&mut d.model, map, &w.nonce);
-            Ok(d)
-        }
+        Ok(d) => Ok(d),
         // A malformed file: decode it whole, for prost's error, which names the field path. (prost
         // may also accept what the walker refused; then its result stands.)
         Err(_) => ModelProto::decode(map.clone())
@@ -310,61 +349,51 @@ pub fn decode_file_split(file: &std::fs::File, map: &Bytes) -> Result<Decoded> {
     }
 }
 
-/// Most memory reserved up front for the compact copy.
-const MAX_RESERVE: usize = 1 << 30;
-
 /// What turns a placeholder back into the slice of the file it stands for.
 struct Restore<'a> {
     map: &'a Bytes,
     nonce: &'a [u8; 16],
 }
 
-/// Decodes the walker's compact copy, the main graph's nodes apart when the layout allows it.
-fn decode_compact(compact: &[u8], restore: &Restore<'_>) -> Result<Decoded> {
-    let Some((rest, nodes)) = split_main_nodes(compact) else {
-        return Ok(Decoded {
-            model: ModelProto::decode(compact)?,
-            main_nodes: None,
-        });
-    };
-    let model = ModelProto::decode(rest.as_slice())?;
-    let main_nodes = decode_nodes(compact, &nodes, restore)?;
-    Ok(Decoded {
-        model,
-        main_nodes: Some(main_nodes),
-    })
-}
-
 /// Below this many nodes one thread decodes them all: a thread costs more than it saves.
 const PARALLEL_NODES_ABOVE: usize = 20_000;
 
-/// Decodes the node records at `ranges` of `compact`, in order; the second half on a second thread
-/// when there are many (the nodes are independent messages, and nothing else runs yet).
+/// Decodes the main graph's node records, in order; the second half on a second thread when there are
+/// many (the nodes are independent messages, and nothing else runs yet).
 fn decode_nodes(
-    compact: &[u8],
-    ranges: &[std::ops::Range<usize>],
+    map: &[u8],
+    big: &[u8],
+    records: &[NodeRecord],
     restore: &Restore<'_>,
 ) -> Result<Vec<NodeBatch>> {
     // The first batch has room for every node: the graph takes its vector as it is and appends the
     // second half to it without moving the first.
-    let decode = |first: usize, rs: &[std::ops::Range<usize>], room: usize| {
-        let bytes = rs.iter().map(|r| r.len()).sum();
-        let mut out = vec![NodeBatch::with_capacity(room, bytes)];
+    let decode = |first: usize, rs: &[NodeRecord], room: usize| {
+        let mut out = vec![NodeBatch::with_capacity(room, rs.len() * 24)];
         for (k, r) in rs.iter().enumerate() {
-            decode_node(compact, r.clone(), first + k, restore, &mut out)?;
+            let (buf, range) = match r {
+                NodeRecord::File(at) => {
+                    let at = usize::try_from(*at).context("offset out of range")?;
+                    let (len, body) = crate::wire::read_varint(map, at)?;
+                    let len = usize::try_from(len).context("length out of range")?;
+                    (map, body..body.saturating_add(len).min(map.len()))
+                }
+                NodeRecord::Big(range) => (big, range.clone()),
+            };
+            decode_node(buf, range, first + k, restore, &mut out)?;
         }
         Ok::<_, anyhow::Error>(out)
     };
-    if ranges.len() <= PARALLEL_NODES_ABOVE {
-        return decode(0, ranges, ranges.len());
+    if records.len() <= PARALLEL_NODES_ABOVE {
+        return decode(0, records, records.len());
     }
-    let half = ranges.len() / 2;
-    let (first, second) = ranges.split_at(half);
+    let half = records.len() / 2;
+    let (first, second) = records.split_at(half);
     std::thread::scope(|s| {
         let later = std::thread::Builder::new()
             .name("decode".to_owned())
             .spawn_scoped(s, || decode(half, second, second.len()));
-        let mut out = decode(0, first, ranges.len())?;
+        let mut out = decode(0, first, records.len())?;
         let rest = match later.map(|h| h.join()) {
             Ok(Ok(rest)) => rest?,
             // No thread to be had: decode them here.
@@ -378,16 +407,16 @@ fn decode_nodes(
 
 /// `NodeProto` field numbers.
 mod node_field {
-    pub const INPUT: u64 = 1;
-    pub const OUTPUT: u64 = 2;
-    pub const NAME: u64 = 3;
-    pub const OP_TYPE: u64 = 4;
-    pub const ATTRIBUTE: u64 = 5;
-    pub const DOC_STRING: u64 = 6;
-    pub const DOMAIN: u64 = 7;
-    pub const OVERLOAD: u64 = 8;
-    pub const METADATA_PROPS: u64 = 9;
-    pub const DEVICE_CONFIGURATIONS: u64 = 10;
+    pub const INPUT: u32 = 1;
+    pub const OUTPUT: u32 = 2;
+    pub const NAME: u32 = 3;
+    pub const OP_TYPE: u32 = 4;
+    pub const ATTRIBUTE: u32 = 5;
+    pub const DOC_STRING: u32 = 6;
+    pub const DOMAIN: u32 = 7;
+    pub const OVERLOAD: u32 = 8;
+    pub const METADATA_PROPS: u32 = 9;
+    pub const DEVICE_CONFIGURATIONS: u32 = 10;
 }
 
 /// Decodes the `NodeProto` record `buf[range]`, the `index`-th of its graph, into the last batch of
@@ -403,15 +432,8 @@ fn decode_node(
     out: &mut Vec<NodeBatch>,
 ) -> Result<()> {
     let mut node = NodeParts::default();
-    let mut failed: Result<()> = Ok(());
-    let walked = for_each_record(buf, range, |r| {
-        if failed.is_ok() {
-            failed = node.field(buf, &r, restore);
-        }
-    });
-    failed?;
-    if walked.is_none() {
-        bail!("a NodeProto record does not parse as plain fields");
+    for r in crate::wire::records(buf, range) {
+        node.field(buf, &r?, restore)?;
     }
     let NodeParts {
         inputs,
@@ -440,7 +462,7 @@ impl<'a> NodeParts<'a> {
     fn field(&mut self, buf: &'a [u8], r: &Record, restore: &Restore<'_>) -> Result<()> {
         use node_field as f;
         let payload = || -> Result<&'a [u8]> {
-            if r.wire_type != u64::from(LEN) {
+            if r.wire_type != LEN {
                 bail!("NodeProto field {} of wire type {}", r.field, r.wire_type);
             }
             Ok(&buf[r.payload.clone()])
@@ -468,110 +490,10 @@ impl<'a> NodeParts<'a> {
             f::DEVICE_CONFIGURATIONS => fields
                 .device_configurations
                 .push(NodeDeviceConfigurationProto::decode(payload()?)?),
-            0 => bail!("field number 0 in a NodeProto"),
             _ => {} // unknown: skipped, as prost does
         }
         Ok(())
     }
-}
-
-/// One protobuf record: its field, wire type, the whole record's range and (length-delimited) its
-/// payload's range.
-struct Record {
-    field: u64,
-    wire_type: u64,
-    whole: std::ops::Range<usize>,
-    payload: std::ops::Range<usize>,
-}
-
-/// Calls `f` on each record of the message in `buf[range]`, in order; `None` on anything but the plain
-/// wire types (groups included), so the caller falls back to decoding as usual.
-fn for_each_record(
-    buf: &[u8],
-    range: std::ops::Range<usize>,
-    mut f: impl FnMut(Record),
-) -> Option<()> {
-    fn varint(buf: &[u8], pos: &mut usize, end: usize) -> Option<u64> {
-        let mut v = 0u64;
-        for shift in (0..64).step_by(7) {
-            if *pos >= end {
-                return None;
-            }
-            let b = buf[*pos];
-            *pos += 1;
-            v |= u64::from(b & 0x7f) << shift;
-            if b < 0x80 {
-                return Some(v);
-            }
-        }
-        None
-    }
-    let (mut pos, end) = (range.start, range.end);
-    while pos < end {
-        let start = pos;
-        let key = varint(buf, &mut pos, end)?;
-        let (field, wire_type) = (key >> 3, key & 7);
-        let payload_start;
-        match wire_type {
-            0 => {
-                varint(buf, &mut pos, end)?;
-                payload_start = pos;
-            }
-            1 | 5 => {
-                payload_start = pos;
-                pos = pos.checked_add(if wire_type == 1 { 8 } else { 4 })?;
-            }
-            2 => {
-                let len = usize::try_from(varint(buf, &mut pos, end)?).ok()?;
-                payload_start = pos;
-                pos = pos.checked_add(len)?;
-            }
-            _ => return None,
-        }
-        if pos > end {
-            return None;
-        }
-        f(Record {
-            field,
-            wire_type,
-            whole: start..pos,
-            payload: payload_start..pos,
-        });
-    }
-    Some(())
-}
-
-/// `ModelProto.graph`, `GraphProto.node`.
-const MODEL_GRAPH: u64 = 7;
-const GRAPH_NODE: u64 = 1;
-
-/// The model's bytes with the main graph's node records taken out, and where those records' payloads
-/// are in `compact`. `None` when there is no single main graph record to split (protobuf would merge
-/// several; the usual decode does that).
-fn split_main_nodes(compact: &[u8]) -> Option<(Vec<u8>, Vec<std::ops::Range<usize>>)> {
-    let mut top = Vec::new();
-    for_each_record(compact, 0..compact.len(), |r| top.push(r))?;
-    let mut graphs = top.iter().filter(|r| r.field == MODEL_GRAPH);
-    let graph = graphs.next()?;
-    if graphs.next().is_some() || graph.wire_type != u64::from(LEN) {
-        return None;
-    }
-    let mut rest_of_graph = Vec::with_capacity(graph.payload.len());
-    let mut nodes = Vec::new();
-    for_each_record(compact, graph.payload.clone(), |r| {
-        if r.field == GRAPH_NODE && r.wire_type == u64::from(LEN) {
-            nodes.push(r.payload);
-        } else {
-            rest_of_graph.extend_from_slice(&compact[r.whole]);
-        }
-    })?;
-    let mut out = Vec::with_capacity(compact.len() - graph.whole.len() + rest_of_graph.len() + 16);
-    out.extend_from_slice(&compact[..graph.whole.start]);
-    write_varint(&mut out, (MODEL_GRAPH << 3) | u64::from(LEN));
-    write_varint(&mut out, rest_of_graph.len() as u64);
-    out.extend_from_slice(&rest_of_graph);
-    out.extend_from_slice(&compact[graph.whole.end..]);
-    Some((out, nodes))
 }
 
 /// Swaps every placeholder for the slice of `map` it names.
