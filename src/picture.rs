@@ -363,7 +363,7 @@ impl<'a> Builder<'a> {
             let ty = self.value_type(g, value);
             match e.weight().slot {
                 Slot::Input(slot) => {
-                    let fault = faults.get(&(e.target(), slot));
+                    let fault = faults.get(&(e.target(), slot as usize));
                     match map.get(&e.source()) {
                         Some(&from) => {
                             let mut lines = vec![name, ty];
@@ -436,8 +436,8 @@ impl<'a> Builder<'a> {
         // Subgraphs, in source order of their nodes.
         for &id in &g.ops {
             let Some(op) = g.op(id) else { continue };
-            for sub in &op.subgraphs {
-                let attr = op.attribute.get(sub.attribute).map_or("", |a| a.name());
+            for sub in op.subgraphs() {
+                let attr = op.attributes().get(sub.attribute).map_or("", |a| a.name());
                 let what = match sub.item {
                     Some(k) => format!("{attr}[{k}]"),
                     None => attr.to_owned(),

@@ -191,7 +191,7 @@ fn subgraph_reads_outer_values_through_a_capture_edge() {
         .collect();
     assert_eq!(captured, ["b", "x"]);
     let if_op = g.op(g.ops[0]).unwrap();
-    let then_g = &if_op.subgraphs[0].graph;
+    let then_g = &if_op.subgraphs()[0].graph;
     assert_eq!(then_g.path, "main/if/then_branch");
     let b = then_g.lookup("b").unwrap();
     assert!(matches!(

@@ -53,7 +53,7 @@ pub fn visit_tensors<'a>(g: &'a Graph, f: &mut TensorVisitor<'a, '_>) {
         let Some(op) = g.op(id) else { continue };
         let label = op.label().into_owned();
         let node = Some((label.as_str(), op.op_type()));
-        for a in &op.attribute {
+        for a in op.attributes() {
             let sparse = a.sparse_tensor.iter().chain(&a.sparse_tensors);
             let sparse_parts = sparse.flat_map(|s| s.values.iter().chain(&s.indices));
             for t in a.t.iter().chain(&a.tensors).chain(sparse_parts) {

@@ -42,7 +42,7 @@ fn check_graph(g: &Graph, imports: &crate::ir::Imports<'_>, out: &mut Vec<Diagno
             )));
         }
         let mut names = HashSet::new();
-        for (a, attr) in op.attribute.iter().enumerate() {
+        for (a, attr) in op.attributes().iter().enumerate() {
             if !names.insert(attr.name()) {
                 out.push(at(Diagnostic::new(
                     Code::DuplicateAttribute,
@@ -65,7 +65,7 @@ fn check_graph(g: &Graph, imports: &crate::ir::Imports<'_>, out: &mut Vec<Diagno
 fn present_fields(op: &OpNode, index: usize, a: &AttributeProto) -> Vec<AttributeType> {
     use AttributeType as T;
     let sub = |many: bool| {
-        op.subgraphs
+        op.subgraphs()
             .iter()
             .any(|s| s.attribute == index && s.item.is_some() == many)
     };

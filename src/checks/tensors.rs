@@ -51,7 +51,7 @@ fn check_graph(g: &Graph, out: &mut Vec<Diagnostic>) {
     });
     let sparse = g.header.sparse_initializer.iter().map(|s| (s, None));
     let attr_sparse = g.ops.iter().filter_map(|&id| g.op(id)).flat_map(|op| {
-        op.attribute
+        op.attributes()
             .iter()
             .flat_map(|a| a.sparse_tensor.iter().chain(&a.sparse_tensors))
             .map(move |s| (s, Some(op)))
@@ -77,7 +77,7 @@ fn check_graph(g: &Graph, out: &mut Vec<Diagnostic>) {
     }
     for &id in &g.ops {
         let Some(op) = g.op(id) else { continue };
-        for a in &op.attribute {
+        for a in op.attributes() {
             for tp in a.tp.iter().chain(&a.type_protos) {
                 let label = op.label().into_owned();
                 let what = format!("type of attribute '{}' of node '{label}'", a.name());

@@ -9,8 +9,8 @@
 //! becomes an `Outer` source node there and a `Capture` edge here.
 
 use super::{
-    Edge, Graph, NameIndex, NamesOf, Node, NodeBatch, NodeId, NodeKind, Slot, Subgraph,
-    Value, ValueId, WirePath,
+    Edge, Graph, NameIndex, NamesOf, Node, NodeBatch, NodeId, NodeKind, Slot, Subgraph, Value,
+    ValueId, WirePath,
 };
 use crate::diagnostics::{Code, Diagnostic};
 use crate::proto::{AttributeProto, GraphProto};
@@ -115,7 +115,7 @@ pub fn build_graph_from(
     (g, free)
 }
 
-fn add_value(g: &mut Graph, name: &str, producer: (NodeId, usize)) -> ValueId {
+fn add_value(g: &mut Graph, name: &str, producer: (NodeId, u32)) -> ValueId {
     let id = ValueId(g.values.len() as u32);
     g.values.push(Value {
         name: name.into(),
@@ -255,7 +255,7 @@ fn add_op(
     let io_start = g.io.len();
     let op = &mut g.nodes[k];
     let index = op.index;
-    let graphs = take_graph_attributes(&mut op.attribute);
+    let graphs = take_graph_attributes(op.attributes_mut());
     op.io_start = io_start;
     let n_inputs = op.num_inputs();
     g.io.resize(io_start + n_inputs, None);
@@ -272,7 +272,8 @@ fn add_op(
         }
         let value = Value {
             name: name.into(),
-            producer: (id, slot),
+            // Slots count the outputs of one node, which number fewer than 2^32 (see `OpNode`).
+            producer: (id, slot as u32),
             declared: None,
         };
         let Ok(value) = g.by_name.define(&mut g.values, value) else {
@@ -335,7 +336,8 @@ fn connect(g: &mut Graph, value: ValueId, id: NodeId, io: usize, slot: usize) {
         id,
         Edge {
             value,
-            slot: Slot::Input(slot),
+            // Input slots of one node number fewer than 2^32 (see `OpNode`).
+            slot: Slot::Input(slot as u32),
         },
     );
 }
@@ -375,7 +377,11 @@ fn attach_subgraphs(
         for p in pending {
             let Some(op) = g.op(p.node) else { continue };
             let label = op.label().into_owned();
-            let attr_name = op.attribute.get(p.attribute).map_or("", |a| a.name()).to_owned();
+            let attr_name = op
+                .attributes()
+                .get(p.attribute)
+                .map_or("", |a| a.name())
+                .to_owned();
             let mut path = format!("{}/{}/{}", g.path, label, attr_name);
             if let Some(k) = p.item {
                 path.push_str(&format!("[{k}]"));
@@ -410,7 +416,7 @@ fn attach_subgraphs(
         if let NodeKind::Op(k) = g.dag[node].kind
             && let Some(op) = g.nodes.get_mut(k)
         {
-            op.subgraphs.push(Subgraph {
+            op.add_subgraph(Subgraph {
                 attribute,
                 item,
                 graph,

@@ -99,7 +99,8 @@ pub struct Subgraph {
 #[derive(Debug)]
 pub struct Value {
     pub name: Box<str>,
-    pub producer: (NodeId, usize),
+    /// The node that defines the value, and which of its outputs it is (0 for source nodes).
+    pub producer: (NodeId, u32),
     /// Boxed: most values have no declaration, and a `TypeProto` inline would double a `Value`'s size.
     pub declared: Option<Box<TypeProto>>,
 }
@@ -112,8 +113,9 @@ pub struct Edge {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Slot {
-    /// The consumer's input position.
-    Input(usize),
+    /// The consumer's input position. (32 bits: a graph has millions of edges, and ONNX nodes a
+    /// handful of inputs.)
+    Input(u32),
     /// The consumer owns a subgraph that reads this value from the enclosing scope.
     Capture,
 }
@@ -193,7 +195,7 @@ impl Graph {
         (0..op.num_outputs()).map(move |k| self.io_name(start + k))
     }
 
-    /// `op` as a `NodeProto` (without its graph-valued attributes, which are in `op.subgraphs`).
+    /// `op` as a `NodeProto` (without its graph-valued attributes, which are in `op.subgraphs()`).
     pub fn node_proto(&self, op: &OpNode) -> NodeProto {
         let own = |it: &mut dyn Iterator<Item = &str>| it.map(str::to_owned).collect();
         op.to_proto(
@@ -221,7 +223,7 @@ impl Graph {
         f(self);
         for &id in &self.ops {
             if let Some(op) = self.op(id) {
-                for sub in &op.subgraphs {
+                for sub in op.subgraphs() {
                     sub.graph.walk(f);
                 }
             }

@@ -14,24 +14,38 @@ use crate::proto::{
 use std::borrow::Cow;
 use std::sync::Arc;
 
-/// An ONNX node. Graph-valued attributes are moved out of `attribute` into `subgraphs`.
+/// An ONNX node. Graph-valued attributes are moved out of its attributes into its subgraphs.
 #[derive(Debug)]
 pub struct OpNode {
     name: Box<str>,
-    op_type: Arc<str>,
-    domain: Arc<str>,
-    pub attribute: Vec<AttributeProto>,
+    kind: Arc<OpKind>,
+    /// Attributes, subgraphs and the rarely set fields, for the nodes that have any: most nodes of a
+    /// large graph (Add, Mul, MatMul...) have none, and then this costs one pointer.
+    extra: Option<Box<Extra>>,
     /// Position in the source node list.
     pub index: usize,
     /// Where this node's entries start in [`super::Graph::io`]: its inputs, then its outputs.
     pub io_start: usize,
+    /// How many inputs and outputs the node has (fewer than 2^32 each: see [`NodeBatch::push`]).
     inputs: u32,
     outputs: u32,
     /// Which of name, op_type and domain the record set (to an empty string, possibly): a node written
     /// back as a `NodeProto` is then the one that was read.
     present: u8,
-    pub subgraphs: Vec<Subgraph>,
-    rare: Option<Box<Rare>>,
+}
+
+/// What a node is: its op type in its domain, shared by every node of that kind.
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct OpKind {
+    domain: Box<str>,
+    op_type: Box<str>,
+}
+
+#[derive(Debug, Default)]
+struct Extra {
+    attribute: Vec<AttributeProto>,
+    subgraphs: Vec<Subgraph>,
+    rare: Rare,
 }
 
 const NAME_SET: u8 = 1;
@@ -52,15 +66,15 @@ impl OpNode {
         &self.name
     }
     pub fn op_type(&self) -> &str {
-        &self.op_type
+        &self.kind.op_type
     }
     pub fn domain(&self) -> &str {
-        &self.domain
+        &self.kind.domain
     }
     pub fn overload(&self) -> &str {
-        self.rare
+        self.extra
             .as_ref()
-            .and_then(|r| r.overload.as_deref())
+            .and_then(|e| e.rare.overload.as_deref())
             .unwrap_or("")
     }
     pub fn num_inputs(&self) -> usize {
@@ -68,6 +82,27 @@ impl OpNode {
     }
     pub fn num_outputs(&self) -> usize {
         self.outputs as usize
+    }
+
+    /// The node's attributes (graph-valued ones without their graph, which is in [`OpNode::subgraphs`]).
+    pub fn attributes(&self) -> &[AttributeProto] {
+        self.extra.as_ref().map_or(&[], |e| &e.attribute)
+    }
+
+    /// The graphs of the node's GRAPH and GRAPHS attributes.
+    pub fn subgraphs(&self) -> &[Subgraph] {
+        self.extra.as_ref().map_or(&[], |e| &e.subgraphs)
+    }
+
+    pub(super) fn attributes_mut(&mut self) -> &mut [AttributeProto] {
+        self.extra.as_mut().map_or(&mut [], |e| &mut e.attribute)
+    }
+
+    pub(super) fn add_subgraph(&mut self, sub: Subgraph) {
+        self.extra
+            .get_or_insert_with(Box::default)
+            .subgraphs
+            .push(sub);
     }
 
     /// The name diagnostics use for the node: its own, or `#index` when it has none.
@@ -80,21 +115,24 @@ impl OpNode {
 
     /// The first attribute called `name`.
     pub fn attr(&self, name: &str) -> Option<&AttributeProto> {
-        self.attribute.iter().find(|a| a.name() == name)
+        self.attributes().iter().find(|a| a.name() == name)
     }
 
     /// The node as a `NodeProto` with the given input and output names (graph-valued attributes are
-    /// not part of it once the node is in a graph: they are in `subgraphs`).
+    /// not part of it once the node is in a graph: they are in its subgraphs).
     pub fn to_proto(&self, input: Vec<String>, output: Vec<String>) -> NodeProto {
-        let rare = self.rare.as_deref().cloned().unwrap_or_default();
-        self.proto_with(input, output, self.attribute.clone(), rare)
+        let rare = self
+            .extra
+            .as_ref()
+            .map(|e| e.rare.clone())
+            .unwrap_or_default();
+        self.proto_with(input, output, self.attributes().to_vec(), rare)
     }
 
     /// [`OpNode::to_proto`], consuming the node.
     pub fn into_proto(mut self, input: Vec<String>, output: Vec<String>) -> NodeProto {
-        let rare = self.rare.take().map(|r| *r).unwrap_or_default();
-        let attribute = std::mem::take(&mut self.attribute);
-        self.proto_with(input, output, attribute, rare)
+        let extra = self.extra.take().map(|e| *e).unwrap_or_default();
+        self.proto_with(input, output, extra.attribute, extra.rare)
     }
 
     fn proto_with(
@@ -120,18 +158,46 @@ impl OpNode {
     }
 }
 
-/// Hands out one shared copy of each op type and domain.
+/// Hands out one shared [`OpKind`] for each op type and domain.
 #[derive(Debug, Default)]
-pub struct Interner(hashbrown::HashSet<Arc<str>>);
+pub struct Interner {
+    kinds: hashbrown::HashMap<(Box<str>, Box<str>), Arc<OpKind>>,
+    /// The kind handed out last: nodes of one kind often come in runs.
+    last: Option<Arc<OpKind>>,
+}
 
 impl Interner {
-    pub fn get(&mut self, s: &str) -> Arc<str> {
-        if let Some(a) = self.0.get(s) {
-            return a.clone();
+    fn get(&mut self, domain: &str, op_type: &str) -> Arc<OpKind> {
+        if let Some(k) = &self.last
+            && &*k.op_type == op_type
+            && &*k.domain == domain
+        {
+            return k.clone();
         }
-        let a: Arc<str> = s.into();
-        self.0.insert(a.clone());
-        a
+        let kind = match self.kinds.get(&KindRef(domain, op_type)) {
+            Some(k) => k.clone(),
+            None => {
+                let k = Arc::new(OpKind {
+                    domain: domain.into(),
+                    op_type: op_type.into(),
+                });
+                self.kinds
+                    .insert((domain.into(), op_type.into()), k.clone());
+                k
+            }
+        };
+        self.last = Some(kind.clone());
+        kind
+    }
+}
+
+/// A `(domain, op_type)` key of [`Interner::kinds`], borrowed: a lookup allocates nothing.
+#[derive(Hash)]
+struct KindRef<'a>(&'a str, &'a str);
+
+impl hashbrown::Equivalent<(Box<str>, Box<str>)> for KindRef<'_> {
+    fn equivalent(&self, key: &(Box<str>, Box<str>)) -> bool {
+        *key.0 == *self.0 && *key.1 == *self.1
     }
 }
 
@@ -187,7 +253,11 @@ impl NodeBatch {
         inputs: impl ExactSizeIterator<Item = &'a str>,
         outputs: impl ExactSizeIterator<Item = &'a str>,
     ) {
-        let (n_in, n_out) = (inputs.len() as u32, outputs.len() as u32);
+        // A node with 2^32 inputs would be a file of 8 GB of empty names: not a model; its names
+        // are then cut to the first 2^32 - 1, and nothing indexes past them.
+        let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        let (n_in, n_out) = (count(inputs.len()), count(outputs.len()));
+        let (inputs, outputs) = (inputs.take(n_in as usize), outputs.take(n_out as usize));
         for s in inputs.chain(outputs) {
             // `has_room` was asked for the whole node: these conversions cannot truncate.
             self.spans.push((self.names.len() as u32, s.len() as u32));
@@ -207,18 +277,24 @@ impl NodeBatch {
         .iter()
         .filter(|(f, _)| f.is_some())
         .fold(0, |acc, (_, bit)| acc | bit);
+        let extra = (!fields.attribute.is_empty() || rare != Rare::default()).then(|| {
+            Box::new(Extra {
+                attribute: fields.attribute,
+                subgraphs: Vec::new(),
+                rare,
+            })
+        });
         self.nodes.push(OpNode {
             name: fields.name.unwrap_or("").into(),
-            op_type: self.interner.get(fields.op_type.unwrap_or("")),
-            domain: self.interner.get(fields.domain.unwrap_or("")),
-            attribute: fields.attribute,
+            kind: self
+                .interner
+                .get(fields.domain.unwrap_or(""), fields.op_type.unwrap_or("")),
+            extra,
             index,
             io_start: 0,
             inputs: n_in,
             outputs: n_out,
             present,
-            subgraphs: Vec::new(),
-            rare: (rare != Rare::default()).then(|| Box::new(rare)),
         });
     }
 

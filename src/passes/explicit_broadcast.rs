@@ -88,7 +88,7 @@ pub(crate) fn kind(op: &OpNode, opset: i64) -> Option<Kind> {
         "RMSNormalization" => Kind::Normalized(&[1]),
         "Gemm" if opset >= 7 || legacy_broadcast(op) => Kind::GemmC,
         _ if legacy_binary && legacy_broadcast(op) => Kind::LegacyAxis(
-            op.attribute
+            op.attributes()
                 .iter()
                 .find(|a| a.name() == "axis")
                 .and_then(|a| a.i),
@@ -99,7 +99,7 @@ pub(crate) fn kind(op: &OpNode, opset: i64) -> Option<Kind> {
 
 /// True when the legacy (opset < 7) `broadcast=1` attribute makes this node broadcast.
 fn legacy_broadcast(op: &OpNode) -> bool {
-    op.attribute
+    op.attributes()
         .iter()
         .any(|a| a.name() == "broadcast" && a.i.unwrap_or(0) != 0)
 }
@@ -473,7 +473,7 @@ impl GraphRewriter<'_, '_> {
         if let Kind::LegacyAxis(_) = k {
             // With B of A's shape the legacy rule no longer applies (B would not fit at `axis`):
             // the node becomes a plain equal-shapes one.
-            for (i, a) in op.attribute.iter().enumerate() {
+            for (i, a) in op.attributes().iter().enumerate() {
                 if a.name() == "broadcast" || a.name() == "axis" {
                     self.patch.drop_attributes.insert((op.index, i));
                 }
@@ -492,7 +492,7 @@ impl GraphRewriter<'_, '_> {
 
     /// The `axis` attribute of a normalization node (default -1).
     fn norm_axis(op: &OpNode) -> i64 {
-        op.attribute
+        op.attributes()
             .iter()
             .find(|a| a.name() == "axis")
             .and_then(|a| a.i)
@@ -540,7 +540,7 @@ impl GraphRewriter<'_, '_> {
             Kind::LegacyAxis(_) => None,
             Kind::GemmC => {
                 let trans = |n: &str| {
-                    op.attribute
+                    op.attributes()
                         .iter()
                         .any(|a| a.name() == n && a.i.unwrap_or(0) != 0)
                 };
@@ -711,7 +711,7 @@ pub fn inserted_nodes(g: &Graph) -> HashMap<crate::ir::NodeId, Inserted> {
                     .is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()))
                 || rest.starts_with("/reshape");
             let feeds = g.dag.edges(id).any(|e| {
-                e.weight().slot == Slot::Input(slot)
+                u32::try_from(slot).is_ok_and(|s| e.weight().slot == Slot::Input(s))
                     && g.op(e.target()).is_some_and(|c| labels(c, label))
             });
             if suffix_ok && feeds {

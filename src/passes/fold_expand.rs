@@ -454,8 +454,10 @@ impl<'a> GraphFolder<'a> {
         let g: &'a Graph = self.g;
         let id = g.lookup(t)?;
         let op = g.op(g.value(id).producer.0)?;
-        (op.op_type() == "Shape" && opset_domain(op.domain()).is_empty() && op.attribute.is_empty())
-            .then(|| g.input_name(op, 0))
+        (op.op_type() == "Shape"
+            && opset_domain(op.domain()).is_empty()
+            && op.attributes().is_empty())
+        .then(|| g.input_name(op, 0))
     }
 
     /// The values `w` is the broadcast of: for `Expand(a, Shape(b))` those of `a` and of `b`, else
@@ -499,7 +501,7 @@ impl<'a> GraphFolder<'a> {
         let x = self.shape_of(inputs.first()?)?;
         let r = x.len() as i64;
         let axis = op
-            .attribute
+            .attributes()
             .iter()
             .find(|a| a.name() == "axis")
             .and_then(|a| a.i)
@@ -575,7 +577,7 @@ impl<'a> GraphFolder<'a> {
                     if self.removed.contains(&producer)
                         || !opset_domain(op.domain()).is_empty()
                         || !SHAPE_OPS.contains(&op.op_type())
-                        || !op.subgraphs.is_empty()
+                        || !op.subgraphs().is_empty()
                     {
                         continue;
                     }

@@ -28,7 +28,7 @@ impl<'a> NodeRef<'a> {
 
     pub fn attribute(&self) -> &'a [AttributeProto] {
         match self {
-            NodeRef::Ir(_, op) => &op.attribute,
+            NodeRef::Ir(_, op) => op.attributes(),
             NodeRef::Proto(p) => &p.attribute,
         }
     }

@@ -334,8 +334,8 @@ impl<'m> Driver<'m> {
         let (outputs, findings) = {
             let this = &mut *self;
             let mut subgraph = |name: &str, formal: &[ValueInfo]| -> Option<Vec<ValueInfo>> {
-                let sub = op.subgraphs.iter().find(|s| {
-                    op.attribute
+                let sub = op.subgraphs().iter().find(|s| {
+                    op.attributes()
                         .get(s.attribute)
                         .is_some_and(|a| a.name() == name)
                 })?;
@@ -606,7 +606,7 @@ fn with_call_attributes(f: &crate::ir::Function, call: &OpNode) -> Option<Graph>
         .ops
         .iter()
         .filter_map(|&id| f.body.op(id))
-        .any(|op| op.attribute.iter().any(|a| a.ref_attr_name.is_some()));
+        .any(|op| op.attributes().iter().any(|a| a.ref_attr_name.is_some()));
     if !uses_refs {
         return None;
     }
@@ -636,7 +636,7 @@ fn substitute(mut n: NodeProto, call: &OpNode, f: &crate::ir::Function) -> NodeP
             return true;
         };
         let value = call
-            .attribute
+            .attributes()
             .iter()
             .find(|c| c.name() == r)
             .or_else(|| f.header.attribute_proto.iter().find(|c| c.name() == r));
