@@ -110,9 +110,12 @@ fn is_called(model: &Model, domain: &str, name: &str) -> bool {
     })
 }
 
+/// What inference knows of one value while its graph is inferred.
+type Info = Option<Box<ValueInfo>>;
+
 /// Values visible from enclosing graphs, innermost first.
 struct Env<'e> {
-    frame: Option<(&'e Graph, &'e [Option<ValueInfo>])>,
+    frame: Option<(&'e Graph, &'e [Info])>,
     parent: Option<&'e Env<'e>>,
 }
 
@@ -128,7 +131,7 @@ impl<'e> Env<'e> {
         if let Some((g, infos)) = self.frame
             && let Some(id) = g.lookup(name)
         {
-            return infos[id.0 as usize].clone();
+            return infos[id.0 as usize].as_deref().cloned();
         }
         self.parent?.get(name)
     }
@@ -167,7 +170,9 @@ impl<'m> Driver<'m> {
         env: &Env<'_>,
         site: Option<&CallSite>,
     ) -> Vec<ValueInfo> {
-        let mut infos: Vec<Option<ValueInfo>> = vec![None; g.values.len()];
+        // All `None` (null pointers): the allocator hands out zeroed pages that are touched only
+        // where a value is set, where an unboxed table of a million values was 64 MB written whole.
+        let mut infos: Vec<Info> = vec![None; g.values.len()];
         self.seed_sources(g, formal, env, &mut infos);
         let mut readers = (!self.keep).then(|| readers_left(g));
         for (node, op) in g.ops_in_order() {
@@ -181,7 +186,7 @@ impl<'m> Driver<'m> {
                 let v = g.value(id);
                 let declared = v.declared.as_deref();
                 let merged = self.merge_declared(g, op, &v.name, inferred, declared, site);
-                infos[id.0 as usize] = merged;
+                infos[id.0 as usize] = merged.map(Box::new);
             }
             if let Some(left) = &mut readers {
                 for e in g.dag.edges_directed(node, petgraph::Direction::Incoming) {
@@ -199,7 +204,7 @@ impl<'m> Driver<'m> {
             .iter()
             .map(|o| {
                 g.lookup(o.name())
-                    .and_then(|id| infos[id.0 as usize].clone())
+                    .and_then(|id| infos[id.0 as usize].as_deref().cloned())
                     .unwrap_or_else(ValueInfo::unknown)
             })
             .collect();
@@ -211,7 +216,8 @@ impl<'m> Driver<'m> {
 
     /// Keeps what is known of `g`'s values. A graph inferred more than once (a function called from
     /// several places) keeps what all its inferences agree on.
-    fn record(&mut self, g: &Graph, infos: Vec<Option<ValueInfo>>) {
+    fn record(&mut self, g: &Graph, infos: Vec<Info>) {
+        let infos = infos.into_iter().map(|i| i.map(|b| *b));
         if let Some(&i) = self.recorded.get(&g.path) {
             let kept = &mut self.out.graphs[i].values;
             for ((_, old), new) in kept.iter_mut().zip(infos) {
@@ -239,7 +245,7 @@ impl<'m> Driver<'m> {
         g: &Graph,
         formal: Option<&[ValueInfo]>,
         env: &Env<'_>,
-        infos: &mut [Option<ValueInfo>],
+        infos: &mut [Info],
     ) {
         let defaults: HashMap<&str, &crate::proto::TensorProto> = if g.header.input.is_empty() {
             HashMap::new()
@@ -281,7 +287,7 @@ impl<'m> Driver<'m> {
                 NodeKind::Outer => env.get(&v.name),
                 NodeKind::Op(_) => continue,
             };
-            infos[i] = info;
+            infos[i] = info.map(Box::new);
         }
     }
 
@@ -292,7 +298,7 @@ impl<'m> Driver<'m> {
         imports: &crate::ir::Imports<'_>,
         env: &Env<'_>,
         site: Option<&CallSite>,
-        infos: &[Option<ValueInfo>],
+        infos: &[Info],
     ) -> Vec<ValueInfo> {
         let inputs: Vec<Option<ValueInfo>> = g
             .input_ids(op)
@@ -301,7 +307,8 @@ impl<'m> Driver<'m> {
             .map(|(slot, value)| match value {
                 Some(id) => Some(
                     infos[id.0 as usize]
-                        .clone()
+                        .as_deref()
+                        .cloned()
                         .unwrap_or_else(ValueInfo::unknown),
                 ),
                 // Omitted, or a name defined nowhere (reported by the structural checks).
