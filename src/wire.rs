@@ -7,7 +7,6 @@
 //! list of [`Chunk`]s, streamed to the destination, so weights go from the mapped input to the output
 //! file without an in-memory copy of the model.
 
-use std::collections::BTreeMap;
 use std::io::Write;
 use std::ops::Range;
 use thiserror::Error;
@@ -200,7 +199,10 @@ impl Iterator for Records<'_> {
 /// index among that field's records, which for a repeated field is its index in the decoded list.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Edit {
-    pub records: BTreeMap<(u32, usize), RecordEdit>,
+    /// The record edits, sorted by (field, occurrence). A sorted vector rather than a map: most edits
+    /// touch one or two records of a node (a map's first node alone is a kilobyte), and the few large
+    /// ones are built in key order, each edit an append.
+    records: Vec<((u32, usize), RecordEdit)>,
     /// Whole records (tag and payload) added at the end of the message.
     pub append: Vec<u8>,
 }
@@ -217,7 +219,7 @@ pub enum Action {
     #[default]
     Keep,
     /// The record is a sub-message with changes of its own.
-    Edit(Edit),
+    Edit(Box<Edit>),
     /// The record is replaced by these bytes (whole records; empty drops it).
     Replace(Vec<u8>),
 }
@@ -229,14 +231,34 @@ impl Edit {
 
     /// The edit of record (field, occurrence), created empty if absent.
     pub fn at(&mut self, field: u32, occurrence: usize) -> &mut RecordEdit {
-        self.records.entry((field, occurrence)).or_default()
+        let key = (field, occurrence);
+        let at = match self.records.last() {
+            // In key order: an append.
+            Some((last, _)) if *last < key => self.records.len(),
+            None => 0,
+            _ => match self.records.binary_search_by(|(k, _)| k.cmp(&key)) {
+                Ok(i) => return &mut self.records[i].1,
+                Err(i) => i,
+            },
+        };
+        self.records.insert(at, (key, RecordEdit::default()));
+        &mut self.records[at].1
+    }
+
+    /// The edit of record (field, occurrence), if there is one.
+    pub fn get(&self, field: u32, occurrence: usize) -> Option<&RecordEdit> {
+        let key = (field, occurrence);
+        self.records
+            .binary_search_by(|(k, _)| k.cmp(&key))
+            .ok()
+            .map(|i| &self.records[i].1)
     }
 
     /// The nested edit of sub-message (field, occurrence), created empty if absent.
     pub fn child(&mut self, field: u32, occurrence: usize) -> &mut Edit {
         let rec = self.at(field, occurrence);
         if !matches!(rec.action, Action::Edit(_)) {
-            rec.action = Action::Edit(Edit::default());
+            rec.action = Action::Edit(Box::default());
         }
         match &mut rec.action {
             Action::Edit(e) => e,
@@ -246,21 +268,26 @@ impl Edit {
     }
 }
 
-/// A piece of the output: a span of the source, or bytes made by the writer.
+/// A piece of the output: a span of the source, bytes of the edit, or bytes the splice made (the tag
+/// and length of an edited sub-message) in [`Spliced::made`].
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Chunk {
+pub enum Chunk<'e> {
     Source(Range<usize>),
-    Owned(Vec<u8>),
+    Edit(&'e [u8]),
+    Made(Range<usize>),
 }
 
-/// An output message as chunks, with its total length known before anything is written.
+/// An output message as chunks, with its total length known before anything is written. The bytes
+/// of the edit are borrowed, not copied: a rewrite of a million nodes would otherwise hold its new
+/// nodes twice.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Spliced {
-    pub chunks: Vec<Chunk>,
+pub struct Spliced<'e> {
+    pub chunks: Vec<Chunk<'e>>,
+    pub made: Vec<u8>,
     pub len: u64,
 }
 
-impl Spliced {
+impl<'e> Spliced<'e> {
     fn push_source(&mut self, r: Range<usize>) {
         if r.is_empty() {
             return;
@@ -275,21 +302,12 @@ impl Spliced {
         self.chunks.push(Chunk::Source(r));
     }
 
-    fn push_owned(&mut self, bytes: Vec<u8>) {
+    fn push_edit(&mut self, bytes: &'e [u8]) {
         if bytes.is_empty() {
             return;
         }
         self.len += bytes.len() as u64;
-        self.chunks.push(Chunk::Owned(bytes));
-    }
-
-    fn extend(&mut self, other: Spliced) {
-        for c in other.chunks {
-            match c {
-                Chunk::Source(r) => self.push_source(r),
-                Chunk::Owned(b) => self.push_owned(b),
-            }
-        }
+        self.chunks.push(Chunk::Edit(bytes));
     }
 
     /// True when the output is exactly the source span `whole`.
@@ -301,12 +319,21 @@ impl Spliced {
         }
     }
 
+    /// The bytes of a chunk that is not a span of the source.
+    fn bytes(&self, c: &Chunk<'e>) -> Option<&[u8]> {
+        match c {
+            Chunk::Source(_) => None,
+            Chunk::Edit(b) => Some(b),
+            Chunk::Made(r) => self.made.get(r.clone()),
+        }
+    }
+
     /// Streams the output to `w`.
     pub fn write_to(&self, src: &[u8], w: &mut impl Write) -> std::io::Result<()> {
         for c in &self.chunks {
             match c {
                 Chunk::Source(r) => w.write_all(&src[r.clone()])?,
-                Chunk::Owned(b) => w.write_all(b)?,
+                _ => w.write_all(self.bytes(c).unwrap_or_default())?,
             }
         }
         Ok(())
@@ -340,7 +367,7 @@ impl Spliced {
                     }
                 }
                 Chunk::Source(r) => w.write_all(&src[r.clone()])?,
-                Chunk::Owned(b) => w.write_all(b)?,
+                _ => w.write_all(self.bytes(c).unwrap_or_default())?,
             }
         }
         Ok(())
@@ -349,37 +376,55 @@ impl Spliced {
     /// The output as one buffer (for small models and tests).
     pub fn to_vec(&self, src: &[u8]) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.len as usize);
-        for c in &self.chunks {
-            match c {
-                Chunk::Source(r) => out.extend_from_slice(&src[r.clone()]),
-                Chunk::Owned(b) => out.extend_from_slice(b),
-            }
-        }
+        // Writing into a vector cannot fail.
+        let _ = self.write_to(src, &mut out);
         out
     }
 }
 
 /// Applies `edit` to the message `src[range]`. Records without an edit are copied as they are.
-pub fn splice(src: &[u8], range: Range<usize>, edit: &Edit) -> Result<Spliced, WireError> {
+pub fn splice<'e>(
+    src: &[u8],
+    range: Range<usize>,
+    edit: &'e Edit,
+) -> Result<Spliced<'e>, WireError> {
     let mut out = Spliced::default();
+    splice_into(src, range, edit, &mut out)?;
+    Ok(out)
+}
+
+fn splice_into<'e>(
+    src: &[u8],
+    range: Range<usize>,
+    edit: &'e Edit,
+    out: &mut Spliced<'e>,
+) -> Result<(), WireError> {
     if edit.is_empty() {
         out.push_source(range);
-        return Ok(out);
+        return Ok(());
     }
-    let mut seen: BTreeMap<u32, usize> = BTreeMap::new();
+    // Records seen so far of each field: a message has a handful of fields.
+    let mut seen: Vec<(u32, usize)> = Vec::new();
     for rec in records(src, range) {
         let rec = rec?;
-        let n = seen.entry(rec.field).or_insert(0);
-        let occurrence = *n;
-        *n += 1;
-        let Some(re) = edit.records.get(&(rec.field, occurrence)) else {
+        let occurrence = match seen.iter_mut().find(|(f, _)| *f == rec.field) {
+            Some((_, n)) => {
+                *n += 1;
+                *n - 1
+            }
+            None => {
+                seen.push((rec.field, 1));
+                0
+            }
+        };
+        let Some(re) = edit.get(rec.field, occurrence) else {
             out.push_source(rec.span);
             continue;
         };
-        out.push_owned(re.before.clone());
+        out.push_edit(&re.before);
         match &re.action {
             Action::Keep => out.push_source(rec.span),
-            Action::Replace(bytes) => out.push_owned(bytes.clone()),
+            Action::Replace(bytes) => out.push_edit(bytes),
             Action::Edit(child) => {
                 if rec.wire_type != LEN {
                     return Err(WireError::NotLengthDelimited {
@@ -387,17 +432,22 @@ pub fn splice(src: &[u8], range: Range<usize>, edit: &Edit) -> Result<Spliced, W
                         occurrence,
                     });
                 }
-                let inner = splice(src, rec.payload.clone(), child)?;
-                let mut head = Vec::with_capacity(12);
-                write_varint(&mut head, (u64::from(rec.field) << 3) | u64::from(LEN));
-                write_varint(&mut head, inner.len);
-                out.push_owned(head);
-                out.extend(inner);
+                // The head (tag, new length) goes before the payload, whose length is known once it
+                // is spliced: its chunk is reserved, then filled.
+                let head = out.chunks.len();
+                out.chunks.push(Chunk::Made(0..0));
+                let before = out.len;
+                splice_into(src, rec.payload.clone(), child, out)?;
+                let start = out.made.len();
+                write_varint(&mut out.made, (u64::from(rec.field) << 3) | u64::from(LEN));
+                write_varint(&mut out.made, out.len - before);
+                out.len += (out.made.len() - start) as u64;
+                out.chunks[head] = Chunk::Made(start..out.made.len());
             }
         }
     }
-    out.push_owned(edit.append.clone());
-    Ok(out)
+    out.push_edit(&edit.append);
+    Ok(())
 }
 
 #[cfg(test)]
@@ -464,7 +514,8 @@ mod tests {
     #[test]
     fn empty_edit_is_the_identity() {
         let src = model_with_unknown_field();
-        let out = splice(&src, 0..src.len(), &Edit::default()).unwrap();
+        let edit = Edit::default();
+        let out = splice(&src, 0..src.len(), &edit).unwrap();
         assert!(out.is_identity(&(0..src.len())));
         assert_eq!(out.to_vec(&src), src);
     }

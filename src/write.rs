@@ -19,7 +19,7 @@ pub struct WriteOptions {
 }
 
 /// The bytes of `model` with `edit` applied, as chunks over the model's source.
-pub fn splice_model(model: &Model, edit: &Edit) -> Result<Spliced> {
+pub fn splice_model<'e>(model: &Model, edit: &'e Edit) -> Result<Spliced<'e>> {
     let src = &model.source;
     let out = wire::splice(src, 0..src.len(), edit).context("cannot re-encode the model")?;
     if out.len > MAX_PROTOBUF_BYTES {

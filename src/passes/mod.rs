@@ -126,34 +126,42 @@ impl Patch {
             for &(field, occurrence) in &gp.wire {
                 edit = edit.child(field, occurrence);
             }
-            for (&index, nodes) in &gp.insert_before {
-                let mut bytes = Vec::new();
-                for n in nodes {
-                    write_len_record(&mut bytes, gp.node_field, &n.encode_to_vec());
+            // Node by node in source order, so that the edit is built by appends (see `Edit`).
+            let mut touched: Vec<usize> = gp
+                .insert_before
+                .keys()
+                .copied()
+                .chain(gp.rewire.keys().map(|&(i, _)| i))
+                .chain(gp.drop_attributes.iter().map(|&(i, _)| i))
+                .chain(gp.remove_nodes.iter().copied())
+                .collect();
+            touched.sort_unstable();
+            touched.dedup();
+            for index in touched {
+                let rec = edit.at(gp.node_field, index);
+                for n in gp.insert_before.get(&index).into_iter().flatten() {
+                    write_len_record(&mut rec.before, gp.node_field, &n.encode_to_vec());
                 }
-                edit.at(gp.node_field, index).before.extend(bytes);
-            }
-            for (&(index, slot), name) in &gp.rewire {
                 if gp.remove_nodes.contains(&index) {
+                    // A removal overrides any other edit of the node.
+                    rec.action = Action::Replace(Vec::new());
                     continue;
                 }
-                let mut record = Vec::new();
-                write_len_record(&mut record, INPUT_FIELD, name.as_bytes());
-                edit.child(gp.node_field, index)
-                    .at(INPUT_FIELD, slot)
-                    .action = Action::Replace(record);
-            }
-            for &(index, attribute) in &gp.drop_attributes {
-                if gp.remove_nodes.contains(&index) {
+                let rewires = gp.rewire.range((index, 0)..=(index, usize::MAX));
+                let drops = gp.drop_attributes.range((index, 0)..=(index, usize::MAX));
+                let (mut rewires, mut drops) = (rewires.peekable(), drops.peekable());
+                if rewires.peek().is_none() && drops.peek().is_none() {
                     continue;
                 }
-                edit.child(gp.node_field, index)
-                    .at(ATTRIBUTE_FIELD, attribute)
-                    .action = Action::Replace(Vec::new());
-            }
-            // Last, so that a removal overrides any edit of the same node made above.
-            for &index in &gp.remove_nodes {
-                edit.at(gp.node_field, index).action = Action::Replace(Vec::new());
+                let node = edit.child(gp.node_field, index);
+                for (&(_, slot), name) in rewires {
+                    let mut record = Vec::new();
+                    write_len_record(&mut record, INPUT_FIELD, name.as_bytes());
+                    node.at(INPUT_FIELD, slot).action = Action::Replace(record);
+                }
+                for &(_, attribute) in drops {
+                    node.at(ATTRIBUTE_FIELD, attribute).action = Action::Replace(Vec::new());
+                }
             }
             for &index in &gp.remove_initializers {
                 edit.at(INITIALIZER_FIELD, index).action = Action::Replace(Vec::new());
