@@ -52,5 +52,12 @@ pub(super) fn expand(model: PathBuf, output: PathBuf, keep_scalars: bool, in_pla
         "expand: {} implicit broadcasts made explicit ({inserted} nodes inserted)",
         outcome.insertions.len()
     );
-    write_out(&m, &outcome.patch.to_edit(), &output, in_place)
+    // What the report said is freed before the output is made: on large graphs each holds a line
+    // or a node per broadcast.
+    drop(report);
+    let explicit_broadcast::Outcome {
+        patch, insertions, ..
+    } = outcome;
+    drop(insertions);
+    write_out(&m, &patch.into_edit(), &output, in_place)
 }

@@ -58,5 +58,5 @@ pub(super) fn fold(model: PathBuf, output: PathBuf, in_place: bool) -> u8 {
         outcome.initializers.len(),
         outcome.left.len()
     );
-    write_out(&m, &outcome.patch.to_edit(), &output, in_place)
+    write_out(&m, &outcome.patch.into_edit(), &output, in_place)
 }

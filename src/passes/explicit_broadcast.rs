@@ -257,7 +257,7 @@ impl GraphRewriter<'_, '_> {
 
     /// Queues `n` to be inserted before the consumer at source position `at`.
     fn insert(&mut self, at: usize, n: NodeProto) {
-        self.patch.insert_before.entry(at).or_default().push(n);
+        self.patch.insert(at, &n);
     }
 
     /// The name of an int64 1-D tensor holding `values`: an initializer, or (in a function body or
@@ -521,21 +521,13 @@ impl GraphRewriter<'_, '_> {
             Kind::Normalized(_) => {
                 // Shape's `start` (opset 15; these ops start at 17) takes the normalized part, and a
                 // negative start works whatever X's rank turns out to be.
-                let name = self.shape_node(at, g.input_name(op, 0), base);
-                if let Some(last) = self
-                    .patch
-                    .insert_before
-                    .get_mut(&at)
-                    .and_then(|v| v.last_mut())
-                {
-                    last.attribute.push(AttributeProto {
-                        name: Some("start".into()),
-                        r#type: Some(AttributeType::Int as i32),
-                        i: Some(Self::norm_axis(op)),
-                        ..Default::default()
-                    });
-                }
-                Some(name)
+                let start = AttributeProto {
+                    name: Some("start".into()),
+                    r#type: Some(AttributeType::Int as i32),
+                    i: Some(Self::norm_axis(op)),
+                    ..Default::default()
+                };
+                Some(self.shape_node_with(at, g.input_name(op, 0), base, vec![start]))
             }
             Kind::LegacyAxis(_) => None,
             Kind::GemmC => {
@@ -606,16 +598,21 @@ impl GraphRewriter<'_, '_> {
     }
 
     fn shape_node(&mut self, at: usize, of: &str, base: &str) -> String {
+        self.shape_node_with(at, of, base, Vec::new())
+    }
+
+    /// A `Shape` node of `of` with these attributes, inserted before the consumer at `at`.
+    fn shape_node_with(
+        &mut self,
+        at: usize,
+        of: &str,
+        base: &str,
+        attribute: Vec<AttributeProto>,
+    ) -> String {
         let name = self.names.fresh(&format!("{base}/shape"));
-        self.insert(
-            at,
-            node(
-                "Shape",
-                name.clone(),
-                vec![of.to_owned()],
-                vec![name.clone()],
-            ),
-        );
+        let mut n = node("Shape", name.clone(), vec![of.to_owned()], vec![name.clone()]);
+        n.attribute = attribute;
+        self.insert(at, n);
         name
     }
 }

@@ -44,8 +44,12 @@ pub struct GraphPatch {
     pub wire: WirePath,
     /// Field number of the node list in the graph's message (1 in GraphProto, 7 in FunctionProto).
     pub node_field: u32,
-    /// New nodes to insert just before the node at this source position, in order.
-    pub insert_before: BTreeMap<usize, Vec<NodeProto>>,
+    /// New nodes to insert just before the node at this source position, in order, as the records
+    /// of the graph's node field (encoded as they are made: a rewrite of a million nodes would
+    /// otherwise hold two million `NodeProto`s).
+    pub insert_before: BTreeMap<usize, Vec<u8>>,
+    /// How many nodes `insert_before` holds.
+    inserted: usize,
     /// (node position, input slot) -> the value name that input now reads.
     pub rewire: BTreeMap<(usize, usize), String>,
     /// Initializers appended to the graph (a GraphProto; function bodies use Constant nodes instead).
@@ -84,7 +88,15 @@ impl GraphPatch {
     }
 
     pub fn inserted_nodes(&self) -> usize {
-        self.insert_before.values().map(Vec::len).sum()
+        self.inserted
+    }
+
+    /// Queues `node` to be inserted before the node at source position `at`, after those queued there
+    /// already.
+    pub fn insert(&mut self, at: usize, node: &NodeProto) {
+        let bytes = self.insert_before.entry(at).or_default();
+        write_len_record(bytes, self.node_field, &node.encode_to_vec());
+        self.inserted += 1;
     }
 
     pub fn removed_nodes(&self) -> usize {
@@ -120,8 +132,13 @@ impl Patch {
 
     /// The wire edit that applies this patch to the model's source bytes.
     pub fn to_edit(&self) -> Edit {
+        self.clone().into_edit()
+    }
+
+    /// [`Patch::to_edit`], moving the new nodes' bytes into the edit rather than copying them.
+    pub fn into_edit(self) -> Edit {
         let mut root = Edit::default();
-        for gp in self.graphs.iter().filter(|g| !g.is_empty()) {
+        for mut gp in self.graphs.into_iter().filter(|g| !g.is_empty()) {
             let mut edit = &mut root;
             for &(field, occurrence) in &gp.wire {
                 edit = edit.child(field, occurrence);
@@ -139,8 +156,8 @@ impl Patch {
             touched.dedup();
             for index in touched {
                 let rec = edit.at(gp.node_field, index);
-                for n in gp.insert_before.get(&index).into_iter().flatten() {
-                    write_len_record(&mut rec.before, gp.node_field, &n.encode_to_vec());
+                if let Some(bytes) = gp.insert_before.remove(&index) {
+                    rec.before = bytes;
                 }
                 if gp.remove_nodes.contains(&index) {
                     // A removal overrides any other edit of the node.
