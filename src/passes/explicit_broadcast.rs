@@ -12,7 +12,7 @@
 
 use super::{GraphPatch, Names, Patch};
 use crate::diagnostics::{Code, Diagnostic};
-use crate::ir::{Graph, Model, OpNode, opset_domain};
+use crate::ir::{Graph, Model, OpNode, ValueId, opset_domain};
 use crate::proto::attribute_proto::AttributeType;
 use crate::proto::tensor_proto::DataType;
 use crate::proto::{AttributeProto, NodeProto, TensorProto, ValueInfoProto};
@@ -240,14 +240,23 @@ fn int64_tensor(name: &str, values: &[i64]) -> TensorProto {
 }
 
 impl GraphRewriter<'_, '_> {
-    fn shape_of(&self, name: &str) -> Shape {
-        let id = self.g.lookup(name)?;
-        self.infos?.get(id.0 as usize)?.1.as_ref()?.shape.clone()
+    /// The shape of value `id` (unknown for `None`), read without a name lookup.
+    fn shape_of_id(&self, id: Option<ValueId>) -> Shape {
+        self.infos?.get(id?.0 as usize)?.1.as_ref()?.shape.clone()
     }
 
-    /// True when `name` is the output of an `Expand` node of this graph.
-    fn is_expand_output(&self, name: &str) -> bool {
-        let Some(id) = self.g.lookup(name) else {
+    /// The shapes of input `slot` and output 0 of `op`.
+    fn input_shape(&self, op: &OpNode, slot: usize) -> Shape {
+        self.shape_of_id(self.g.input_ids(op).get(slot).copied().flatten())
+    }
+
+    fn output_shape(&self, op: &OpNode) -> Shape {
+        self.shape_of_id(self.g.output_ids(op).first().copied().flatten())
+    }
+
+    /// True when value `id` is the output of an `Expand` node of this graph.
+    fn is_expand_output(&self, id: Option<ValueId>) -> bool {
+        let Some(id) = id else {
             return false;
         };
         self.g
@@ -303,7 +312,7 @@ impl GraphRewriter<'_, '_> {
     fn node(&mut self, op: &OpNode, k: Kind) -> Result<(), String> {
         let out_shape = match k {
             Kind::Normalized(_) => self.normalized_shape(op),
-            _ => self.shape_of(self.g.output_name(op, 0)),
+            _ => self.output_shape(op),
         };
         let slots: Vec<usize> = match k {
             Kind::Multi => (0..op.num_inputs()).collect(),
@@ -318,7 +327,7 @@ impl GraphRewriter<'_, '_> {
             if input.is_empty() {
                 continue;
             }
-            let in_shape = self.shape_of(input);
+            let in_shape = self.input_shape(op, slot);
             if same_shape(&in_shape, &out_shape) {
                 continue;
             }
@@ -340,7 +349,9 @@ impl GraphRewriter<'_, '_> {
             // output of an Expand: taken as explicit. Without this, the Expand inserted by a first
             // run (whose output sizes are as unknown as its input's) would get another Expand on
             // every run, and `expand` of its own output would not be a no-op.
-            if !known_to_differ(&in_shape, &out_shape) && self.is_expand_output(input) {
+            if !known_to_differ(&in_shape, &out_shape)
+                && self.is_expand_output(g.input_ids(op).get(slot).copied().flatten())
+            {
                 continue;
             }
             if self.opts.keep_scalars && one_element(&in_shape) {
@@ -501,7 +512,7 @@ impl GraphRewriter<'_, '_> {
 
     /// `X.shape[axis:]` of a normalization node, when X's rank is known.
     fn normalized_shape(&self, op: &OpNode) -> Shape {
-        let x = self.shape_of(self.g.input_name(op, 0))?;
+        let x = self.input_shape(op, 0)?;
         let r = x.len() as i64;
         let axis = Self::norm_axis(op);
         let a = if axis < 0 { axis + r } else { axis };
@@ -514,7 +525,7 @@ impl GraphRewriter<'_, '_> {
     /// from A and B.
     fn runtime_target(&mut self, op: &OpNode, k: &Kind, slot: usize, base: &str) -> Option<String> {
         let g = self.g;
-        let out_shape = self.shape_of(g.output_name(op, 0));
+        let out_shape = self.output_shape(op);
         let at = op.index;
         match k {
             Kind::ToFirst(_) => Some(self.shape_node(at, g.input_name(op, 0), base)),
@@ -564,7 +575,7 @@ impl GraphRewriter<'_, '_> {
                     .iter()
                     .enumerate()
                     .find(|(j, n)| {
-                        *j != slot && !n.is_empty() && same_shape(&self.shape_of(n), &out_shape)
+                        *j != slot && !n.is_empty() && same_shape(&self.input_shape(op, *j), &out_shape)
                     })
                     .map(|(_, n)| *n)
                 {
