@@ -241,6 +241,10 @@ impl Edit {
                 Err(i) => i,
             },
         };
+        if self.records.is_empty() {
+            // Most edits are of one record (a node's input): no room for four.
+            self.records.reserve_exact(1);
+        }
         self.records.insert(at, (key, RecordEdit::default()));
         &mut self.records[at].1
     }

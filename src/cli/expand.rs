@@ -8,7 +8,7 @@ use std::fmt::Write;
 use std::path::PathBuf;
 
 pub(super) fn expand(model: PathBuf, output: PathBuf, keep_scalars: bool, in_place: bool) -> u8 {
-    let Some(m) = load_or_say(&model) else {
+    let Some(mut m) = load_or_say(&model) else {
         return EXIT_UNLOADABLE;
     };
     if let Some(status) = refuse_if_errors(&m, &model) {
@@ -59,5 +59,7 @@ pub(super) fn expand(model: PathBuf, output: PathBuf, keep_scalars: bool, in_pla
         patch, insertions, ..
     } = outcome;
     drop(insertions);
+    // The shapes were for the pass; the output is made from the source bytes and the edit.
+    m.shapes = Vec::new();
     write_out(&m, &patch.into_edit(), &output, in_place)
 }

@@ -575,7 +575,9 @@ impl GraphRewriter<'_, '_> {
                     .iter()
                     .enumerate()
                     .find(|(j, n)| {
-                        *j != slot && !n.is_empty() && same_shape(&self.input_shape(op, *j), &out_shape)
+                        *j != slot
+                            && !n.is_empty()
+                            && same_shape(&self.input_shape(op, *j), &out_shape)
                     })
                     .map(|(_, n)| *n)
                 {
@@ -621,7 +623,12 @@ impl GraphRewriter<'_, '_> {
         attribute: Vec<AttributeProto>,
     ) -> String {
         let name = self.names.fresh(&format!("{base}/shape"));
-        let mut n = node("Shape", name.clone(), vec![of.to_owned()], vec![name.clone()]);
+        let mut n = node(
+            "Shape",
+            name.clone(),
+            vec![of.to_owned()],
+            vec![name.clone()],
+        );
         n.attribute = attribute;
         self.insert(at, n);
         name
