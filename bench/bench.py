@@ -8,7 +8,9 @@ and the targets with PASS/FAIL.
 Tools:
   check    onnx-lint check MODEL
   shapes   onnx-lint shapes MODEL
-  expand   onnx-lint expand MODEL -o bench/out/tmp/... (the output is deleted after each run)
+  expand   onnx-lint expand MODEL -o bench/out/tmp/... (the output is deleted after each run); it flushes
+           its output to disk before the rename (temporary file, fsync, rename)
+  expand-nofsync  the same with --no-fsync: the output is left to the kernel's writeback, as cp leaves its copy
   onnx     python -c "import onnx,sys; m=onnx.load(sys.argv[1]);
            onnx.shape_inference.infer_shapes(m, strict_mode=True, data_prop=True)" MODEL
            (the anchor; onnx.load also loads the external data of an external-data model)
@@ -23,7 +25,7 @@ Options:
   --rounds N        interleaved rounds (default 5)
   --only PATTERNS   comma-separated input names or globs (bert_base, bert_base_ext, bert_base_x4,
                     synthetic_10k, synthetic_100k, synthetic_1M; e.g. 'synthetic_*')
-  --tools LIST      comma-separated subset of check,shapes,expand,onnx,cat,cp,cp+sync
+  --tools LIST      comma-separated subset of check,shapes,expand,expand-nofsync,onnx,cat,cp,cp+sync
   --bin PATH        the onnx-lint binary (default target/release/onnx-lint)
   --python PATH     the python with onnx for the anchor (default: this interpreter)
   --fast-repeat K   a run of under 0.1 s is repeated K times in its slot (default 5), every repetition a sample
@@ -71,7 +73,8 @@ INPUTS = [
     ("synthetic_100k", "synthetic_100k.onnx", False, "100k nodes"),
     ("synthetic_1M", "synthetic_1M.onnx", False, "1M nodes"),
 ]
-TOOLS = ["check", "shapes", "expand", "onnx", "cat", "cp", "cp+sync"]
+TOOLS = ["check", "shapes", "expand", "expand-nofsync", "onnx", "cat", "cp", "cp+sync"]
+WRITERS = ("expand", "expand-nofsync", "cp", "cp+sync")
 ANCHOR = "import onnx,sys; m=onnx.load(sys.argv[1]); onnx.shape_inference.infer_shapes(m, strict_mode=True, data_prop=True)"
 
 # Targets (issue 6).
@@ -227,7 +230,7 @@ def main() -> int:
         ap.error(f"--only {args.only}: no input matches ({', '.join(i[0] for i in INPUTS)})")
     if args.rounds < 1:
         ap.error("--rounds must be >= 1")
-    if any(t in tools for t in ("check", "shapes", "expand")) and not os.access(args.bin, os.X_OK):
+    if any(t in tools for t in ("check", "shapes", "expand", "expand-nofsync")) and not os.access(args.bin, os.X_OK):
         sys.exit(f"bench: {args.bin} not found; build it (cargo build --release) or use bench/run.sh")
     if args.wait_load is not None:
         start = time.time()
@@ -275,7 +278,7 @@ def main() -> int:
                 m["skip"]["onnx"] = "error: > 2 GiB protobuf limit"
             elif mem["MemAvailable"] < 5.5 * m["size"] + GiB:  # onnx.load + infer_shapes: ~4.9x the model
                 m["skip"]["onnx"] = f"skipped: needs ~{5.5 * m['size'] / GiB:.0f} GiB of memory"
-        for t in ("expand", "cp", "cp+sync"):
+        for t in WRITERS:
             if t in tools and free_disk < 1.2 * m["size"] + GiB:
                 m["skip"][t] = "skipped: disk space"
 
@@ -313,8 +316,9 @@ def main() -> int:
             return [args.bin, "check", m["path"]]
         if tool == "shapes":
             return [args.bin, "shapes", m["path"]]
-        if tool == "expand":
-            return [args.bin, "expand", m["path"], "-o", os.path.join(TMP, "expanded_" + os.path.basename(m["path"]))]
+        if tool in ("expand", "expand-nofsync"):
+            flags = ["--no-fsync"] if tool == "expand-nofsync" else []
+            return [args.bin, "expand", m["path"], "-o", os.path.join(TMP, "expanded_" + os.path.basename(m["path"]))] + flags
         if tool == "onnx":
             return [args.python, "-c", ANCHOR, m["path"]]
         if tool == "cat":
@@ -342,7 +346,7 @@ def main() -> int:
                 while i < reps:
                     s = timed(command(tool, m), timeout)
                     clear_tmp()
-                    if tool in ("expand", "cp", "cp+sync"):
+                    if tool in WRITERS:
                         os.sync()  # untimed: no writeback of this run spills into the next one
                     m["samples"][tool].append(s)
                     if s.rc == -1:  # timeout: do not try again
@@ -428,16 +432,27 @@ def main() -> int:
     for m in models:
         if "expand" not in tools:
             break
-        er = ratio(med(m, "expand"), med(m, "cp"))
-        info = " (info: expand writes the .onnx only, cp copies the .data too)" if m["ext"] else ""
-        rows.append((f"{m['name']}: expand <= {EXPAND_CP:g}x cp{info}",
-                     "-" if er is None else f"{er:.2f}x ({fmt_time(med(m, 'expand'))} vs {fmt_time(med(m, 'cp'))})",
-                     verdict(None if er is None else er <= EXPAND_CP)))
-        es = ratio(med(m, "expand"), med(m, "cp+sync"))
-        if es is not None and not m["ext"]:
-            rows.append((f"{m['name']}: expand vs cp+sync (info)", f"{es:.2f}x ({fmt_time(med(m, 'expand'))} vs {fmt_time(med(m, 'cp+sync'))})", ""))
+        # The issue's target compares expand with cp. Like for like, a durable write (expand flushes its
+        # output before the rename) compares with cp + sync, and expand --no-fsync with cp. On the
+        # synthetic graphs expand rewrites a million nodes into an output 5x the input: not a copy.
+        if m["ext"]:
+            info = " (info: expand writes the .onnx only, cp copies the .data too)"
+        elif m["name"].startswith("synthetic"):
+            info = " (info: a rewrite of every node, not a copy)"
+        else:
+            info = ""
+        for tool, floor, how in (("expand", "cp", "as worded; expand flushes to disk, cp does not"),
+                                 ("expand", "cp+sync", "like for like: both flush"),
+                                 ("expand-nofsync", "cp", "like for like: neither flushes")):
+            er = ratio(med(m, tool), med(m, floor))
+            if er is None and (tool not in tools or floor not in tools):
+                continue
+            name = "expand --no-fsync" if tool == "expand-nofsync" else "expand"
+            rows.append((f"{m['name']}: {name} <= {EXPAND_CP:g}x {floor} ({how}){info}",
+                         "-" if er is None else f"{er:.2f}x ({fmt_time(med(m, tool))} vs {fmt_time(med(m, floor))})",
+                         verdict(None if er is None else er <= EXPAND_CP)))
         p = peak(m, "expand")
-        rows.append((f"{m['name']}: expand peak RSS <= size + 64 MiB ({fmt_bytes(m['size'] + EXPAND_RSS_EXTRA)}){' (info)' if m['ext'] else ''}",
+        rows.append((f"{m['name']}: expand peak RSS <= size + 64 MiB ({fmt_bytes(m['size'] + EXPAND_RSS_EXTRA)}){info}",
                      fmt_bytes(p), verdict(None if p is None else p <= m["size"] + EXPAND_RSS_EXTRA)))
     c1m = med(by.get("synthetic_1M"), "check")
     rows.append((f"synthetic_1M: check < {CHECK_1M:g} s", fmt_time(c1m), verdict(None if c1m is None else c1m < CHECK_1M)))

@@ -117,6 +117,17 @@ pub fn write_atomic_with(
     dest: &Path,
     fill: impl FnOnce(&mut std::io::BufWriter<&File>) -> std::io::Result<()>,
 ) -> Result<()> {
+    write_atomic_durable(dest, true, fill)
+}
+
+/// Like [`write_atomic_with`]; without `durable` the temporary file is not flushed to disk before the
+/// rename. The output is still atomic for readers and if the process is killed, but a power loss soon
+/// after may leave `dest` empty or as it was: the flush is what makes the write wait for the disk.
+pub fn write_atomic_durable(
+    dest: &Path,
+    durable: bool,
+    fill: impl FnOnce(&mut std::io::BufWriter<&File>) -> std::io::Result<()>,
+) -> Result<()> {
     let dir = match dest.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -134,9 +145,11 @@ pub fn write_atomic_with(
             .and_then(|_| w.flush())
             .context("cannot write temporary file")?;
     }
-    tmp.as_file()
-        .sync_all()
-        .context("cannot flush temporary file")?;
+    if durable {
+        tmp.as_file()
+            .sync_all()
+            .context("cannot flush temporary file")?;
+    }
     tmp.persist(dest)
         .map_err(|e| e.error)
         .with_context(|| format!("cannot rename temporary file to {}", dest.display()))?;

@@ -16,6 +16,8 @@ pub const MAX_PROTOBUF_BYTES: u64 = (1 << 31) - 1;
 pub struct WriteOptions {
     /// Allow the output to be the input file itself.
     pub in_place: bool,
+    /// Skip the flush to disk before the rename (see [`crate::io::write_atomic_durable`]).
+    pub no_fsync: bool,
 }
 
 /// The bytes of `model` with `edit` applied, as chunks over the model's source.
@@ -50,9 +52,12 @@ pub fn write_model(model: &Model, edit: &Edit, dest: &Path, opts: &WriteOptions)
             input.display()
         );
     }
+    let durable = !opts.no_fsync;
     match &model.source_file {
-        Some(file) => crate::io::write_atomic_with(dest, |w| out.copy_to(file, &model.source, w)),
-        None => crate::io::write_atomic_with(dest, |w| out.write_to(&model.source, w)),
+        Some(file) => {
+            crate::io::write_atomic_durable(dest, durable, |w| out.copy_to(file, &model.source, w))
+        }
+        None => crate::io::write_atomic_durable(dest, durable, |w| out.write_to(&model.source, w)),
     }
 }
 

@@ -100,6 +100,38 @@ fn roundtrip_refuses_to_overwrite_its_input_unless_in_place() {
 }
 
 #[test]
+fn no_fsync_writes_the_same_model_through_a_renamed_temporary_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = model("tiny_transformer.onnx");
+    let (durable, fast) = (
+        dir.path().join("durable.onnx"),
+        dir.path().join("fast.onnx"),
+    );
+    for (out, extra) in [(&durable, None), (&fast, Some("--no-fsync"))] {
+        let mut args = vec![
+            "expand",
+            input.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ];
+        args.extend(extra);
+        let (code, _, err) = run(&args, b"");
+        assert_eq!(code, 0, "{err}");
+    }
+    let (a, b) = (
+        std::fs::read(&durable).unwrap(),
+        std::fs::read(&fast).unwrap(),
+    );
+    assert!(a == b, "--no-fsync changes what is written");
+    assert!(
+        a != std::fs::read(&input).unwrap(),
+        "expand rewrote nothing"
+    );
+    // The two outputs and nothing else: no temporary file left behind.
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+}
+
+#[test]
 fn check_of_several_files_exits_with_the_worst_status() {
     let ok = model("tiny_cnn.onnx");
     let bad = model("broken/e1_add.onnx");

@@ -7,7 +7,12 @@ use crate::passes::explicit_broadcast::{self, Options};
 use std::fmt::Write;
 use std::path::PathBuf;
 
-pub(super) fn expand(model: PathBuf, output: PathBuf, keep_scalars: bool, in_place: bool) -> u8 {
+pub(super) fn expand(
+    model: PathBuf,
+    output: PathBuf,
+    keep_scalars: bool,
+    write: super::WriteArgs,
+) -> u8 {
     let Some(mut m) = load_or_say(&model) else {
         return EXIT_UNLOADABLE;
     };
@@ -61,5 +66,5 @@ pub(super) fn expand(model: PathBuf, output: PathBuf, keep_scalars: bool, in_pla
     drop(insertions);
     // The shapes were for the pass; the output is made from the source bytes and the edit.
     m.shapes = Vec::new();
-    write_out(&m, &patch.into_edit(), &output, in_place)
+    write_out(&m, &patch.into_edit(), &output, write)
 }

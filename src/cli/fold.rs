@@ -7,7 +7,7 @@ use crate::passes::fold_expand;
 use std::fmt::Write;
 use std::path::PathBuf;
 
-pub(super) fn fold(model: PathBuf, output: PathBuf, in_place: bool) -> u8 {
+pub(super) fn fold(model: PathBuf, output: PathBuf, write: super::WriteArgs) -> u8 {
     let Some(m) = load_or_say(&model) else {
         return EXIT_UNLOADABLE;
     };
@@ -58,5 +58,5 @@ pub(super) fn fold(model: PathBuf, output: PathBuf, in_place: bool) -> u8 {
         outcome.initializers.len(),
         outcome.left.len()
     );
-    write_out(&m, &outcome.patch.into_edit(), &output, in_place)
+    write_out(&m, &outcome.patch.into_edit(), &output, write)
 }

@@ -15,7 +15,7 @@ mod fold;
 mod graph;
 mod shapes;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
 #[derive(Parser, Debug)]
@@ -53,9 +53,8 @@ pub enum Command {
         /// Leave scalars and one-element tensors implicit
         #[arg(long)]
         keep_scalars: bool,
-        /// Allow the output to be the input file
-        #[arg(long)]
-        in_place: bool,
+        #[command(flatten)]
+        write: WriteArgs,
     },
     /// Remove the Expand nodes implicit broadcasting makes redundant (the inverse of expand) and write the model
     Fold {
@@ -64,9 +63,8 @@ pub enum Command {
         /// Output file (`-` writes standard output)
         #[arg(short, long)]
         output: PathBuf,
-        /// Allow the output to be the input file
-        #[arg(long)]
-        in_place: bool,
+        #[command(flatten)]
+        write: WriteArgs,
     },
     /// Print the element type and shape inferred for every value
     Shapes {
@@ -104,10 +102,22 @@ pub enum Command {
         /// Output file (`-` writes standard output)
         #[arg(short, long)]
         output: PathBuf,
-        /// Allow the output to be the input file
-        #[arg(long)]
-        in_place: bool,
+        #[command(flatten)]
+        write: WriteArgs,
     },
+}
+
+/// How a command that writes a model writes it.
+#[derive(Args, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WriteArgs {
+    /// Allow the output to be the input file
+    #[arg(long)]
+    pub in_place: bool,
+    /// Do not flush the output to disk before renaming it into place: faster (the write no longer
+    /// waits for the disk), still atomic for readers and if the command is killed, but a power loss
+    /// just after may leave the output empty or as it was
+    #[arg(long)]
+    pub no_fsync: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -141,13 +151,13 @@ pub fn run(cli: Cli) -> u8 {
             model,
             output,
             keep_scalars,
-            in_place,
-        } => expand::expand(model, output, keep_scalars, in_place),
+            write,
+        } => expand::expand(model, output, keep_scalars, write),
         Command::Fold {
             model,
             output,
-            in_place,
-        } => fold::fold(model, output, in_place),
+            write,
+        } => fold::fold(model, output, write),
         Command::Shapes { model, format } => shapes::shapes(&model, format),
         Command::Graph {
             model,
@@ -159,8 +169,8 @@ pub fn run(cli: Cli) -> u8 {
         Command::Roundtrip {
             model,
             output,
-            in_place,
-        } => roundtrip(model, output, in_place),
+            write,
+        } => roundtrip(model, output, write),
     }
 }
 
@@ -216,8 +226,12 @@ fn refuse_if_errors(m: &Model, model: &std::path::Path) -> Option<u8> {
 }
 
 /// Writes `m` with `edit` applied; says what went wrong, or what the user must still do.
-fn write_out(m: &Model, edit: &Edit, output: &std::path::Path, in_place: bool) -> u8 {
-    if let Err(e) = write_model(m, edit, output, &WriteOptions { in_place }) {
+fn write_out(m: &Model, edit: &Edit, output: &std::path::Path, write: WriteArgs) -> u8 {
+    let opts = WriteOptions {
+        in_place: write.in_place,
+        no_fsync: write.no_fsync,
+    };
+    if let Err(e) = write_model(m, edit, output, &opts) {
         eprintln!("error: {}", render::escape(&format!("{e:#}")));
         return EXIT_UNLOADABLE;
     }
@@ -231,9 +245,9 @@ fn write_out(m: &Model, edit: &Edit, output: &std::path::Path, in_place: bool) -
     EXIT_OK
 }
 
-fn roundtrip(model: PathBuf, output: PathBuf, in_place: bool) -> u8 {
+fn roundtrip(model: PathBuf, output: PathBuf, write: WriteArgs) -> u8 {
     let Some(m) = load_or_say(&model) else {
         return EXIT_UNLOADABLE;
     };
-    write_out(&m, &Edit::default(), &output, in_place)
+    write_out(&m, &Edit::default(), &output, write)
 }
