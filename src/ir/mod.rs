@@ -4,8 +4,10 @@
 //! value, so every edge has a producer. Edges are tensor values and carry the consumer's input slot
 //! (`Add(x, x)` is two edges; an omitted optional input simply has no edge for its slot). A node that
 //! owns subgraphs gets a `Capture` edge from every outer value its subgraphs read, so the outer graph's
-//! topological order accounts for them. The protobuf messages are moved, not copied, into the IR, and
-//! tensor bytes stay slices of the loaded buffer.
+//! topological order accounts for them. An op node's weight is its kind and an index into
+//! [`Graph::nodes`], which holds the compact [`OpNode`]s; each input and output is resolved once to a
+//! value ([`Graph::io`]), and the value holds the name. The graph's other protobuf messages are moved,
+//! not copied, into the IR, and tensor bytes stay slices of the loaded buffer.
 
 pub(crate) mod build;
 mod model;

@@ -55,8 +55,8 @@ pub struct NodeCtx<'a> {
     pub label: &'a str,
     /// The version of the node's domain in force.
     pub opset: i64,
-    /// Input infos by slot; `None` for an omitted optional input.
-    pub inputs: &'a [Option<ValueInfo>],
+    /// Input infos by slot, borrowed from the driver's table; `None` for an omitted optional input.
+    pub inputs: &'a [Option<&'a ValueInfo>],
     /// Findings, without their location (the driver fills graph and node in).
     pub findings: Vec<Diagnostic>,
     pub(super) subgraph: &'a mut SubgraphFn<'a>,
@@ -92,7 +92,7 @@ impl<'a> NodeCtx<'a> {
     }
 
     pub fn input(&self, slot: usize) -> Option<&ValueInfo> {
-        self.inputs.get(slot)?.as_ref()
+        self.inputs.get(slot).copied().flatten()
     }
 
     /// The shape of input `slot` (`None` when omitted or of unknown rank).

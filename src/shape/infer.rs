@@ -110,6 +110,14 @@ fn is_called(model: &Model, domain: &str, name: &str) -> bool {
     })
 }
 
+/// What a rule sees of an input nothing is known of.
+static UNKNOWN: ValueInfo = ValueInfo {
+    kind: super::value::Kind::Tensor,
+    elem: None,
+    shape: None,
+    data: None,
+};
+
 /// What inference knows of one value while its graph is inferred.
 type Info = Option<Box<ValueInfo>>;
 
@@ -300,20 +308,16 @@ impl<'m> Driver<'m> {
         site: Option<&CallSite>,
         infos: &[Info],
     ) -> Vec<ValueInfo> {
-        let inputs: Vec<Option<ValueInfo>> = g
+        // Borrowed, not cloned: a rule reads its inputs' shapes, and most make new ones.
+        let inputs: Vec<Option<&ValueInfo>> = g
             .input_ids(op)
             .iter()
             .enumerate()
             .map(|(slot, value)| match value {
-                Some(id) => Some(
-                    infos[id.0 as usize]
-                        .as_deref()
-                        .cloned()
-                        .unwrap_or_else(ValueInfo::unknown),
-                ),
+                Some(id) => Some(infos[id.0 as usize].as_deref().unwrap_or(&UNKNOWN)),
                 // Omitted, or a name defined nowhere (reported by the structural checks).
                 None if g.input_name(op, slot).is_empty() => None,
-                None => Some(ValueInfo::unknown()),
+                None => Some(&UNKNOWN),
             })
             .collect();
         let domain = opset_domain(op.domain());
@@ -382,7 +386,7 @@ impl<'m> Driver<'m> {
         op: &OpNode,
         label: &str,
         f: &'m crate::ir::Function,
-        inputs: &[Option<ValueInfo>],
+        inputs: &[Option<&ValueInfo>],
         site: Option<&CallSite>,
     ) -> Vec<ValueInfo> {
         let key = (f.domain().to_owned(), f.name().to_owned());
@@ -400,8 +404,9 @@ impl<'m> Driver<'m> {
             .map(|k| {
                 inputs
                     .get(k)
-                    .cloned()
+                    .copied()
                     .flatten()
+                    .cloned()
                     .unwrap_or_else(ValueInfo::unknown)
             })
             .collect();

@@ -333,11 +333,12 @@ pub(crate) mod test_util {
         inputs: &[Option<ValueInfo>],
     ) -> Vec<ValueInfo> {
         let mut sub = |_: &str, _: &[ValueInfo]| -> Option<Vec<ValueInfo>> { None };
+        let inputs: Vec<Option<&ValueInfo>> = inputs.iter().map(Option::as_ref).collect();
         let mut ctx = NodeCtx {
             node: crate::shape::ctx::NodeRef::Proto(node),
             label: "n",
             opset,
-            inputs,
+            inputs: &inputs,
             findings: Vec::new(),
             subgraph: &mut sub,
         };

@@ -113,6 +113,7 @@ mod tests {
     fn swiglu_reports_different_shapes() {
         let n = node("SwiGLU", 2, 1, vec![]);
         let inputs = [t(F32, &["N", "8"]), t(F32, &["N", "1"])];
+        let inputs: Vec<Option<&ValueInfo>> = inputs.iter().map(Option::as_ref).collect();
         let mut sub = |_: &str, _: &[ValueInfo]| -> Option<Vec<ValueInfo>> { None };
         let mut ctx = NodeCtx {
             node: crate::shape::ctx::NodeRef::Proto(&n),

@@ -295,7 +295,7 @@ mod hostile {
                                 node: crate::shape::ctx::NodeRef::Proto(&n),
                                 label: "n",
                                 opset,
-                                inputs: ins,
+                                inputs: &ins.iter().map(Option::as_ref).collect::<Vec<_>>(),
                                 findings: Vec::new(),
                                 subgraph: &mut sub,
                             };
