@@ -121,6 +121,13 @@ type Column<'a> = [(usize, &'a Dim)];
 /// unknown, but conflicts among the others are still reported: they are E1 whatever that input is.
 /// No input at all gives a scalar, the identity of broadcasting.
 pub fn multidirectional(inputs: &[Shape]) -> Outcome {
+    let borrowed: Vec<Option<&[Dim]>> = inputs.iter().map(Option::as_deref).collect();
+    multidirectional_of(&borrowed)
+}
+
+/// [`multidirectional`] of borrowed shapes (`None`: rank unknown), for callers that hold their
+/// inputs' shapes and need not copy them.
+pub fn multidirectional_of(inputs: &[Option<&[Dim]>]) -> Outcome {
     if let Some(dims) = all_known_compatible(inputs) {
         return Outcome {
             shape: Some(dims),
@@ -130,7 +137,7 @@ pub fn multidirectional(inputs: &[Shape]) -> Outcome {
     let ranked: Vec<(usize, &[Dim])> = inputs
         .iter()
         .enumerate()
-        .filter_map(|(m, s)| s.as_deref().map(|d| (m, d)))
+        .filter_map(|(m, s)| s.map(|d| (m, d)))
         .collect();
     let rank = ranked.iter().map(|(_, d)| d.len()).max().unwrap_or(0);
     let mut out = Outcome::default();
@@ -150,7 +157,7 @@ pub fn multidirectional(inputs: &[Shape]) -> Outcome {
 /// The result when, on every axis, the dims that are not 1 are all the same dim (a size or one symbol):
 /// the common case, where no conflict or condition can arise, computed without the bookkeeping the
 /// general path needs.
-fn all_known_compatible(inputs: &[Shape]) -> Option<Vec<Dim>> {
+fn all_known_compatible(inputs: &[Option<&[Dim]>]) -> Option<Vec<Dim>> {
     let mut rank = 0;
     for s in inputs {
         rank = rank.max(s.as_ref()?.len());

@@ -9,7 +9,7 @@
 //! - Mod (10), BitShift (11), GreaterOrEqual and LessOrEqual (12), Where (9), BitwiseAnd/Or/Xor (18),
 //!   StringConcat (20): multidirectional from their first version.
 
-use super::super::broadcast::{legacy_axis, multidirectional, none};
+use super::super::broadcast::{legacy_axis, multidirectional_of, none};
 use super::super::ctx::{NodeCtx, Rule};
 use super::super::dim::{Dim, Poly, SymExpr};
 use super::super::registry::Registry;
@@ -55,8 +55,11 @@ fn multi(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let slots: Vec<usize> = (0..ctx.num_inputs())
         .filter(|&k| ctx.has_input(k))
         .collect();
-    let shapes: Vec<_> = slots.iter().map(|&k| ctx.shape(k)).collect();
-    let outcome = multidirectional(&shapes);
+    let shapes: Vec<Option<&[Dim]>> = slots
+        .iter()
+        .map(|&k| ctx.input(k).and_then(|i| i.shape.as_deref()))
+        .collect();
+    let outcome = multidirectional_of(&shapes);
     ctx.report_broadcast(Rule::Multidirectional, &slots, &outcome);
     let data = propagate(ctx);
     vec![ValueInfo::tensor(output_elem(ctx), outcome.shape).with_data(data)]
