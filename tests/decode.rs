@@ -242,3 +242,81 @@ fn many_nodes_decoded_on_two_threads_keep_their_order() {
     assert_eq!(decoded.graph.as_ref().unwrap().node.len(), n);
     assert_eq!(decoded, m);
 }
+
+#[test]
+fn node_records_decode_as_prost_decodes_them_whatever_their_fields() {
+    use prost::encoding::{encode_key, encode_varint, message, string, WireType};
+    // Fields in any order, a scalar field given twice (the last one counts), empty strings that are
+    // present, the rarely set fields, unknown fields of every wire type (a group among them).
+    let mut odd = Vec::new();
+    string::encode(2, &"y".to_owned(), &mut odd); // an output before the inputs
+    string::encode(1, &"x".to_owned(), &mut odd);
+    string::encode(3, &"first".to_owned(), &mut odd);
+    string::encode(4, &"Relu".to_owned(), &mut odd);
+    string::encode(3, &"second".to_owned(), &mut odd); // name again: the last one counts
+    string::encode(1, &String::new(), &mut odd); // an omitted optional input
+    string::encode(7, &String::new(), &mut odd); // a domain, present and empty
+    string::encode(6, &"doc".to_owned(), &mut odd);
+    string::encode(8, &"ov".to_owned(), &mut odd);
+    message::encode(
+        9,
+        &StringStringEntryProto {
+            key: Some("k".into()),
+            value: Some("v".into()),
+        },
+        &mut odd,
+    );
+    message::encode(
+        10,
+        &NodeDeviceConfigurationProto {
+            configuration_id: Some("c".into()),
+            ..Default::default()
+        },
+        &mut odd,
+    );
+    encode_key(99, WireType::Varint, &mut odd);
+    encode_varint(7, &mut odd);
+    encode_key(98, WireType::SixtyFourBit, &mut odd);
+    odd.extend_from_slice(&[1; 8]);
+    encode_key(97, WireType::StartGroup, &mut odd);
+    encode_key(1, WireType::Varint, &mut odd);
+    encode_varint(5, &mut odd);
+    encode_key(97, WireType::EndGroup, &mut odd);
+    let mut graph = Vec::new();
+    message::encode(1, &node("a", "in"), &mut graph);
+    prost::encoding::bytes::encode(1, &odd, &mut graph);
+    // A node record over the size decoded straight from the file: copied with its weight left out.
+    message::encode(1, &constant("big", big("w", 2)), &mut graph);
+    message::encode(1, &NodeProto::default(), &mut graph); // a node of no fields at all
+    let mut bytes = ModelProto {
+        ir_version: Some(8),
+        ..Default::default()
+    }
+    .encode_to_vec();
+    prost::encoding::bytes::encode(7, &graph, &mut bytes);
+    let expected = ModelProto::decode(bytes.as_slice()).unwrap();
+    let nodes = &expected.graph.as_ref().unwrap().node;
+    assert_eq!(nodes.len(), 4);
+    assert_eq!(nodes[1].name(), "second");
+    assert_eq!(nodes[1].input, ["x", ""]);
+    assert_eq!(nodes[1].domain, Some(String::new()));
+    assert_eq!(decode_via_file(&bytes), expected);
+}
+
+#[test]
+fn a_node_record_prost_refuses_is_a_load_error() {
+    // Field 1 (input) as a varint: prost refuses the model, and so must the node decoder.
+    let mut odd = Vec::new();
+    prost::encoding::encode_key(1, prost::encoding::WireType::Varint, &mut odd);
+    prost::encoding::encode_varint(3, &mut odd);
+    let mut graph = Vec::new();
+    prost::encoding::bytes::encode(1, &odd, &mut graph);
+    let mut bytes = ModelProto::default().encode_to_vec();
+    prost::encoding::bytes::encode(7, &graph, &mut bytes);
+    assert!(ModelProto::decode(bytes.as_slice()).is_err());
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.onnx");
+    std::fs::write(&path, &bytes).unwrap();
+    let err = format!("{:#}", Model::load(Origin::File(path)).unwrap_err());
+    assert!(err.contains("NodeProto.input"), "{err}");
+}
