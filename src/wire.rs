@@ -272,6 +272,9 @@ impl Edit {
     }
 }
 
+/// Bytes written between two requests to start writing them to disk (see [`Spliced::copy_to`]).
+const WRITEBACK_SLICE: u64 = 16 << 20;
+
 /// A piece of the output: a span of the source, bytes of the edit, or bytes the splice made (the tag
 /// and length of an edited sub-message) in [`Spliced::made`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -345,7 +348,8 @@ impl<'e> Spliced<'e> {
 
     /// Streams the output to the file behind `w`, copying source spans from `file` (whose content is
     /// `src`) with the kernel's file-to-file copy where the platform has one: the weights then go
-    /// from file to file without passing through this process's memory.
+    /// from file to file without passing through this process's memory. Every [`WRITEBACK_SLICE`]
+    /// bytes, the slice written is handed to the disk (see [`crate::io::start_writeback`]).
     pub fn copy_to(
         &self,
         file: &std::fs::File,
@@ -355,26 +359,52 @@ impl<'e> Spliced<'e> {
         use std::io::{Read, Seek, SeekFrom};
         /// Spans shorter than this are copied from the mapping: a syscall each would cost more.
         const KERNEL_COPY_ABOVE: usize = 1 << 20;
+        // Bytes written so far, and how many of them were handed to the disk.
+        let (mut written, mut handed) = (0u64, 0u64);
+        let mut hand_over = |w: &mut std::io::BufWriter<&std::fs::File>, written: u64| {
+            if written - handed >= WRITEBACK_SLICE {
+                w.flush()?;
+                crate::io::start_writeback(w.get_ref(), handed, written - handed);
+                handed = written;
+            }
+            Ok::<_, std::io::Error>(())
+        };
         for c in &self.chunks {
             match c {
                 Chunk::Source(r) if r.len() > KERNEL_COPY_ABOVE => {
                     w.flush()?;
                     let mut input = file;
                     input.seek(SeekFrom::Start(r.start as u64))?;
-                    let want = r.len() as u64;
-                    let copied = std::io::copy(&mut input.take(want), w.get_mut())?;
-                    if copied != want {
-                        return Err(std::io::Error::new(
-                            std::io::ErrorKind::UnexpectedEof,
-                            "the input file shrank while it was being copied",
-                        ));
+                    let mut left = r.len() as u64;
+                    while left > 0 {
+                        let want = left.min(WRITEBACK_SLICE);
+                        let copied = std::io::copy(&mut (&mut input).take(want), w.get_mut())?;
+                        if copied != want {
+                            return Err(std::io::Error::new(
+                                std::io::ErrorKind::UnexpectedEof,
+                                "the input file shrank while it was being copied",
+                            ));
+                        }
+                        left -= copied;
+                        written += copied;
+                        hand_over(w, written)?;
                     }
+                    continue;
                 }
                 Chunk::Source(r) => w.write_all(&src[r.clone()])?,
                 _ => w.write_all(self.bytes(c).unwrap_or_default())?,
             }
+            written += self.chunk_len(c) as u64;
+            hand_over(w, written)?;
         }
         Ok(())
+    }
+
+    fn chunk_len(&self, c: &Chunk<'e>) -> usize {
+        match c {
+            Chunk::Source(r) | Chunk::Made(r) => r.len(),
+            Chunk::Edit(b) => b.len(),
+        }
     }
 
     /// The output as one buffer (for small models and tests).

@@ -245,7 +245,7 @@ fn many_nodes_decoded_on_two_threads_keep_their_order() {
 
 #[test]
 fn node_records_decode_as_prost_decodes_them_whatever_their_fields() {
-    use prost::encoding::{encode_key, encode_varint, message, string, WireType};
+    use prost::encoding::{WireType, encode_key, encode_varint, message, string};
     // Fields in any order, a scalar field given twice (the last one counts), empty strings that are
     // present, the rarely set fields, unknown fields of every wire type (a group among them).
     let mut odd = Vec::new();
