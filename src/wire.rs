@@ -348,13 +348,15 @@ impl<'e> Spliced<'e> {
 
     /// Streams the output to the file behind `w`, copying source spans from `file` (whose content is
     /// `src`) with the kernel's file-to-file copy where the platform has one: the weights then go
-    /// from file to file without passing through this process's memory. Every [`WRITEBACK_SLICE`]
-    /// bytes, the slice written is handed to the disk (see [`crate::io::start_writeback`]).
+    /// from file to file without passing through this process's memory. With `durable` (the caller
+    /// flushes the file to disk when it is written), every [`WRITEBACK_SLICE`] bytes the slice written
+    /// is handed to the disk at once (see [`crate::io::start_writeback`]).
     pub fn copy_to(
         &self,
         file: &std::fs::File,
         src: &[u8],
         w: &mut std::io::BufWriter<&std::fs::File>,
+        durable: bool,
     ) -> std::io::Result<()> {
         use std::io::{Read, Seek, SeekFrom};
         /// Spans shorter than this are copied from the mapping: a syscall each would cost more.
@@ -362,7 +364,7 @@ impl<'e> Spliced<'e> {
         // Bytes written so far, and how many of them were handed to the disk.
         let (mut written, mut handed) = (0u64, 0u64);
         let mut hand_over = |w: &mut std::io::BufWriter<&std::fs::File>, written: u64| {
-            if written - handed >= WRITEBACK_SLICE {
+            if durable && written - handed >= WRITEBACK_SLICE {
                 w.flush()?;
                 crate::io::start_writeback(w.get_ref(), handed, written - handed);
                 handed = written;

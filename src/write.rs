@@ -54,9 +54,9 @@ pub fn write_model(model: &Model, edit: &Edit, dest: &Path, opts: &WriteOptions)
     }
     let durable = !opts.no_fsync;
     match &model.source_file {
-        Some(file) => {
-            crate::io::write_atomic_durable(dest, durable, |w| out.copy_to(file, &model.source, w))
-        }
+        Some(file) => crate::io::write_atomic_durable(dest, durable, |w| {
+            out.copy_to(file, &model.source, w, durable)
+        }),
         None => crate::io::write_atomic_durable(dest, durable, |w| out.write_to(&model.source, w)),
     }
 }
