@@ -22,7 +22,8 @@ fuzz_target!(|data: &[u8]| {
     let Ok(outcome) = run(&model, &Options::default()) else {
         return;
     };
-    let Ok(out) = splice_model(&model, &outcome.patch.to_edit()) else {
+    let edit = outcome.patch.into_edit();
+    let Ok(out) = splice_model(&model, &edit) else {
         return;
     };
     let written = out.to_vec(&model.source);
@@ -34,7 +35,8 @@ fuzz_target!(|data: &[u8]| {
         again.diagnostics
     );
     let folded = fold_expand::run(&again);
-    let Ok(out) = splice_model(&again, &folded.patch.to_edit()) else {
+    let edit = folded.patch.into_edit();
+    let Ok(out) = splice_model(&again, &edit) else {
         return;
     };
     let written = out.to_vec(&again.source);
