@@ -7,6 +7,12 @@
 //! compact copy by a 32-byte placeholder naming its offset and length. prost decodes the compact copy,
 //! and each placeholder is then swapped for a zero-copy slice of the (untouched) mapping. Weight bytes
 //! are never read, copied or mapped in while checking.
+//!
+//! The main graph's node records are set apart by the walk and decoded here, not by prost: straight
+//! into the IR's compact nodes, their names into one string per batch, on two threads for large
+//! graphs. A record small enough that it cannot hold a skipped payload is read from the mapping where
+//! it lies (a graph of a million nodes is then never copied); a larger one (a Constant holding a
+//! weight) goes through the compact copy like everything else.
 
 use crate::ir::{NodeBatch, NodeFields};
 use crate::proto::{
