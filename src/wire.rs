@@ -587,6 +587,20 @@ mod tests {
     }
 
     #[test]
+    fn record_edits_made_in_any_order_are_found_and_kept_once() {
+        let mut edit = Edit::default();
+        edit.at(1, 5).before = vec![1];
+        edit.at(1, 2).before = vec![2];
+        edit.at(5, 0).before = vec![3];
+        edit.at(1, 2).before.push(4); // the same record again
+        edit.at(1, 0).before = vec![5];
+        let keys: Vec<_> = edit.records.iter().map(|(k, _)| *k).collect();
+        assert_eq!(keys, [(1, 0), (1, 2), (1, 5), (5, 0)]);
+        assert_eq!(edit.get(1, 2).map(|r| r.before.clone()), Some(vec![2, 4]));
+        assert!(edit.get(1, 3).is_none());
+    }
+
+    #[test]
     fn splicing_a_non_message_record_is_an_error() {
         let src = model_with_unknown_field();
         let mut edit = Edit::default();
