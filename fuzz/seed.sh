@@ -7,12 +7,13 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cache="$here/../tests/conformance/cache"
 secs="${1:-600}"
-mkdir -p "$here/corpus/load_check" "$here/corpus/expand_reload" "$here/corpus/external_data"
+mkdir -p "$here/corpus/load_check" "$here/corpus/expand_reload" "$here/corpus/decode_file" "$here/corpus/external_data"
 if [ -d "$cache" ]; then
   find "$cache" -name model.onnx -size -64k | while read -r m; do
     h=$(sha256sum "$m" | cut -c1-16)
     cp "$m" "$here/corpus/load_check/$h"
     cp "$m" "$here/corpus/expand_reload/$h"
+    cp "$m" "$here/corpus/decode_file/$h"
   done
 fi
 printf 'weights.bin\n0\n16' >"$here/corpus/external_data/ok"
@@ -21,7 +22,7 @@ printf 'out_link.bin' >"$here/corpus/external_data/link"
 printf 'fifo.bin' >"$here/corpus/external_data/fifo"
 printf 'up/secret.bin' >"$here/corpus/external_data/up"
 cd "$here"
-for t in load_check expand_reload external_data; do
+for t in load_check expand_reload decode_file external_data; do
   echo "== $t ($secs s)"
   cargo +nightly fuzz run -O "$t" "corpus/$t" -- -max_total_time="$secs" -rss_limit_mb=4096 -timeout=10 2>&1 | tail -4
 done
