@@ -346,11 +346,12 @@ impl<'e> Spliced<'e> {
         Ok(())
     }
 
-    /// Streams the output to the file behind `w`, copying source spans from `file` (whose content is
-    /// `src`) with the kernel's file-to-file copy where the platform has one: the weights then go
-    /// from file to file without passing through this process's memory. With `durable` (the caller
-    /// flushes the file to disk when it is written), every [`WRITEBACK_SLICE`] bytes the slice written
-    /// is handed to the disk at once (see [`crate::io::start_writeback`]).
+    /// Streams the output to the file behind `w` (from its start), copying large source spans from
+    /// `file` (whose content is `src`) with positional reads, or with the kernel's file-to-file copy
+    /// where that copies whole pages (see [`copy_span`]): the weights never pass through the mapping,
+    /// so they add nothing to this process's memory. With `durable` (the caller flushes the file to
+    /// disk when it is written), every [`WRITEBACK_SLICE`] bytes the slice written is handed to the
+    /// disk at once (see [`crate::io::start_writeback`]).
     pub fn copy_to(
         &self,
         file: &std::fs::File,
@@ -358,9 +359,9 @@ impl<'e> Spliced<'e> {
         w: &mut std::io::BufWriter<&std::fs::File>,
         durable: bool,
     ) -> std::io::Result<()> {
-        use std::io::{Read, Seek, SeekFrom};
         /// Spans shorter than this are copied from the mapping: a syscall each would cost more.
         const KERNEL_COPY_ABOVE: usize = 1 << 20;
+        let mut bounce = Vec::new();
         // Bytes written so far, and how many of them were handed to the disk.
         let (mut written, mut handed) = (0u64, 0u64);
         let mut hand_over = |w: &mut std::io::BufWriter<&std::fs::File>, written: u64| {
@@ -375,20 +376,12 @@ impl<'e> Spliced<'e> {
             match c {
                 Chunk::Source(r) if r.len() > KERNEL_COPY_ABOVE => {
                     w.flush()?;
-                    let mut input = file;
-                    input.seek(SeekFrom::Start(r.start as u64))?;
-                    let mut left = r.len() as u64;
-                    while left > 0 {
-                        let want = left.min(WRITEBACK_SLICE);
-                        let copied = std::io::copy(&mut (&mut input).take(want), w.get_mut())?;
-                        if copied != want {
-                            return Err(std::io::Error::new(
-                                std::io::ErrorKind::UnexpectedEof,
-                                "the input file shrank while it was being copied",
-                            ));
-                        }
-                        left -= copied;
-                        written += copied;
+                    let (mut at, end) = (r.start as u64, r.end as u64);
+                    while at < end {
+                        let want = (end - at).min(WRITEBACK_SLICE);
+                        copy_span(file, at, want, written, w.get_mut(), &mut bounce)?;
+                        at += want;
+                        written += want;
                         hand_over(w, written)?;
                     }
                     continue;
@@ -416,6 +409,77 @@ impl<'e> Spliced<'e> {
         let _ = self.write_to(src, &mut out);
         out
     }
+}
+
+/// Page size of the page cache: a span copied file to file keeps whole pages only where its source and
+/// destination offsets are at the same place in a page.
+const PAGE: u64 = 4096;
+
+/// Size of the buffer through which a span is copied when the kernel cannot copy whole pages.
+const BOUNCE: usize = 1 << 20;
+
+/// Appends `len` bytes of `input`, from offset `at`, to `out`, which is at offset `out_at`.
+///
+/// Where source and destination offsets are at the same place in a page, the kernel copies file to
+/// file (`copy_file_range` under `std::io::copy`): one pass, nothing through this process's memory.
+/// Elsewhere that copy fills every destination page in two pieces (zeroing it first, dirtying it
+/// twice) and a read into a buffer and a write of whole pages costs less CPU.
+fn copy_span(
+    input: &std::fs::File,
+    at: u64,
+    len: u64,
+    out_at: u64,
+    out: &mut &std::fs::File,
+    bounce: &mut Vec<u8>,
+) -> std::io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    if at % PAGE == out_at % PAGE {
+        let mut input = input;
+        input.seek(SeekFrom::Start(at))?;
+        let copied = std::io::copy(&mut input.take(len), out)?;
+        if copied != len {
+            return Err(shrank());
+        }
+        return Ok(());
+    }
+    bounce.resize(BOUNCE.min(len as usize), 0);
+    let (mut at, end) = (at, at + len);
+    while at < end {
+        let n = ((end - at) as usize).min(bounce.len());
+        let buf = &mut bounce[..n];
+        read_exact_at(input, buf, at)?;
+        out.write_all(buf)?;
+        at += n as u64;
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn read_exact_at(input: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    input.read_exact_at(buf, at).map_err(eof_is_shrink)
+}
+
+#[cfg(not(unix))]
+fn read_exact_at(input: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut input = input;
+    input.seek(SeekFrom::Start(at))?;
+    input.read_exact(buf).map_err(eof_is_shrink)
+}
+
+fn eof_is_shrink(e: std::io::Error) -> std::io::Error {
+    match e.kind() {
+        std::io::ErrorKind::UnexpectedEof => shrank(),
+        _ => e,
+    }
+}
+
+fn shrank() -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::UnexpectedEof,
+        "the input file shrank while it was being copied",
+    )
 }
 
 /// Applies `edit` to the message `src[range]`. Records without an edit are copied as they are.
@@ -491,6 +555,63 @@ mod tests {
     use super::*;
     use crate::proto::{GraphProto, ModelProto, NodeProto};
     use prost::Message;
+
+    /// Writes `out` to a fresh file through [`Spliced::copy_to`] and returns what the file holds.
+    fn copied(out: &Spliced, src: &[u8], durable: bool) -> std::io::Result<Vec<u8>> {
+        let mut input = tempfile::tempfile()?;
+        std::io::Write::write_all(&mut input, src)?;
+        let output = tempfile::NamedTempFile::new()?;
+        {
+            let mut w = std::io::BufWriter::new(output.as_file());
+            out.copy_to(&input, src, &mut w, durable)?;
+            w.flush()?;
+        }
+        std::fs::read(output.path())
+    }
+
+    #[test]
+    fn file_copy_writes_what_the_stream_writes_whatever_the_page_offsets() {
+        // Large spans, some at the same place in a page on both sides (copied by the kernel) and
+        // some not (copied through the buffer), between edits of odd lengths.
+        let src: Vec<u8> = (0..5_000_000u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+            .collect();
+        let odd = vec![7u8; 4093];
+        let mut out = Spliced::default();
+        out.push_source(0..1_500_000);
+        out.push_edit(b"abc");
+        out.push_source(1_500_010..3_100_000);
+        out.push_edit(&odd);
+        // The output offset here is 1_500_000 + 3 + 1_599_990 + 4093 = 3_104_086, at the same place
+        // in a page as 3_104_086 + 40 * 4096 = 3_267_926.
+        out.push_source(3_267_926..5_000_000);
+        for durable in [false, true] {
+            let written = copied(&out, &src, durable).expect("copy");
+            assert_eq!(written.len() as u64, out.len);
+            assert!(written == out.to_vec(&src), "durable={durable}");
+        }
+    }
+
+    #[test]
+    fn file_copy_of_a_shrunken_input_is_an_error() {
+        let src = vec![1u8; 3 << 20];
+        // Without and with a leading edit: the span is copied by the kernel, then through the buffer.
+        for lead in [&b""[..], b"x"] {
+            let mut out = Spliced::default();
+            out.push_edit(lead);
+            out.push_source(0..src.len());
+            let mut input = tempfile::tempfile().expect("temp");
+            std::io::Write::write_all(&mut input, &src[..2 << 20]).expect("write");
+            let output = tempfile::tempfile().expect("temp");
+            let mut w = std::io::BufWriter::new(&output);
+            let err = out.copy_to(&input, &src, &mut w, false).unwrap_err();
+            assert_eq!(
+                err.kind(),
+                std::io::ErrorKind::UnexpectedEof,
+                "lead {lead:?}"
+            );
+        }
+    }
 
     fn model_with_unknown_field() -> Vec<u8> {
         let model = ModelProto {
