@@ -326,22 +326,20 @@ impl<'e> Spliced<'e> {
         }
     }
 
-    /// The bytes of a chunk that is not a span of the source.
-    fn bytes(&self, c: &Chunk<'e>) -> Option<&[u8]> {
+    /// The bytes of chunk `c`, `src` being the source the spans are of. Source spans are records
+    /// found in `src` and made ranges were cut from `made`, so both are in bounds.
+    fn bytes<'s>(&'s self, c: &'s Chunk<'e>, src: &'s [u8]) -> &'s [u8] {
         match c {
-            Chunk::Source(_) => None,
-            Chunk::Edit(b) => Some(b),
-            Chunk::Made(r) => self.made.get(r.clone()),
+            Chunk::Source(r) => src.get(r.clone()).unwrap_or_default(),
+            Chunk::Edit(b) => b,
+            Chunk::Made(r) => self.made.get(r.clone()).unwrap_or_default(),
         }
     }
 
     /// Streams the output to `w`.
     pub fn write_to(&self, src: &[u8], w: &mut impl Write) -> std::io::Result<()> {
         for c in &self.chunks {
-            match c {
-                Chunk::Source(r) => w.write_all(&src[r.clone()])?,
-                _ => w.write_all(self.bytes(c).unwrap_or_default())?,
-            }
+            w.write_all(self.bytes(c, src))?;
         }
         Ok(())
     }
@@ -360,7 +358,7 @@ impl<'e> Spliced<'e> {
         durable: bool,
     ) -> std::io::Result<()> {
         /// Spans shorter than this are copied from the mapping: a syscall each would cost more.
-        const KERNEL_COPY_ABOVE: usize = 1 << 20;
+        const FILE_COPY_ABOVE: usize = 1 << 20;
         let mut bounce = Vec::new();
         // Bytes written so far, and how many of them were handed to the disk.
         let (mut written, mut handed) = (0u64, 0u64);
@@ -374,7 +372,7 @@ impl<'e> Spliced<'e> {
         };
         for c in &self.chunks {
             match c {
-                Chunk::Source(r) if r.len() > KERNEL_COPY_ABOVE => {
+                Chunk::Source(r) if r.len() > FILE_COPY_ABOVE => {
                     w.flush()?;
                     let (mut at, end) = (r.start as u64, r.end as u64);
                     while at < end {
@@ -384,22 +382,16 @@ impl<'e> Spliced<'e> {
                         written += want;
                         hand_over(w, written)?;
                     }
-                    continue;
                 }
-                Chunk::Source(r) => w.write_all(&src[r.clone()])?,
-                _ => w.write_all(self.bytes(c).unwrap_or_default())?,
+                _ => {
+                    let bytes = self.bytes(c, src);
+                    w.write_all(bytes)?;
+                    written += bytes.len() as u64;
+                    hand_over(w, written)?;
+                }
             }
-            written += self.chunk_len(c) as u64;
-            hand_over(w, written)?;
         }
         Ok(())
-    }
-
-    fn chunk_len(&self, c: &Chunk<'e>) -> usize {
-        match c {
-            Chunk::Source(r) | Chunk::Made(r) => r.len(),
-            Chunk::Edit(b) => b.len(),
-        }
     }
 
     /// The output as one buffer (for small models and tests).

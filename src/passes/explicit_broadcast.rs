@@ -245,9 +245,14 @@ impl GraphRewriter<'_, '_> {
         self.infos?.get(id?.0 as usize)?.1.as_ref()?.shape.clone()
     }
 
+    /// The value input `slot` of `op` reads, if any.
+    fn input_id(&self, op: &OpNode, slot: usize) -> Option<ValueId> {
+        self.g.input_ids(op).get(slot).copied().flatten()
+    }
+
     /// The shapes of input `slot` and output 0 of `op`.
     fn input_shape(&self, op: &OpNode, slot: usize) -> Shape {
-        self.shape_of_id(self.g.input_ids(op).get(slot).copied().flatten())
+        self.shape_of_id(self.input_id(op, slot))
     }
 
     fn output_shape(&self, op: &OpNode) -> Shape {
@@ -350,7 +355,7 @@ impl GraphRewriter<'_, '_> {
             // run (whose output sizes are as unknown as its input's) would get another Expand on
             // every run, and `expand` of its own output would not be a no-op.
             if !known_to_differ(&in_shape, &out_shape)
-                && self.is_expand_output(g.input_ids(op).get(slot).copied().flatten())
+                && self.is_expand_output(self.input_id(op, slot))
             {
                 continue;
             }

@@ -111,12 +111,7 @@ fn is_called(model: &Model, domain: &str, name: &str) -> bool {
 }
 
 /// What a rule sees of an input nothing is known of.
-static UNKNOWN: ValueInfo = ValueInfo {
-    kind: super::value::Kind::Tensor,
-    elem: None,
-    shape: None,
-    data: None,
-};
+static UNKNOWN: ValueInfo = ValueInfo::unknown();
 
 /// What inference knows of one value while its graph is inferred.
 type Info = Option<Box<ValueInfo>>;

@@ -35,7 +35,7 @@ pub struct ValueInfo {
 }
 
 impl ValueInfo {
-    pub fn tensor(elem: Option<i32>, shape: Shape) -> Self {
+    pub const fn tensor(elem: Option<i32>, shape: Shape) -> Self {
         ValueInfo {
             kind: Kind::Tensor,
             elem,
@@ -45,7 +45,7 @@ impl ValueInfo {
     }
 
     /// A tensor of unknown element type and unknown rank.
-    pub fn unknown() -> Self {
+    pub const fn unknown() -> Self {
         ValueInfo::tensor(None, None)
     }
 
