@@ -31,6 +31,10 @@ impl Scope<'_> {
     }
 }
 
+/// How many nodes ahead the builder prefetches name slots: far enough for a line to arrive from memory
+/// while the nodes in between are added, near enough for it to still be in cache then.
+const PREFETCH_AHEAD: usize = 8;
+
 /// Most cycle members listed in one diagnostic.
 const CYCLE_LISTED: usize = 8;
 
@@ -94,7 +98,19 @@ pub fn build_graph_from(
     let mut k = 0;
     for (batch_names, end) in &names {
         let mut at = 0;
+        let mut ahead = (k, 0);
         while k < *end {
+            // Ask for the name slots of a node a few places on, so that they are in cache by the time
+            // it defines and looks up its names (see `NameIndex::prefetch`).
+            while ahead.0 < *end && ahead.0 < k + PREFETCH_AHEAD {
+                let op = &g.nodes[ahead.0];
+                let (inputs, outputs) = (op.num_inputs(), op.num_outputs());
+                let of = batch_names.of(ahead.1, inputs, outputs);
+                for name in of.outputs().chain(of.inputs()) {
+                    g.by_name.prefetch(g.by_name.hash(name));
+                }
+                ahead = (ahead.0 + 1, ahead.1 + inputs + outputs);
+            }
             let (inputs, outputs) = (g.nodes[k].num_inputs(), g.nodes[k].num_outputs());
             let of = batch_names.of(at, inputs, outputs);
             at += inputs + outputs;
