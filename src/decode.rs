@@ -86,14 +86,19 @@ struct Walker<R> {
     /// large payloads left in the file as everywhere else.
     main_nodes: Vec<NodeRecord>,
     big_nodes: Vec<u8>,
+    /// The ranges in `big_nodes` of the records copied there.
+    big_ranges: Vec<std::ops::Range<usize>>,
 }
 
-/// Where a main-graph node record is: the offset in the file of its length prefix, or its range in
-/// [`Walker::big_nodes`].
-#[derive(Clone, Debug)]
-enum NodeRecord {
-    File(u64),
-    Big(std::ops::Range<usize>),
+/// Where a main-graph node record is, in eight bytes (a graph of a million nodes has a million): the
+/// offset in the file of its length prefix, or, with [`NodeRecord::BIG`] set, the index in
+/// [`Walker::big_ranges`] of its copy.
+#[derive(Clone, Copy, Debug)]
+struct NodeRecord(u64);
+
+impl NodeRecord {
+    /// Set in a copied record's index. File offsets stay below it: a file is shorter than 2^63 bytes.
+    const BIG: u64 = 1 << 63;
 }
 
 impl<R: BufRead + Seek> Walker<R> {
@@ -218,13 +223,15 @@ impl<R: BufRead + Seek> Walker<R> {
                     }
                     if msg == Msg::MainGraph && field == GRAPH_NODE {
                         if n <= SKIP_ABOVE {
-                            self.main_nodes.push(NodeRecord::File(len_at));
+                            self.main_nodes.push(NodeRecord(len_at));
                             self.skip(n)?;
                         } else {
                             let mut big = std::mem::take(&mut self.big_nodes);
                             let start = big.len();
                             let walked = self.message(Msg::Node, n, depth + 1, &mut big);
-                            self.main_nodes.push(NodeRecord::Big(start..big.len()));
+                            let index = self.big_ranges.len() as u64;
+                            self.main_nodes.push(NodeRecord(NodeRecord::BIG | index));
+                            self.big_ranges.push(start..big.len());
                             self.big_nodes = big;
                             walked?;
                         }
@@ -324,6 +331,7 @@ pub fn decode_file_split(file: &std::fs::File, map: &Bytes) -> Result<Decoded> {
         nonce: nonce(),
         main_nodes: Vec::new(),
         big_nodes: Vec::new(),
+        big_ranges: Vec::new(),
     };
     w.r.rewind().context("cannot read file")?;
     let mut compact = Vec::new();
@@ -336,7 +344,7 @@ pub fn decode_file_split(file: &std::fs::File, map: &Bytes) -> Result<Decoded> {
         let mut model = ModelProto::decode(compact.as_slice())?;
         drop(compact);
         restore_model(&mut model, map, &w.nonce);
-        let main_nodes = decode_nodes(map, &w.big_nodes, &w.main_nodes, &restore)?;
+        let main_nodes = decode_nodes(map, (&w.big_nodes, &w.big_ranges), &w.main_nodes, &restore)?;
         Ok(Decoded {
             model,
             main_nodes: Some(main_nodes),
@@ -368,7 +376,7 @@ const PARALLEL_NODES_ABOVE: usize = 20_000;
 /// many (the nodes are independent messages, and nothing else runs yet).
 fn decode_nodes(
     map: &[u8],
-    big: &[u8],
+    (big, big_ranges): (&[u8], &[std::ops::Range<usize>]),
     records: &[NodeRecord],
     restore: &Restore<'_>,
 ) -> Result<Vec<NodeBatch>> {
@@ -377,14 +385,17 @@ fn decode_nodes(
     let decode = |first: usize, rs: &[NodeRecord], room: usize| {
         let mut out = vec![NodeBatch::with_capacity(room, rs.len() * 24)];
         for (k, r) in rs.iter().enumerate() {
-            let (buf, range) = match r {
-                NodeRecord::File(at) => {
-                    let at = usize::try_from(*at).context("offset out of range")?;
-                    let (len, body) = crate::wire::read_varint(map, at)?;
-                    let len = usize::try_from(len).context("length out of range")?;
-                    (map, body..body.saturating_add(len).min(map.len()))
-                }
-                NodeRecord::Big(range) => (big, range.clone()),
+            let (buf, range) = if r.0 & NodeRecord::BIG == 0 {
+                let at = usize::try_from(r.0).context("offset out of range")?;
+                let (len, body) = crate::wire::read_varint(map, at)?;
+                let len = usize::try_from(len).context("length out of range")?;
+                (map, body..body.saturating_add(len).min(map.len()))
+            } else {
+                let index = usize::try_from(r.0 & !NodeRecord::BIG).unwrap_or(usize::MAX);
+                let range = big_ranges
+                    .get(index)
+                    .context("copied node record missing")?;
+                (big, range.clone())
             };
             decode_node(buf, range, first + k, restore, &mut out)?;
         }

@@ -236,7 +236,7 @@ impl<'a> Builder<'a> {
         let info = self
             .shapes
             .get(g.path.as_str())
-            .and_then(|v| v.get(value.0 as usize))
+            .and_then(|v| v.get(value.index()))
             .and_then(|(_, i)| i.as_ref());
         let ty = info
             .and_then(|i| i.elem)

@@ -132,7 +132,7 @@ pub fn build_graph_from(
 }
 
 fn add_value(g: &mut Graph, name: &str, producer: (NodeId, u32)) -> ValueId {
-    let id = ValueId(g.values.len() as u32);
+    let id = ValueId::new(g.values.len());
     g.values.push(Value {
         name: name.into(),
         producer,
@@ -346,7 +346,7 @@ fn add_op(
 /// Records that input `slot` of node `id` (entry `io` of [`Graph::io`]) reads `value`.
 fn connect(g: &mut Graph, value: ValueId, id: NodeId, io: usize, slot: usize) {
     g.io[io] = Some(value);
-    let producer = g.values[value.0 as usize].producer.0;
+    let producer = g.values[value.index()].producer.0;
     g.dag.add_edge(
         producer,
         id,
@@ -421,7 +421,7 @@ fn attach_subgraphs(
             }
             let value = resolve_outer(g, &name);
             g.dag.add_edge(
-                g.values[value.0 as usize].producer.0,
+                g.values[value.index()].producer.0,
                 node,
                 Edge {
                     value,
@@ -548,7 +548,7 @@ fn attach_declared_types(g: &mut Graph) {
         .collect();
     for (name, ty) in decls {
         if let Some(id) = g.lookup(&name) {
-            let v = &mut g.values[id.0 as usize];
+            let v = &mut g.values[id.index()];
             if v.declared.is_none() {
                 v.declared = Some(Box::new(ty));
             }

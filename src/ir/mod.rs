@@ -23,12 +23,28 @@ use crate::proto::{
     GraphProto, NodeProto, SparseTensorProto, TensorProto, TypeProto, ValueInfoProto,
 };
 use petgraph::stable_graph::{NodeIndex, StableDiGraph};
+use std::num::NonZeroU32;
 
 pub type NodeId = NodeIndex;
 
-/// Index of a value in [`Graph::values`].
+/// Index of a value in [`Graph::values`]. Kept as the index plus one, so that an `Option<ValueId>`
+/// takes four bytes: [`Graph::io`] holds one for every input and output of every node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ValueId(pub u32);
+pub struct ValueId(NonZeroU32);
+
+impl ValueId {
+    /// The id of `values[index]`. A graph has fewer than 2^32 - 1 values (each is named in a protobuf
+    /// of at most 2 GiB); past that the id would saturate, never wrap to another value.
+    pub fn new(index: usize) -> ValueId {
+        let index = u32::try_from(index).unwrap_or(u32::MAX);
+        ValueId(NonZeroU32::MIN.saturating_add(index))
+    }
+
+    /// The position of the value in [`Graph::values`].
+    pub fn index(self) -> usize {
+        (self.0.get() - 1) as usize
+    }
+}
 
 /// Where a graph's message lives in the model's bytes: (field number, occurrence) steps from the
 /// `ModelProto` down. The writer follows it to splice changes in.
@@ -124,7 +140,7 @@ pub enum Slot {
 
 impl Graph {
     pub fn value(&self, id: ValueId) -> &Value {
-        &self.values[id.0 as usize]
+        &self.values[id.index()]
     }
 
     pub fn lookup(&self, name: &str) -> Option<ValueId> {

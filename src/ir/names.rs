@@ -83,7 +83,7 @@ impl NameIndex {
         match self.probe(values, &value.name, hash) {
             Probe::Found(_, id) => Err(id),
             Probe::Free(at) => {
-                let id = ValueId(values.len() as u32);
+                let id = ValueId::new(values.len());
                 self.fill(at, hash, id);
                 values.push(value);
                 Ok(id)
@@ -119,7 +119,7 @@ impl NameIndex {
             if slot == 0 {
                 return Probe::Free(at);
             }
-            let id = ValueId((slot as u32).wrapping_sub(1));
+            let id = id_of(slot);
             if slot >> 32 == tag && name_of(values, id) == name {
                 return Probe::Found(at, id);
             }
@@ -143,7 +143,7 @@ impl NameIndex {
         let old = std::mem::replace(&mut self.slots, vec![0; slots_for(self.len + 1)]);
         let mask = self.slots.len() - 1;
         for slot in old.into_iter().filter(|&s| s != 0) {
-            let id = ValueId((slot as u32).wrapping_sub(1));
+            let id = id_of(slot);
             let mut at = self.hash(name_of(values, id)).0 as usize & mask;
             while self.slots[at] != 0 {
                 at = (at + 1) & mask;
@@ -167,14 +167,18 @@ fn slots_for(n: usize) -> usize {
 }
 
 fn slot_of(hash: NameHash, id: ValueId) -> u64 {
-    // Value ids are below u32::MAX (a graph's values are counted in 32 bits), so id + 1 is never 0.
-    ((hash.0 >> 32) << 32) | u64::from(id.0.wrapping_add(1))
+    // Value indices are below u32::MAX (see `ValueId::new`): index + 1 fits the low half, never 0.
+    ((hash.0 >> 32) << 32) | (id.index() as u64 + 1)
+}
+
+fn id_of(slot: u64) -> ValueId {
+    ValueId::new((slot as u32).wrapping_sub(1) as usize)
 }
 
 /// Ids in the table always index `values`: values are only ever appended, and the index is built
 /// alongside them.
 fn name_of(values: &[Value], id: ValueId) -> &str {
-    values.get(id.0 as usize).map_or("", |v| &*v.name)
+    values.get(id.index()).map_or("", |v| &*v.name)
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -207,15 +211,21 @@ mod tests {
         let mut values = Vec::new();
         for i in 0..10_000 {
             let id = index.define(&mut values, value(&format!("v{i}")));
-            assert_eq!(id, Ok(ValueId(i)));
+            assert_eq!(id, Ok(ValueId::new(i as usize)));
         }
         assert!(index.slots.len() >= 20_000, "kept at most half full");
         for i in (0..10_000).step_by(7) {
-            assert_eq!(index.get(&values, &format!("v{i}")), Some(ValueId(i)));
+            assert_eq!(
+                index.get(&values, &format!("v{i}")),
+                Some(ValueId::new(i as usize))
+            );
         }
         assert_eq!(index.get(&values, "v10000"), None);
         assert_eq!(index.get(&values, ""), None);
-        assert_eq!(index.define(&mut values, value("v42")), Err(ValueId(42)));
+        assert_eq!(
+            index.define(&mut values, value("v42")),
+            Err(ValueId::new(42))
+        );
         assert_eq!(values.len(), 10_000, "a refused definition adds no value");
     }
 
@@ -223,11 +233,11 @@ mod tests {
     fn insert_replaces_the_value_of_a_name() {
         let mut index = NameIndex::with_capacity(2);
         let values = vec![value("x"), value("y"), value("x")];
-        index.insert(&values, ValueId(0));
-        index.insert(&values, ValueId(1));
-        index.insert(&values, ValueId(2));
-        assert_eq!(index.get(&values, "x"), Some(ValueId(2)));
-        assert_eq!(index.get(&values, "y"), Some(ValueId(1)));
+        index.insert(&values, ValueId::new(0));
+        index.insert(&values, ValueId::new(1));
+        index.insert(&values, ValueId::new(2));
+        assert_eq!(index.get(&values, "x"), Some(ValueId::new(2)));
+        assert_eq!(index.get(&values, "y"), Some(ValueId::new(1)));
     }
 
     #[test]
@@ -245,8 +255,8 @@ mod tests {
         for i in 0..100 {
             assert!(index.define(&mut values, value(&i.to_string())).is_ok());
         }
-        for i in 0..100u32 {
-            assert_eq!(index.get(&values, &i.to_string()), Some(ValueId(i)));
+        for i in 0..100usize {
+            assert_eq!(index.get(&values, &i.to_string()), Some(ValueId::new(i)));
         }
     }
 }

@@ -242,7 +242,7 @@ fn int64_tensor(name: &str, values: &[i64]) -> TensorProto {
 impl GraphRewriter<'_, '_> {
     /// The shape of value `id` (unknown for `None`), read without a name lookup.
     fn shape_of_id(&self, id: Option<ValueId>) -> Shape {
-        self.infos?.get(id?.0 as usize)?.1.as_ref()?.shape.clone()
+        self.infos?.get(id?.index())?.1.as_ref()?.shape.clone()
     }
 
     /// The value input `slot` of `op` reads, if any.

@@ -180,7 +180,7 @@ impl<'a> GraphFolder<'a> {
 
     fn shape_of(&self, name: &str) -> Shape {
         let id = self.g.lookup(name)?;
-        self.infos?.get(id.0 as usize)?.1.as_ref()?.shape.clone()
+        self.infos?.get(id.index())?.1.as_ref()?.shape.clone()
     }
 
     /// The node's inputs as the folds so far leave them.

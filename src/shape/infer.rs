@@ -90,12 +90,12 @@ fn readers_left(g: &Graph) -> Vec<u32> {
     use petgraph::visit::IntoEdgeReferences;
     let mut left = vec![0u32; g.values.len()];
     for e in g.dag.edge_references() {
-        let v = e.weight().value.0 as usize;
+        let v = e.weight().value.index();
         left[v] = left[v].saturating_add(1);
     }
     for o in &g.header.output {
         if let Some(id) = g.lookup(o.name()) {
-            left[id.0 as usize] = u32::MAX;
+            left[id.index()] = u32::MAX;
         }
     }
     left
@@ -134,7 +134,7 @@ impl<'e> Env<'e> {
         if let Some((g, infos)) = self.frame
             && let Some(id) = g.lookup(name)
         {
-            return infos[id.0 as usize].as_deref().cloned();
+            return infos[id.index()].as_deref().cloned();
         }
         self.parent?.get(name)
     }
@@ -189,11 +189,11 @@ impl<'m> Driver<'m> {
                 let v = g.value(id);
                 let declared = v.declared.as_deref();
                 let merged = self.merge_declared(g, op, &v.name, inferred, declared, site);
-                infos[id.0 as usize] = merged.map(Box::new);
+                infos[id.index()] = merged.map(Box::new);
             }
             if let Some(left) = &mut readers {
                 for e in g.dag.edges_directed(node, petgraph::Direction::Incoming) {
-                    let v = e.weight().value.0 as usize;
+                    let v = e.weight().value.index();
                     left[v] = left[v].saturating_sub(1);
                     if left[v] == 0 {
                         infos[v] = None;
@@ -207,7 +207,7 @@ impl<'m> Driver<'m> {
             .iter()
             .map(|o| {
                 g.lookup(o.name())
-                    .and_then(|id| infos[id.0 as usize].as_deref().cloned())
+                    .and_then(|id| infos[id.index()].as_deref().cloned())
                     .unwrap_or_else(ValueInfo::unknown)
             })
             .collect();
@@ -310,7 +310,7 @@ impl<'m> Driver<'m> {
             .iter()
             .enumerate()
             .map(|(slot, value)| match value {
-                Some(id) => Some(infos[id.0 as usize].as_deref().unwrap_or(&UNKNOWN)),
+                Some(id) => Some(infos[id.index()].as_deref().unwrap_or(&UNKNOWN)),
                 // Omitted, or a name defined nowhere (reported by the structural checks).
                 None if g.input_name(op, slot).is_empty() => None,
                 None => Some(&UNKNOWN),
