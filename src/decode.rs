@@ -380,8 +380,7 @@ fn decode_nodes(
     records: &[NodeRecord],
     restore: &Restore<'_>,
 ) -> Result<Vec<NodeBatch>> {
-    // The first batch has room for every node: the graph takes its vector as it is and appends the
-    // second half to it without moving the first.
+    // Each thread fills its own batch; the graph keeps both vectors as they are (see `NodeList`).
     let decode = |first: usize, rs: &[NodeRecord], room: usize| {
         let mut out = vec![NodeBatch::with_capacity(room, rs.len() * 24)];
         for (k, r) in rs.iter().enumerate() {
@@ -410,7 +409,7 @@ fn decode_nodes(
         let later = std::thread::Builder::new()
             .name("decode".to_owned())
             .spawn_scoped(s, || decode(half, second, second.len()));
-        let mut out = decode(0, first, records.len())?;
+        let mut out = decode(0, first, first.len())?;
         let rest = match later.map(|h| h.join()) {
             Ok(Ok(rest)) => rest?,
             // No thread to be had: decode them here.

@@ -244,6 +244,38 @@ fn many_nodes_decoded_on_two_threads_keep_their_order() {
 }
 
 #[test]
+fn a_graph_decoded_on_two_threads_is_built_in_source_order() {
+    // The two halves stay two vectors in the IR (`NodeList`): every position must still find its
+    // node, and every node its input, across the seam.
+    let n = 50_000;
+    let g = GraphProto {
+        node: (0..n)
+            .map(|i| node(&format!("n{}", i + 1), &format!("n{i}")))
+            .collect(),
+        ..Default::default()
+    };
+    let m = ModelProto {
+        ir_version: Some(8),
+        graph: Some(g),
+        ..Default::default()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.onnx");
+    std::fs::write(&path, m.encode_to_vec()).unwrap();
+    let model = Model::load(Origin::File(path)).unwrap();
+    let g = model.graph.as_ref().unwrap();
+    assert_eq!(g.nodes.len(), n);
+    assert_eq!(g.ops.len(), n);
+    for (k, &id) in g.ops.iter().enumerate() {
+        let op = g.op(id).unwrap();
+        assert_eq!(op.name(), format!("n{}", k + 1));
+        assert_eq!(op.index, k);
+        assert_eq!(g.input_name(op, 0), format!("n{k}"), "input of node {k}");
+    }
+    assert!(g.nodes.get(n).is_none());
+}
+
+#[test]
 fn node_records_decode_as_prost_decodes_them_whatever_their_fields() {
     use prost::encoding::{WireType, encode_key, encode_varint, message, string};
     // Fields in any order, a scalar field given twice (the last one counts), empty strings that are

@@ -9,8 +9,8 @@
 //! becomes an `Outer` source node there and a `Capture` edge here.
 
 use super::{
-    Edge, Graph, NameIndex, NamesOf, Node, NodeBatch, NodeId, NodeKind, Slot, Subgraph, Value,
-    ValueId, WirePath,
+    Edge, Graph, NameIndex, NamesOf, Node, NodeBatch, NodeId, NodeKind, NodeList, Slot, Subgraph,
+    Value, ValueId, WirePath,
 };
 use crate::diagnostics::{Code, Diagnostic};
 use crate::proto::{AttributeProto, GraphProto};
@@ -75,22 +75,18 @@ pub fn build_graph_from(
         by_name: NameIndex::with_capacity(count + sources),
         header: proto,
         ops: Vec::with_capacity(count),
-        nodes: Vec::new(),
+        nodes: NodeList::default(),
         topo: None,
         wire,
         node_field,
     };
     define_sources(&mut g, diags);
-    // The nodes move into the graph first (the decoder's vector itself, when there is one batch);
-    // their names are read from the batches as each node is added.
+    // The nodes move into the graph first (the decoder's vectors themselves); their names are read
+    // from the batches as each node is added.
     let mut names = Vec::with_capacity(nodes.len());
     for batch in nodes {
         let (ops, batch_names) = batch.into_parts();
-        if g.nodes.is_empty() {
-            g.nodes = ops;
-        } else {
-            g.nodes.extend(ops);
-        }
+        g.nodes.push_run(ops);
         names.push((batch_names, g.nodes.len()));
     }
     let mut later = Vec::new();
@@ -103,7 +99,9 @@ pub fn build_graph_from(
             // Ask for the name slots of a node a few places on, so that they are in cache by the time
             // it defines and looks up its names (see `NameIndex::prefetch`).
             while ahead.0 < *end && ahead.0 < k + PREFETCH_AHEAD {
-                let op = &g.nodes[ahead.0];
+                let Some(op) = g.nodes.get(ahead.0) else {
+                    break;
+                };
                 let (inputs, outputs) = (op.num_inputs(), op.num_outputs());
                 let of = batch_names.of(ahead.1, inputs, outputs);
                 for name in of.outputs().chain(of.inputs()) {
@@ -111,7 +109,8 @@ pub fn build_graph_from(
                 }
                 ahead = (ahead.0 + 1, ahead.1 + inputs + outputs);
             }
-            let (inputs, outputs) = (g.nodes[k].num_inputs(), g.nodes[k].num_outputs());
+            let Some(op) = g.nodes.get(k) else { break };
+            let (inputs, outputs) = (op.num_inputs(), op.num_outputs());
             let of = batch_names.of(at, inputs, outputs);
             at += inputs + outputs;
             add_op(&mut g, k, of, outer, &mut later, &mut pending, diags);
@@ -269,7 +268,9 @@ fn add_op(
     diags: &mut Vec<Diagnostic>,
 ) {
     let io_start = g.io.len();
-    let op = &mut g.nodes[k];
+    let Some(op) = g.nodes.get_mut(k) else {
+        return;
+    };
     let index = op.index;
     let graphs = take_graph_attributes(op.attributes_mut());
     op.io_start = io_start;

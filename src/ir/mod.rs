@@ -17,7 +17,7 @@ mod node;
 pub use build::{build_graph, build_graph_from};
 pub use model::{Function, Imports, LoadOptions, Model, opset_domain};
 pub use names::NameIndex;
-pub use node::{Interner, NamesOf, NodeBatch, NodeFields, OpNode};
+pub use node::{Interner, NamesOf, NodeBatch, NodeFields, NodeList, OpNode};
 
 use crate::proto::{
     GraphProto, NodeProto, SparseTensorProto, TensorProto, TypeProto, ValueInfoProto,
@@ -73,9 +73,9 @@ pub struct Graph {
     /// Op nodes in the order the source lists them (their index is their occurrence on the wire).
     pub ops: Vec<NodeId>,
     /// What each op node is, in the same order as `ops`. Kept beside the petgraph graph rather than in
-    /// its node weights: the decoder's vector becomes this one without a copy, and walks over the
+    /// its node weights: the decoder's vectors become this list without a copy, and walks over the
     /// graph's structure stay within a small node array.
-    pub nodes: Vec<OpNode>,
+    pub nodes: NodeList,
     /// All nodes in a topological order (source order where the dependencies allow); `None` when the
     /// graph has a cycle.
     pub topo: Option<Vec<NodeId>>,

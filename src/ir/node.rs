@@ -214,6 +214,54 @@ pub struct NodeFields<'a> {
     pub device_configurations: Vec<NodeDeviceConfigurationProto>,
 }
 
+/// A graph's op nodes by position in its source node list, kept in the runs the decoder made them in:
+/// the two threads that decode a large graph each fill their own vector, and joining them would copy
+/// every node once more into fresh memory.
+#[derive(Debug, Default)]
+pub struct NodeList {
+    runs: Vec<Vec<OpNode>>,
+    /// The position of each run's first node.
+    starts: Vec<usize>,
+    len: usize,
+}
+
+impl NodeList {
+    /// Appends a run of nodes (an empty one is dropped).
+    pub fn push_run(&mut self, run: Vec<OpNode>) {
+        if run.is_empty() {
+            return;
+        }
+        self.starts.push(self.len);
+        self.len += run.len();
+        self.runs.push(run);
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Which run holds node `k`, and where in it.
+    fn locate(&self, k: usize) -> Option<(usize, usize)> {
+        // Runs are few (one or two but for graphs of gigabytes of names): the search is a compare or two.
+        let run = self.starts.partition_point(|&s| s <= k).checked_sub(1)?;
+        Some((run, k - self.starts[run]))
+    }
+
+    pub fn get(&self, k: usize) -> Option<&OpNode> {
+        let (run, at) = self.locate(k)?;
+        self.runs.get(run)?.get(at)
+    }
+
+    pub fn get_mut(&mut self, k: usize) -> Option<&mut OpNode> {
+        let (run, at) = self.locate(k)?;
+        self.runs.get_mut(run)?.get_mut(at)
+    }
+}
+
 /// Nodes of one graph, in source order, on their way into the IR. Their input and output names are
 /// kept in one string: decoding a million nodes then allocates no string per name.
 #[derive(Debug, Default)]
