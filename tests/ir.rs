@@ -394,3 +394,32 @@ fn functions_calling_each_other_in_a_cycle_are_g009_once() {
     let fine = load(&calling_model(ok, "A"));
     assert!(!codes(&fine).contains(&Code::RecursiveFunction));
 }
+
+#[test]
+fn a_ring_of_a_hundred_thousand_nodes_is_one_cycle_not_a_stack_overflow() {
+    // The cycle report once recursed per node of the ring: on a test thread's 2 MiB stack a ring of
+    // 50,000 nodes overflowed it (the process aborts, which no caller can catch).
+    let n = 100_000;
+    let nodes: Vec<NodeProto> = (0..n)
+        .map(|i| {
+            node(
+                "Relu",
+                &format!("ring{i}"),
+                &[&format!("v{}", (i + n - 1) % n)],
+                &[&format!("v{i}")],
+            )
+        })
+        .collect();
+    let m = load(&model(graph(nodes, &[], &["v0"])));
+    let cycles: Vec<_> = m
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == Code::Cycle)
+        .collect();
+    assert_eq!(cycles.len(), 1, "{cycles:?}");
+    assert!(
+        cycles[0].message.contains("100000 nodes form a cycle"),
+        "{}",
+        cycles[0].message
+    );
+}

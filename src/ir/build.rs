@@ -598,7 +598,9 @@ fn topological_order(g: &Graph) -> Option<Vec<NodeId>> {
 }
 
 fn report_cycle(g: &Graph, diags: &mut Vec<Diagnostic>) {
-    for scc in petgraph::algo::tarjan_scc(&g.dag) {
+    // Kosaraju's algorithm as petgraph writes it keeps its own stack; its Tarjan recurses once per node
+    // of a path, and a chain of a million nodes closed into a cycle overflowed the thread's stack.
+    for scc in petgraph::algo::kosaraju_scc(&g.dag) {
         let self_loop = scc.len() == 1 && g.dag.find_edge(scc[0], scc[0]).is_some();
         if scc.len() < 2 && !self_loop {
             continue;
