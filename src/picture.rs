@@ -361,7 +361,7 @@ impl<'a> Builder<'a> {
             };
             let name = g.value(value).name.to_string();
             let ty = self.value_type(g, value);
-            match e.weight().slot {
+            match e.weight().slot() {
                 Slot::Input(slot) => {
                     let fault = faults.get(&(e.target(), slot as usize));
                     match map.get(&e.source()) {

@@ -269,7 +269,7 @@ fn a_graph_decoded_on_two_threads_is_built_in_source_order() {
     for (k, &id) in g.ops.iter().enumerate() {
         let op = g.op(id).unwrap();
         assert_eq!(op.name(), format!("n{}", k + 1));
-        assert_eq!(op.index, k);
+        assert_eq!(op.index(), k);
         assert_eq!(g.input_name(op, 0), format!("n{k}"), "input of node {k}");
     }
     assert!(g.nodes.get(n).is_none());

@@ -81,7 +81,12 @@ fn slots_into(g: &Graph, name: &str) -> Vec<(String, Slot)> {
     let mut v: Vec<_> = g
         .dag
         .edges_directed(id, petgraph::Direction::Incoming)
-        .map(|e| (g.value(e.weight().value).name.to_string(), e.weight().slot))
+        .map(|e| {
+            (
+                g.value(e.weight().value).name.to_string(),
+                e.weight().slot(),
+            )
+        })
         .collect();
     v.sort_by_key(|(n, s)| format!("{s:?}{n}"));
     v

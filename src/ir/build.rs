@@ -271,9 +271,9 @@ fn add_op(
     let Some(op) = g.nodes.get_mut(k) else {
         return;
     };
-    let index = op.index;
+    let index = op.index();
     let graphs = take_graph_attributes(op.attributes_mut());
-    op.io_start = io_start;
+    op.set_io_start(io_start);
     let n_inputs = op.num_inputs();
     g.io.resize(io_start + n_inputs, None);
     let id = g.dag.add_node(Node {
@@ -351,11 +351,8 @@ fn connect(g: &mut Graph, value: ValueId, id: NodeId, io: usize, slot: usize) {
     g.dag.add_edge(
         producer,
         id,
-        Edge {
-            value,
-            // Input slots of one node number fewer than 2^32 (see `OpNode`).
-            slot: Slot::Input(slot as u32),
-        },
+        // Input slots of one node number fewer than 2^32 (see `OpNode`).
+        Edge::new(value, Slot::Input(slot as u32)),
     );
 }
 
@@ -424,10 +421,7 @@ fn attach_subgraphs(
             g.dag.add_edge(
                 g.values[value.index()].producer.0,
                 node,
-                Edge {
-                    value,
-                    slot: Slot::Capture,
-                },
+                Edge::new(value, Slot::Capture),
             );
         }
         if let NodeKind::Op(k) = g.dag[node].kind
@@ -607,7 +601,7 @@ fn report_cycle(g: &Graph, diags: &mut Vec<Diagnostic>) {
         }
         let mut members: Vec<(usize, String)> = scc
             .iter()
-            .filter_map(|&n| g.op(n).map(|op| (op.index, op.label().into_owned())))
+            .filter_map(|&n| g.op(n).map(|op| (op.index(), op.label().into_owned())))
             .collect();
         members.sort();
         let total = members.len();

@@ -126,7 +126,30 @@ pub struct Value {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Edge {
     pub value: ValueId,
-    pub slot: Slot,
+    /// The [`Slot`] in four bytes where the enum takes eight (a graph has millions of edges): the
+    /// input position, or [`Edge::CAPTURE`].
+    slot: u32,
+}
+
+impl Edge {
+    /// A capture's slot. Input positions stay below it: a node's inputs are counted in 32 bits and
+    /// saturate at `u32::MAX` (see `NodeBatch::push`), so the last position is `u32::MAX - 1`.
+    const CAPTURE: u32 = u32::MAX;
+
+    pub fn new(value: ValueId, slot: Slot) -> Edge {
+        let slot = match slot {
+            Slot::Input(k) => k.min(Edge::CAPTURE - 1),
+            Slot::Capture => Edge::CAPTURE,
+        };
+        Edge { value, slot }
+    }
+
+    pub fn slot(&self) -> Slot {
+        match self.slot {
+            Edge::CAPTURE => Slot::Capture,
+            k => Slot::Input(k),
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -166,12 +189,12 @@ impl Graph {
     /// The value each input slot of `op` reads (see [`Graph::io`]).
     pub fn input_ids(&self, op: &OpNode) -> &[Option<ValueId>] {
         let n = op.num_inputs();
-        self.io.get(op.io_start..op.io_start + n).unwrap_or(&[])
+        self.io.get(op.io_start()..op.io_start() + n).unwrap_or(&[])
     }
 
     /// The value each output slot of `op` defines (see [`Graph::io`]).
     pub fn output_ids(&self, op: &OpNode) -> &[Option<ValueId>] {
-        let start = op.io_start + op.num_inputs();
+        let start = op.io_start() + op.num_inputs();
         self.io.get(start..start + op.num_outputs()).unwrap_or(&[])
     }
 
@@ -187,7 +210,7 @@ impl Graph {
     /// The name input `slot` of `op` reads (empty when omitted or past the last input).
     pub fn input_name(&self, op: &OpNode, slot: usize) -> &str {
         if slot < op.num_inputs() {
-            self.io_name(op.io_start + slot)
+            self.io_name(op.io_start() + slot)
         } else {
             ""
         }
@@ -196,7 +219,7 @@ impl Graph {
     /// The name output `slot` of `op` defines (empty when omitted or past the last output).
     pub fn output_name(&self, op: &OpNode, slot: usize) -> &str {
         if slot < op.num_outputs() {
-            self.io_name(op.io_start + op.num_inputs() + slot)
+            self.io_name(op.io_start() + op.num_inputs() + slot)
         } else {
             ""
         }
@@ -204,12 +227,12 @@ impl Graph {
 
     /// The names of `op`'s inputs, in slot order (empty for an omitted optional input).
     pub fn input_names<'g>(&'g self, op: &'g OpNode) -> impl Iterator<Item = &'g str> + 'g {
-        (0..op.num_inputs()).map(move |k| self.io_name(op.io_start + k))
+        (0..op.num_inputs()).map(move |k| self.io_name(op.io_start() + k))
     }
 
     /// The names of `op`'s outputs, in slot order (empty for an omitted optional output).
     pub fn output_names<'g>(&'g self, op: &'g OpNode) -> impl Iterator<Item = &'g str> + 'g {
-        let start = op.io_start + op.num_inputs();
+        let start = op.io_start() + op.num_inputs();
         (0..op.num_outputs()).map(move |k| self.io_name(start + k))
     }
 

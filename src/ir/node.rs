@@ -22,10 +22,12 @@ pub struct OpNode {
     /// Attributes, subgraphs and the rarely set fields, for the nodes that have any: most nodes of a
     /// large graph (Add, Mul, MatMul...) have none, and then this costs one pointer.
     extra: Option<Box<Extra>>,
-    /// Position in the source node list.
-    pub index: usize,
+    /// Position in the source node list. (32 bits, as `io_start`: a node costs at least two bytes of a
+    /// protobuf of at most 2 GiB, and each of its inputs and outputs one more; past that these
+    /// saturate, and lookups by them find nothing rather than another node's entries.)
+    index: u32,
     /// Where this node's entries start in [`super::Graph::io`]: its inputs, then its outputs.
-    pub io_start: usize,
+    io_start: u32,
     /// How many inputs and outputs the node has (fewer than 2^32 each: see [`NodeBatch::push`]).
     inputs: u32,
     outputs: u32,
@@ -77,6 +79,20 @@ impl OpNode {
             .and_then(|e| e.rare.overload.as_deref())
             .unwrap_or("")
     }
+    /// Position in the source node list.
+    pub fn index(&self) -> usize {
+        self.index as usize
+    }
+
+    /// Where this node's entries start in [`super::Graph::io`]: its inputs, then its outputs.
+    pub fn io_start(&self) -> usize {
+        self.io_start as usize
+    }
+
+    pub(crate) fn set_io_start(&mut self, at: usize) {
+        self.io_start = u32::try_from(at).unwrap_or(u32::MAX);
+    }
+
     pub fn num_inputs(&self) -> usize {
         self.inputs as usize
     }
@@ -267,8 +283,9 @@ impl NodeList {
 #[derive(Debug, Default)]
 pub struct NodeBatch {
     names: String,
-    /// (start, length) in `names` of each node's inputs then outputs, node after node.
-    spans: Vec<(u32, u32)>,
+    /// Where in `names` each node's inputs then outputs end, node after node (each starts where the
+    /// one before ends: four bytes per name, where a (start, length) pair took eight).
+    ends: Vec<u32>,
     nodes: Vec<OpNode>,
     interner: Interner,
 }
@@ -279,13 +296,13 @@ impl NodeBatch {
         NodeBatch {
             names: String::with_capacity(bytes),
             // Most nodes have one to three inputs and one output.
-            spans: Vec::with_capacity(nodes.saturating_mul(3)),
+            ends: Vec::with_capacity(nodes.saturating_mul(3)),
             nodes: Vec::with_capacity(nodes),
             interner: Interner::default(),
         }
     }
 
-    /// Whether `more` bytes of names still fit (spans are 32-bit; a fuller batch is followed by another).
+    /// Whether `more` bytes of names still fit (name offsets are 32-bit; a fuller batch is followed by another).
     pub fn has_room(&self, more: usize) -> bool {
         self.names
             .len()
@@ -307,9 +324,9 @@ impl NodeBatch {
         let (n_in, n_out) = (count(inputs.len()), count(outputs.len()));
         let (inputs, outputs) = (inputs.take(n_in as usize), outputs.take(n_out as usize));
         for s in inputs.chain(outputs) {
-            // `has_room` was asked for the whole node: these conversions cannot truncate.
-            self.spans.push((self.names.len() as u32, s.len() as u32));
             self.names.push_str(s);
+            // `has_room` was asked for the whole node: this conversion cannot truncate.
+            self.ends.push(self.names.len() as u32);
         }
         let rare = Rare {
             overload: fields.overload,
@@ -338,7 +355,7 @@ impl NodeBatch {
                 .interner
                 .get(fields.domain.unwrap_or(""), fields.op_type.unwrap_or("")),
             extra,
-            index,
+            index: u32::try_from(index).unwrap_or(u32::MAX),
             io_start: 0,
             inputs: n_in,
             outputs: n_out,
@@ -394,7 +411,7 @@ impl NodeBatch {
 
     /// How many input and output entries the batch's nodes have in all.
     pub fn io_len(&self) -> usize {
-        self.spans.len()
+        self.ends.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -422,7 +439,7 @@ impl NodeBatch {
             self.nodes,
             BatchNames {
                 names: self.names,
-                spans: self.spans,
+                ends: self.ends,
             },
         )
     }
@@ -432,16 +449,21 @@ impl NodeBatch {
 #[derive(Debug, Default)]
 pub struct BatchNames {
     names: String,
-    spans: Vec<(u32, u32)>,
+    ends: Vec<u32>,
 }
 
 impl BatchNames {
     /// The names of the node with `inputs` inputs and `outputs` outputs whose first name is the
     /// `at`-th of the batch.
     pub fn of(&self, at: usize, inputs: usize, outputs: usize) -> NamesOf<'_> {
+        let start = match at.checked_sub(1) {
+            Some(before) => self.ends.get(before).copied().unwrap_or(0),
+            None => 0,
+        };
         NamesOf {
             names: &self.names,
-            spans: self.spans.get(at..at + inputs + outputs).unwrap_or(&[]),
+            start,
+            ends: self.ends.get(at..at + inputs + outputs).unwrap_or(&[]),
             inputs,
         }
     }
@@ -451,15 +473,21 @@ impl BatchNames {
 #[derive(Clone, Copy)]
 pub struct NamesOf<'b> {
     names: &'b str,
-    spans: &'b [(u32, u32)],
+    /// Where the node's first name starts; `ends` are where each of its names ends.
+    start: u32,
+    ends: &'b [u32],
     inputs: usize,
 }
 
 impl<'b> NamesOf<'b> {
     fn get(&self, k: usize) -> &'b str {
-        self.spans
-            .get(k)
-            .and_then(|&(s, l)| self.names.get(s as usize..s as usize + l as usize))
+        let start = match k.checked_sub(1) {
+            Some(before) => self.ends.get(before).copied(),
+            None => Some(self.start),
+        };
+        start
+            .zip(self.ends.get(k))
+            .and_then(|(s, &e)| self.names.get(s as usize..e as usize))
             .unwrap_or("")
     }
     pub fn input(&self, slot: usize) -> &'b str {
@@ -476,6 +504,6 @@ impl<'b> NamesOf<'b> {
         (0..self.inputs).map(|k| self.get(k))
     }
     pub fn outputs(&self) -> impl Iterator<Item = &'b str> + '_ {
-        (self.inputs..self.spans.len()).map(|k| self.get(k))
+        (self.inputs..self.ends.len()).map(|k| self.get(k))
     }
 }

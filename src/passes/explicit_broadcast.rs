@@ -368,7 +368,7 @@ impl GraphRewriter<'_, '_> {
                 continue;
             }
             let target = if let Some(dims) = is_static(&out_shape) {
-                Some(self.static_target(op.index, &dims))
+                Some(self.static_target(op.index(), &dims))
             } else {
                 self.runtime_target(op, &k, slot, &base)
             };
@@ -388,8 +388,8 @@ impl GraphRewriter<'_, '_> {
                 vec![input.to_owned(), target],
                 vec![name.clone()],
             );
-            self.insert(op.index, expand);
-            self.patch.rewire.insert((op.index, slot), name);
+            self.insert(op.index(), expand);
+            self.patch.rewire.insert((op.index(), slot), name);
             self.out.insertions.push(Insertion {
                 graph: self.g.path.clone(),
                 node: label.clone(),
@@ -460,7 +460,7 @@ impl GraphRewriter<'_, '_> {
         let mut current = input.to_owned();
         if padded != from {
             let values: Vec<i64> = padded.iter().map(|&d| d as i64).collect();
-            let shape = self.const_i64(op.index, &format!("{base}/rank_shape"), &values);
+            let shape = self.const_i64(op.index(), &format!("{base}/rank_shape"), &values);
             let name = self.names.fresh(&format!("{base}/reshape"));
             let reshape = node(
                 "Reshape",
@@ -468,14 +468,14 @@ impl GraphRewriter<'_, '_> {
                 vec![current, shape],
                 vec![name.clone()],
             );
-            self.insert(op.index, reshape);
+            self.insert(op.index(), reshape);
             current = name;
         }
         if repeats.iter().any(|&r| r != 1) {
-            let reps = self.const_i64(op.index, &format!("{base}/repeats"), &repeats);
+            let reps = self.const_i64(op.index(), &format!("{base}/repeats"), &repeats);
             let name = self.names.fresh(base);
             self.insert(
-                op.index,
+                op.index(),
                 node(
                     "Tile",
                     name.clone(),
@@ -485,13 +485,13 @@ impl GraphRewriter<'_, '_> {
             );
             current = name;
         }
-        self.patch.rewire.insert((op.index, slot), current);
+        self.patch.rewire.insert((op.index(), slot), current);
         if let Kind::LegacyAxis(_) = k {
             // With B of A's shape the legacy rule no longer applies (B would not fit at `axis`):
             // the node becomes a plain equal-shapes one.
             for (i, a) in op.attributes().iter().enumerate() {
                 if a.name() == "broadcast" || a.name() == "axis" {
-                    self.patch.drop_attributes.insert((op.index, i));
+                    self.patch.drop_attributes.insert((op.index(), i));
                 }
             }
         }
@@ -531,7 +531,7 @@ impl GraphRewriter<'_, '_> {
     fn runtime_target(&mut self, op: &OpNode, k: &Kind, slot: usize, base: &str) -> Option<String> {
         let g = self.g;
         let out_shape = self.output_shape(op);
-        let at = op.index;
+        let at = op.index();
         match k {
             Kind::ToFirst(_) => Some(self.shape_node(at, g.input_name(op, 0), base)),
             Kind::Normalized(_) => {
@@ -731,7 +731,7 @@ pub fn inserted_nodes(g: &Graph) -> HashMap<crate::ir::NodeId, Inserted> {
                     .is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()))
                 || rest.starts_with("/reshape");
             let feeds = g.dag.edges(id).any(|e| {
-                u32::try_from(slot).is_ok_and(|s| e.weight().slot == Slot::Input(s))
+                u32::try_from(slot).is_ok_and(|s| e.weight().slot() == Slot::Input(s))
                     && g.op(e.target()).is_some_and(|c| labels(c, label))
             });
             if suffix_ok && feeds {
@@ -759,7 +759,7 @@ pub fn inserted_nodes(g: &Graph) -> HashMap<crate::ir::NodeId, Inserted> {
                         && g.dag.edges(id).next().is_some()
                         && g.dag.edges(id).all(|e| {
                             out.get(&e.target()) == Some(&Inserted::Broadcast)
-                                && e.weight().slot == Slot::Input(1)
+                                && e.weight().slot() == Slot::Input(1)
                         }))
             }
             _ => false,

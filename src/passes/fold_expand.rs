@@ -152,7 +152,7 @@ impl<'a> GraphFolder<'a> {
             readers
                 .entry(e.weight().value)
                 .or_default()
-                .push((e.target(), e.weight().slot));
+                .push((e.target(), e.weight().slot()));
         }
         GraphFolder {
             g,
@@ -289,7 +289,7 @@ impl<'a> GraphFolder<'a> {
         }
         // Commit: the readers read x, the node is gone.
         for (reader, after, slots) in rewired {
-            let index = self.g.op(reader).map(|o| o.index).unwrap_or_default();
+            let index = self.g.op(reader).map(|o| o.index()).unwrap_or_default();
             for &k in &slots {
                 self.patch.rewire.insert((index, k), x.to_owned());
             }
@@ -514,7 +514,7 @@ impl<'a> GraphFolder<'a> {
     /// removal) and drops the value_info of its outputs.
     fn remove_node(&mut self, id: NodeId, op: &OpNode) {
         self.removed.insert(id);
-        self.patch.remove_nodes.insert(op.index);
+        self.patch.remove_nodes.insert(op.index());
         let g = self.g;
         for name in g.input_names(op).filter(|n| !n.is_empty()) {
             if let Some(v) = self.g.lookup(name) {
