@@ -315,7 +315,7 @@ impl<'a> Builder<'a> {
                     }
                 }
                 (NodeKind::Input(i), _) => {
-                    let name = g.header.input.get(*i).map_or("", |v| v.name());
+                    let name = g.header.input.get(*i as usize).map_or("", |v| v.name());
                     PicNode {
                         kind: Kind::Input,
                         lines: vec![name.to_owned()],

@@ -35,6 +35,12 @@ impl Scope<'_> {
 /// while the nodes in between are added, near enough for it to still be in cache then.
 const PREFETCH_AHEAD: usize = 8;
 
+/// A position in one of a graph's lists as [`NodeKind`] keeps it. Lists are shorter than 2^32 (every
+/// entry takes bytes of a protobuf of at most 2 GiB); past that it saturates, and finds nothing.
+fn position(i: usize) -> u32 {
+    u32::try_from(i).unwrap_or(u32::MAX)
+}
+
 /// Most cycle members listed in one diagnostic.
 const CYCLE_LISTED: usize = 8;
 
@@ -145,7 +151,7 @@ fn add_value(g: &mut Graph, name: &str, producer: (NodeId, u32)) -> ValueId {
 fn describe_producer(g: &Graph, id: ValueId) -> String {
     let (node, _) = g.value(id).producer;
     match &g.dag[node].kind {
-        NodeKind::Op(k) => g.nodes.get(*k).map_or_else(String::new, |op| {
+        NodeKind::Op(k) => g.nodes.get(*k as usize).map_or_else(String::new, |op| {
             format!("output of node '{}' ({})", op.name(), op.op_type())
         }),
         NodeKind::Input(_) => "a graph input".to_owned(),
@@ -185,7 +191,7 @@ fn define_sources(g: &mut Graph, diags: &mut Vec<Diagnostic>) {
             continue;
         }
         let n = g.dag.add_node(Node {
-            kind: NodeKind::Input(i),
+            kind: NodeKind::Input(position(i)),
         });
         add_value(g, &name, (n, 0));
     }
@@ -229,9 +235,9 @@ fn define_sources(g: &mut Graph, diags: &mut Vec<Diagnostic>) {
             continue;
         }
         let kind = if is_sparse {
-            NodeKind::SparseInitializer(i)
+            NodeKind::SparseInitializer(position(i))
         } else {
-            NodeKind::Initializer(i)
+            NodeKind::Initializer(position(i))
         };
         let n = g.dag.add_node(Node { kind });
         add_value(g, &name, (n, 0));
@@ -277,7 +283,7 @@ fn add_op(
     let n_inputs = op.num_inputs();
     g.io.resize(io_start + n_inputs, None);
     let id = g.dag.add_node(Node {
-        kind: NodeKind::Op(k),
+        kind: NodeKind::Op(position(k)),
     });
     g.ops.push(id);
     // Outputs first: a node that reads its own output is a cycle of one node, as in the file.
@@ -425,7 +431,7 @@ fn attach_subgraphs(
             );
         }
         if let NodeKind::Op(k) = g.dag[node].kind
-            && let Some(op) = g.nodes.get_mut(k)
+            && let Some(op) = g.nodes.get_mut(k as usize)
         {
             op.add_subgraph(Subgraph {
                 attribute,

@@ -90,15 +90,17 @@ pub struct Node {
 }
 
 #[derive(Debug)]
+/// Positions are 32-bit (as in `OpNode`): a petgraph node is then 16 bytes instead of 24, and a graph
+/// has millions.
 pub enum NodeKind {
     /// Op node `nodes[i]` (its position in the source node list).
-    Op(usize),
+    Op(u32),
     /// Graph input `header.input[i]`.
-    Input(usize),
+    Input(u32),
     /// Initializer `header.initializer[i]`.
-    Initializer(usize),
+    Initializer(u32),
     /// Sparse initializer `header.sparse_initializer[i]`.
-    SparseInitializer(usize),
+    SparseInitializer(u32),
     /// A value read from an enclosing graph (its name is the name of the value it produces).
     Outer,
 }
@@ -173,7 +175,7 @@ impl Graph {
     /// The op node behind `id`, if it is one.
     pub fn op(&self, id: NodeId) -> Option<&OpNode> {
         match self.dag.node_weight(id)?.kind {
-            NodeKind::Op(k) => self.nodes.get(k),
+            NodeKind::Op(k) => self.nodes.get(k as usize),
             _ => None,
         }
     }
@@ -247,14 +249,14 @@ impl Graph {
 
     pub fn initializer(&self, id: ValueId) -> Option<&TensorProto> {
         match self.dag.node_weight(self.value(id).producer.0)?.kind {
-            NodeKind::Initializer(i) => self.header.initializer.get(i),
+            NodeKind::Initializer(i) => self.header.initializer.get(i as usize),
             _ => None,
         }
     }
 
     pub fn sparse_initializer(&self, id: ValueId) -> Option<&SparseTensorProto> {
         match self.dag.node_weight(self.value(id).producer.0)?.kind {
-            NodeKind::SparseInitializer(i) => self.header.sparse_initializer.get(i),
+            NodeKind::SparseInitializer(i) => self.header.sparse_initializer.get(i as usize),
             _ => None,
         }
     }

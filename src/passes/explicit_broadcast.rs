@@ -753,7 +753,11 @@ pub fn inserted_nodes(g: &Graph) -> HashMap<crate::ir::NodeId, Inserted> {
         let helper = match &g.dag[id].kind {
             NodeKind::Op(_) => g.op(id).is_some_and(|op| helper_name(op.name())),
             NodeKind::Initializer(i) => {
-                let name = g.header.initializer.get(*i).map_or("", |t| t.name());
+                let name = g
+                    .header
+                    .initializer
+                    .get(*i as usize)
+                    .map_or("", |t| t.name());
                 helper_name(name)
                     || (name.starts_with(SHAPE_PREFIX)
                         && g.dag.edges(id).next().is_some()

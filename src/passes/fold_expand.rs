@@ -552,7 +552,7 @@ impl<'a> GraphFolder<'a> {
             let producer = self.g.value(v).producer.0;
             match self.g.dag.node_weight(producer).map(|n| &n.kind) {
                 Some(NodeKind::Initializer(i)) => {
-                    self.patch.remove_initializers.insert(*i);
+                    self.patch.remove_initializers.insert(*i as usize);
                     out.initializers
                         .push((self.g.path.clone(), self.g.value(v).name.to_string()));
                 }

@@ -259,7 +259,7 @@ impl<'m> Driver<'m> {
             let info = match &g.dag[v.producer.0].kind {
                 NodeKind::Input(k) => {
                     let declared = v.declared.as_deref().map(from_type_proto);
-                    let given = formal.and_then(|f| f.get(*k)).cloned();
+                    let given = formal.and_then(|f| f.get(*k as usize)).cloned();
                     if given.is_some() {
                         prefer_known(given, declared)
                     } else {
@@ -273,20 +273,22 @@ impl<'m> Driver<'m> {
                         }
                     }
                 }
-                NodeKind::Initializer(k) => g.header.initializer.get(*k).map(from_tensor),
-                NodeKind::SparseInitializer(k) => g.header.sparse_initializer.get(*k).map(|s| {
-                    let mut v = ValueInfo::tensor(
-                        s.values.as_ref().map(|t| t.data_type()),
-                        Some(
-                            s.dims
-                                .iter()
-                                .map(|&d| Dim::Known(d.max(0) as u64))
-                                .collect(),
-                        ),
-                    );
-                    v.kind = super::value::Kind::Tensor;
-                    v
-                }),
+                NodeKind::Initializer(k) => g.header.initializer.get(*k as usize).map(from_tensor),
+                NodeKind::SparseInitializer(k) => {
+                    g.header.sparse_initializer.get(*k as usize).map(|s| {
+                        let mut v = ValueInfo::tensor(
+                            s.values.as_ref().map(|t| t.data_type()),
+                            Some(
+                                s.dims
+                                    .iter()
+                                    .map(|&d| Dim::Known(d.max(0) as u64))
+                                    .collect(),
+                            ),
+                        );
+                        v.kind = super::value::Kind::Tensor;
+                        v
+                    })
+                }
                 NodeKind::Outer => env.get(&v.name),
                 NodeKind::Op(_) => continue,
             };
