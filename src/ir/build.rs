@@ -79,6 +79,7 @@ pub fn build_graph_from(
         io: Vec::with_capacity(io),
         unresolved: hashbrown::HashMap::new(),
         by_name: NameIndex::with_capacity(count + sources),
+        declared: hashbrown::HashMap::new(),
         header: proto,
         ops: Vec::with_capacity(count),
         nodes: NodeList::default(),
@@ -141,7 +142,6 @@ fn add_value(g: &mut Graph, name: &str, producer: (NodeId, u32)) -> ValueId {
     g.values.push(Value {
         name: name.into(),
         producer,
-        declared: None,
     });
     g.by_name.insert(&g.values, id);
     id
@@ -297,7 +297,6 @@ fn add_op(
             name: name.into(),
             // Slots count the outputs of one node, which number fewer than 2^32 (see `OpNode`).
             producer: (id, slot as u32),
-            declared: None,
         };
         let Ok(value) = g.by_name.define(&mut g.values, value) else {
             let (label, op_type) = op_label(g, id);
@@ -549,10 +548,7 @@ fn attach_declared_types(g: &mut Graph) {
         .collect();
     for (name, ty) in decls {
         if let Some(id) = g.lookup(&name) {
-            let v = &mut g.values[id.index()];
-            if v.declared.is_none() {
-                v.declared = Some(Box::new(ty));
-            }
+            g.declared.entry(id).or_insert(ty);
         }
     }
 }

@@ -58,6 +58,9 @@ pub struct Graph {
     pub dag: StableDiGraph<Node, Edge>,
     pub values: Vec<Value>,
     pub by_name: NameIndex,
+    /// The types the graph declares for its values (input, value_info or output; the first declaration
+    /// counts). Beside the values rather than in them: most values of a large graph have none.
+    pub declared: hashbrown::HashMap<ValueId, TypeProto>,
     /// The values each op node reads and writes, resolved once when the graph is built: for the node
     /// with `io_start` k, its inputs then its outputs, in slot order; `None` for an omitted optional,
     /// an undefined name, or an output that redefines a name (the first definition keeps it). Walks
@@ -114,15 +117,13 @@ pub struct Subgraph {
     pub graph: Graph,
 }
 
-/// A tensor value: where it comes from and the type its graph declares for it (input, output or
-/// value_info), if any.
+/// A tensor value: its name and where it comes from. The type its graph declares for it, if any, is
+/// in [`Graph::declared`].
 #[derive(Debug)]
 pub struct Value {
     pub name: Box<str>,
     /// The node that defines the value, and which of its outputs it is (0 for source nodes).
     pub producer: (NodeId, u32),
-    /// Boxed: most values have no declaration, and a `TypeProto` inline would double a `Value`'s size.
-    pub declared: Option<Box<TypeProto>>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -166,6 +167,11 @@ pub enum Slot {
 impl Graph {
     pub fn value(&self, id: ValueId) -> &Value {
         &self.values[id.index()]
+    }
+
+    /// The type the graph declares for value `id`, if any.
+    pub fn declared_type(&self, id: ValueId) -> Option<&TypeProto> {
+        self.declared.get(&id)
     }
 
     pub fn lookup(&self, name: &str) -> Option<ValueId> {

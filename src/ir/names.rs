@@ -201,7 +201,6 @@ mod tests {
         Value {
             name: name.into(),
             producer: (NodeIndex::new(0), 0),
-            declared: None,
         }
     }
 

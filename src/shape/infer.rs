@@ -10,7 +10,7 @@ use super::dim::{Dim, Poly, SymExpr};
 use super::registry::registry;
 use super::value::{ValueInfo, from_tensor, from_type_proto};
 use crate::diagnostics::{Code, Diagnostic, Severity};
-use crate::ir::{Graph, Model, NodeKind, OpNode, opset_domain};
+use crate::ir::{Graph, Model, NodeKind, OpNode, ValueId, opset_domain};
 use crate::proto::{NodeProto, TypeProto};
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -187,7 +187,7 @@ impl<'m> Driver<'m> {
                 // None: omitted, or a duplicate definition (the first producer keeps the name).
                 let Some(id) = *value else { continue };
                 let v = g.value(id);
-                let declared = v.declared.as_deref();
+                let declared = g.declared_type(id);
                 let merged = self.merge_declared(g, op, &v.name, inferred, declared, site);
                 infos[id.index()] = merged.map(Box::new);
             }
@@ -258,7 +258,7 @@ impl<'m> Driver<'m> {
         for (i, v) in g.values.iter().enumerate() {
             let info = match &g.dag[v.producer.0].kind {
                 NodeKind::Input(k) => {
-                    let declared = v.declared.as_deref().map(from_type_proto);
+                    let declared = g.declared_type(ValueId::new(i)).map(from_type_proto);
                     let given = formal.and_then(|f| f.get(*k as usize)).cloned();
                     if given.is_some() {
                         prefer_known(given, declared)
