@@ -222,21 +222,26 @@ fn example_models_decode_the_same_split_or_whole() {
     }
 }
 
-#[test]
-fn many_nodes_decoded_on_two_threads_keep_their_order() {
-    // Over the threshold at which the node records are decoded in two halves.
-    let n = 50_000;
+/// A chain of `n` Relu nodes, `n{i+1}` reading `n{i}`: over 20,000 nodes, the node records are decoded in
+/// two halves on two threads.
+fn chain(n: usize) -> ModelProto {
     let g = GraphProto {
         node: (0..n)
-            .map(|i| node(&format!("n{i}"), &format!("n{}", i.max(1) - 1)))
+            .map(|i| node(&format!("n{}", i + 1), &format!("n{i}")))
             .collect(),
         ..Default::default()
     };
-    let m = ModelProto {
+    ModelProto {
         ir_version: Some(8),
         graph: Some(g),
         ..Default::default()
-    };
+    }
+}
+
+#[test]
+fn many_nodes_decoded_on_two_threads_keep_their_order() {
+    let n = 50_000;
+    let m = chain(n);
     let bytes = m.encode_to_vec();
     let decoded = decode_via_file(&bytes);
     assert_eq!(decoded.graph.as_ref().unwrap().node.len(), n);
@@ -248,17 +253,7 @@ fn a_graph_decoded_on_two_threads_is_built_in_source_order() {
     // The two halves stay two vectors in the IR (`NodeList`): every position must still find its
     // node, and every node its input, across the seam.
     let n = 50_000;
-    let g = GraphProto {
-        node: (0..n)
-            .map(|i| node(&format!("n{}", i + 1), &format!("n{i}")))
-            .collect(),
-        ..Default::default()
-    };
-    let m = ModelProto {
-        ir_version: Some(8),
-        graph: Some(g),
-        ..Default::default()
-    };
+    let m = chain(n);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("m.onnx");
     std::fs::write(&path, m.encode_to_vec()).unwrap();
