@@ -10,7 +10,7 @@
 
 use super::{
     Edge, Graph, NameIndex, NamesOf, Node, NodeBatch, NodeId, NodeKind, NodeList, Slot, Subgraph,
-    Value, ValueId, WirePath,
+    Value, ValueId, WirePath, position,
 };
 use crate::diagnostics::{Code, Diagnostic};
 use crate::proto::{AttributeProto, GraphProto};
@@ -34,12 +34,6 @@ impl Scope<'_> {
 /// How many nodes ahead the builder prefetches name slots: far enough for a line to arrive from memory
 /// while the nodes in between are added, near enough for it to still be in cache then.
 const PREFETCH_AHEAD: usize = 8;
-
-/// A position in one of a graph's lists as [`NodeKind`] keeps it. Lists are shorter than 2^32 (every
-/// entry takes bytes of a protobuf of at most 2 GiB); past that it saturates, and finds nothing.
-fn position(i: usize) -> u32 {
-    u32::try_from(i).unwrap_or(u32::MAX)
-}
 
 /// Most cycle members listed in one diagnostic.
 const CYCLE_LISTED: usize = 8;
@@ -112,7 +106,7 @@ pub fn build_graph_from(
                 let (inputs, outputs) = (op.num_inputs(), op.num_outputs());
                 let of = batch_names.of(ahead.1, inputs, outputs);
                 for name in of.outputs().chain(of.inputs()) {
-                    g.by_name.prefetch(g.by_name.hash(name));
+                    g.by_name.prefetch(name);
                 }
                 ahead = (ahead.0 + 1, ahead.1 + inputs + outputs);
             }

@@ -27,6 +27,13 @@ use std::num::NonZeroU32;
 
 pub type NodeId = NodeIndex;
 
+/// A count or position in one of a graph's lists, in the 32 bits the IR keeps it in. Lists are shorter
+/// than 2^32 (every entry takes bytes of a protobuf of at most 2 GiB); past that it saturates, and then
+/// finds nothing rather than another entry.
+pub(crate) fn position(i: usize) -> u32 {
+    u32::try_from(i).unwrap_or(u32::MAX)
+}
+
 /// Index of a value in [`Graph::values`]. Kept as the index plus one, so that an `Option<ValueId>`
 /// takes four bytes: [`Graph::io`] holds one for every input and output of every node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -36,8 +43,7 @@ impl ValueId {
     /// The id of `values[index]`. A graph has fewer than 2^32 - 1 values (each is named in a protobuf
     /// of at most 2 GiB); past that the id would saturate, never wrap to another value.
     pub fn new(index: usize) -> ValueId {
-        let index = u32::try_from(index).unwrap_or(u32::MAX);
-        ValueId(NonZeroU32::MIN.saturating_add(index))
+        ValueId(NonZeroU32::MIN.saturating_add(position(index)))
     }
 
     /// The position of the value in [`Graph::values`].

@@ -27,9 +27,9 @@ pub struct NameIndex {
 /// The fewest slots a table that holds anything has.
 const MIN_SLOTS: usize = 16;
 
-/// A name's hash, as [`NameIndex::hash`] makes it for the index that will take it.
+/// A name's hash, as the index that takes it makes it.
 #[derive(Clone, Copy, Debug)]
-pub struct NameHash(u64);
+struct NameHash(u64);
 
 impl NameIndex {
     pub fn with_capacity(n: usize) -> Self {
@@ -39,27 +39,22 @@ impl NameIndex {
         }
     }
 
-    pub fn hash(&self, name: &str) -> NameHash {
+    fn hash(&self, name: &str) -> NameHash {
         NameHash(self.hasher.hash_one(name))
     }
 
     pub fn get(&self, values: &[Value], name: &str) -> Option<ValueId> {
-        self.get_hashed(values, name, self.hash(name))
-    }
-
-    /// [`NameIndex::get`] of a name whose hash is known.
-    pub fn get_hashed(&self, values: &[Value], name: &str, hash: NameHash) -> Option<ValueId> {
-        match self.probe(values, name, hash) {
+        match self.probe(values, name, self.hash(name)) {
             Probe::Found(_, id) => Some(id),
             Probe::Free(_) => None,
         }
     }
 
-    /// Asks the processor for the cache line where `hash` is looked up first, so that a later
-    /// [`NameIndex::get_hashed`] or [`NameIndex::define_hashed`] of it finds the line there. A hint: it
-    /// changes nothing and costs one instruction.
-    pub fn prefetch(&self, hash: NameHash) {
-        if let Some(slot) = self.slots.get(self.home(hash)) {
+    /// Asks the processor for the cache line where `name` is looked up first, so that a later
+    /// [`NameIndex::get`] or [`NameIndex::define`] of it finds the line there. A hint: it changes
+    /// nothing, and costs a hash and one instruction.
+    pub fn prefetch(&self, name: &str) {
+        if let Some(slot) = self.slots.get(self.home(self.hash(name))) {
             prefetch_line(slot);
         }
     }
@@ -69,16 +64,6 @@ impl NameIndex {
     /// lookup followed by an insert would be two.
     pub fn define(&mut self, values: &mut Vec<Value>, value: Value) -> Result<ValueId, ValueId> {
         let hash = self.hash(&value.name);
-        self.define_hashed(values, value, hash)
-    }
-
-    /// [`NameIndex::define`] of a value whose name's hash is known.
-    pub fn define_hashed(
-        &mut self,
-        values: &mut Vec<Value>,
-        value: Value,
-        hash: NameHash,
-    ) -> Result<ValueId, ValueId> {
         self.reserve_one(values);
         match self.probe(values, &value.name, hash) {
             Probe::Found(_, id) => Err(id),
@@ -242,7 +227,7 @@ mod tests {
     #[test]
     fn an_empty_index_finds_nothing_and_prefetch_is_harmless() {
         let index = NameIndex::default();
-        index.prefetch(index.hash("x"));
+        index.prefetch("x");
         assert_eq!(index.get(&[], "x"), None);
     }
 

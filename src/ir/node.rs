@@ -7,7 +7,7 @@
 //! the name. Fields that checks and inference never read (`doc_string`, metadata) live in a box that
 //! most nodes do not have.
 
-use super::Subgraph;
+use super::{Subgraph, position};
 use crate::proto::{
     AttributeProto, NodeDeviceConfigurationProto, NodeProto, StringStringEntryProto,
 };
@@ -90,7 +90,7 @@ impl OpNode {
     }
 
     pub(crate) fn set_io_start(&mut self, at: usize) {
-        self.io_start = u32::try_from(at).unwrap_or(u32::MAX);
+        self.io_start = position(at);
     }
 
     pub fn num_inputs(&self) -> usize {
@@ -238,7 +238,6 @@ pub struct NodeList {
     runs: Vec<Vec<OpNode>>,
     /// The position of each run's first node.
     starts: Vec<usize>,
-    len: usize,
 }
 
 impl NodeList {
@@ -247,17 +246,19 @@ impl NodeList {
         if run.is_empty() {
             return;
         }
-        self.starts.push(self.len);
-        self.len += run.len();
+        self.starts.push(self.len());
         self.runs.push(run);
     }
 
     pub fn len(&self) -> usize {
-        self.len
+        self.starts
+            .last()
+            .zip(self.runs.last())
+            .map_or(0, |(start, run)| start + run.len())
     }
 
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.runs.is_empty()
     }
 
     /// Which run holds node `k`, and where in it.
@@ -280,14 +281,20 @@ impl NodeList {
 
 /// Nodes of one graph, in source order, on their way into the IR. Their input and output names are
 /// kept in one string: decoding a million nodes then allocates no string per name.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct NodeBatch {
     names: String,
-    /// Where in `names` each node's inputs then outputs end, node after node (each starts where the
-    /// one before ends: four bytes per name, where a (start, length) pair took eight).
-    ends: Vec<u32>,
+    /// 0, then where in `names` each node's inputs then outputs end, node after node: name k is
+    /// `bounds[k]..bounds[k + 1]` (four bytes per name, where a (start, length) pair took eight).
+    bounds: Vec<u32>,
     nodes: Vec<OpNode>,
     interner: Interner,
+}
+
+impl Default for NodeBatch {
+    fn default() -> Self {
+        NodeBatch::with_capacity(0, 0)
+    }
 }
 
 impl NodeBatch {
@@ -296,7 +303,11 @@ impl NodeBatch {
         NodeBatch {
             names: String::with_capacity(bytes),
             // Most nodes have one to three inputs and one output.
-            ends: Vec::with_capacity(nodes.saturating_mul(3)),
+            bounds: {
+                let mut bounds = Vec::with_capacity(nodes.saturating_mul(3).saturating_add(1));
+                bounds.push(0);
+                bounds
+            },
             nodes: Vec::with_capacity(nodes),
             interner: Interner::default(),
         }
@@ -320,13 +331,12 @@ impl NodeBatch {
     ) {
         // A node with 2^32 inputs would be a file of 8 GB of empty names: not a model; its names
         // are then cut to the first 2^32 - 1, and nothing indexes past them.
-        let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
-        let (n_in, n_out) = (count(inputs.len()), count(outputs.len()));
+        let (n_in, n_out) = (position(inputs.len()), position(outputs.len()));
         let (inputs, outputs) = (inputs.take(n_in as usize), outputs.take(n_out as usize));
         for s in inputs.chain(outputs) {
             self.names.push_str(s);
             // `has_room` was asked for the whole node: this conversion cannot truncate.
-            self.ends.push(self.names.len() as u32);
+            self.bounds.push(self.names.len() as u32);
         }
         let rare = Rare {
             overload: fields.overload,
@@ -355,7 +365,7 @@ impl NodeBatch {
                 .interner
                 .get(fields.domain.unwrap_or(""), fields.op_type.unwrap_or("")),
             extra,
-            index: u32::try_from(index).unwrap_or(u32::MAX),
+            index: position(index),
             io_start: 0,
             inputs: n_in,
             outputs: n_out,
@@ -411,7 +421,7 @@ impl NodeBatch {
 
     /// How many input and output entries the batch's nodes have in all.
     pub fn io_len(&self) -> usize {
-        self.ends.len()
+        self.bounds.len().saturating_sub(1)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -439,7 +449,7 @@ impl NodeBatch {
             self.nodes,
             BatchNames {
                 names: self.names,
-                ends: self.ends,
+                bounds: self.bounds,
             },
         )
     }
@@ -449,21 +459,16 @@ impl NodeBatch {
 #[derive(Debug, Default)]
 pub struct BatchNames {
     names: String,
-    ends: Vec<u32>,
+    bounds: Vec<u32>,
 }
 
 impl BatchNames {
     /// The names of the node with `inputs` inputs and `outputs` outputs whose first name is the
     /// `at`-th of the batch.
     pub fn of(&self, at: usize, inputs: usize, outputs: usize) -> NamesOf<'_> {
-        let start = match at.checked_sub(1) {
-            Some(before) => self.ends.get(before).copied().unwrap_or(0),
-            None => 0,
-        };
         NamesOf {
             names: &self.names,
-            start,
-            ends: self.ends.get(at..at + inputs + outputs).unwrap_or(&[]),
+            bounds: self.bounds.get(at..=at + inputs + outputs).unwrap_or(&[]),
             inputs,
         }
     }
@@ -473,21 +478,17 @@ impl BatchNames {
 #[derive(Clone, Copy)]
 pub struct NamesOf<'b> {
     names: &'b str,
-    /// Where the node's first name starts; `ends` are where each of its names ends.
-    start: u32,
-    ends: &'b [u32],
+    /// Where the node's names start and end: name k is `bounds[k]..bounds[k + 1]`.
+    bounds: &'b [u32],
     inputs: usize,
 }
 
 impl<'b> NamesOf<'b> {
     fn get(&self, k: usize) -> &'b str {
-        let start = match k.checked_sub(1) {
-            Some(before) => self.ends.get(before).copied(),
-            None => Some(self.start),
-        };
-        start
-            .zip(self.ends.get(k))
-            .and_then(|(s, &e)| self.names.get(s as usize..e as usize))
+        self.bounds
+            .get(k)
+            .zip(self.bounds.get(k + 1))
+            .and_then(|(&s, &e)| self.names.get(s as usize..e as usize))
             .unwrap_or("")
     }
     pub fn input(&self, slot: usize) -> &'b str {
@@ -504,6 +505,6 @@ impl<'b> NamesOf<'b> {
         (0..self.inputs).map(|k| self.get(k))
     }
     pub fn outputs(&self) -> impl Iterator<Item = &'b str> + '_ {
-        (self.inputs..self.ends.len()).map(|k| self.get(k))
+        (self.inputs..self.bounds.len().saturating_sub(1)).map(|k| self.get(k))
     }
 }
