@@ -16,7 +16,15 @@
 //!   does not divide, an overflow, an expression grown beyond [`MAX_TERMS`] / [`MAX_DEGREE`]) is no
 //!   expression at all, and the caller makes the size unknown.
 //!
-//! Every atom stands for a size, so for a non-negative integer: that is what [`Poly::lower_bound`] uses.
+//! - sizes computed with a division stay exact too: `floor(x/k)` and `ceil(x/k)` by a positive constant
+//!   (strided convolutions and pools, Resize by 2 or 0.5), `min` and `max` (Slice's clamping) are further
+//!   atoms, each built in a normal form by [`Poly::floor_div`], [`Poly::min`] and [`Poly::max`] so that
+//!   equal sizes written differently meet (`floor((h-1)/2)+1` and `ceil(h/2)` are one expression).
+//!   `ceil(x/k)` is `floor((x+k-1)/k)` and prints as `ceil`.
+//!
+//! Symbols and broadcasts stand for sizes, so for non-negative integers; a floor, min or max is bounded
+//! by its operands: that is what [`Poly::lower_bound`] uses. [`SymExpr::eval`] gives an expression's value
+//! for given values of its symbols (the counterexample search of W1 uses it).
 
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
@@ -51,6 +59,15 @@ pub enum SymExpr {
     /// `terms + constant`: the terms are distinct monomials (an atom or a `Product`), leading term first
     /// (higher degree first); two terms at least, or one and a non-zero constant.
     Sum(Vec<SymExpr>, i64),
+    /// `floor(numerator / divisor)`, an atom: the divisor is at least 2, the numerator a non-constant
+    /// expression whose coefficients and constant lie in `[0, divisor)` and share no factor with the
+    /// divisor (see [`Poly::floor_div`], which builds it and moves everything else out of the floor).
+    FloorDiv(Box<SymExpr>, i64),
+    /// The least of non-constant expressions and an optional constant, an atom: two operands at least,
+    /// none surely at least another (see [`Poly::min`]).
+    Min(Vec<SymExpr>, Option<i64>),
+    /// The greatest of non-constant expressions and an optional constant, an atom (see [`Poly::max`]).
+    Max(Vec<SymExpr>, Option<i64>),
 }
 
 /// A shape: `None` when the rank is unknown; `Some(vec![])` is a scalar.
@@ -109,11 +126,16 @@ impl SymExpr {
         fn walk<'a>(e: &'a SymExpr, out: &mut Vec<&'a str>) {
             match e {
                 SymExpr::Var(n) => out.push(n),
-                SymExpr::Broadcast(parts) | SymExpr::Product(_, parts) | SymExpr::Sum(parts, _) => {
+                SymExpr::Broadcast(parts)
+                | SymExpr::Product(_, parts)
+                | SymExpr::Sum(parts, _)
+                | SymExpr::Min(parts, _)
+                | SymExpr::Max(parts, _) => {
                     for p in parts {
                         walk(p, out);
                     }
                 }
+                SymExpr::FloorDiv(num, _) => walk(num, out),
             }
         }
         let mut out = Vec::new();
@@ -121,6 +143,42 @@ impl SymExpr {
         out.sort_unstable();
         out.dedup();
         out
+    }
+
+    /// The value at integer values of the symbols (`env` gives each, `None` when it has none): `None`
+    /// when a symbol has no value, on overflow, or when a broadcast inside is not valid there.
+    pub fn eval(&self, env: &dyn Fn(&str) -> Option<i64>) -> Option<i64> {
+        match self {
+            SymExpr::Var(name) => env(name),
+            SymExpr::Broadcast(parts) => {
+                let mut out = 1;
+                for p in parts {
+                    match p.eval(env)? {
+                        1 => {}
+                        v if out == 1 || out == v => out = v,
+                        _ => return None,
+                    }
+                }
+                Some(out)
+            }
+            SymExpr::Product(k, factors) => factors
+                .iter()
+                .try_fold(*k, |acc, x| acc.checked_mul(x.eval(env)?)),
+            SymExpr::Sum(terms, c) => terms
+                .iter()
+                .try_fold(*c, |acc, x| acc.checked_add(x.eval(env)?)),
+            SymExpr::FloorDiv(num, k) => Some(num.eval(env)?.div_euclid(*k)),
+            SymExpr::Min(parts, c) => parts
+                .iter()
+                .map(|p| p.eval(env))
+                .chain(c.map(Some))
+                .try_fold(i64::MAX, |acc, v| Some(acc.min(v?))),
+            SymExpr::Max(parts, c) => parts
+                .iter()
+                .map(|p| p.eval(env))
+                .chain(c.map(Some))
+                .try_fold(i64::MIN, |acc, v| Some(acc.max(v?))),
+        }
     }
 
     /// `self * other`, exact; `None` when it is not an expression (see [`Poly`]).
@@ -172,6 +230,38 @@ fn mono_mul(a: &[SymExpr], b: &[SymExpr]) -> Option<Monomial> {
     Some(m)
 }
 
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+#[derive(Clone, Copy)]
+enum Extreme {
+    Min,
+    Max,
+}
+
+/// A value an atom never goes below, when one is sure.
+fn atom_lower_bound(a: &SymExpr) -> Option<i64> {
+    match a {
+        SymExpr::Var(_) | SymExpr::Broadcast(_) => Some(0),
+        SymExpr::FloorDiv(num, k) => Some(Poly::of(num).lower_bound()?.div_euclid(*k)),
+        SymExpr::Min(parts, c) => parts
+            .iter()
+            .map(|p| Poly::of(p).lower_bound())
+            .chain(c.map(Some))
+            .try_fold(i64::MAX, |acc, b| Some(acc.min(b?))),
+        SymExpr::Max(parts, c) => parts
+            .iter()
+            .filter_map(|p| Poly::of(p).lower_bound())
+            .chain(*c)
+            .max(),
+        SymExpr::Product(..) | SymExpr::Sum(..) => Poly::of(a).lower_bound(),
+    }
+}
+
 /// An integer polynomial over atoms (symbols and broadcasts): the arithmetic behind symbolic sizes and
 /// symbolic shape values. Every operation is exact or gives `None` (overflow, a division that does not
 /// divide, a result beyond [`MAX_TERMS`] monomials or of degree beyond [`MAX_DEGREE`]).
@@ -195,7 +285,11 @@ impl Poly {
     pub fn of(e: &SymExpr) -> Self {
         let mut p = Poly::default();
         match e {
-            SymExpr::Var(_) | SymExpr::Broadcast(_) => {
+            SymExpr::Var(_)
+            | SymExpr::Broadcast(_)
+            | SymExpr::FloorDiv(..)
+            | SymExpr::Min(..)
+            | SymExpr::Max(..) => {
                 p.terms.insert(vec![e.clone()], 1);
             }
             SymExpr::Product(c, factors) => {
@@ -257,33 +351,215 @@ impl Poly {
         self.terms.get(&Vec::new()).copied().unwrap_or(0)
     }
 
-    /// The least value it takes with every atom a size (`>= 0`), when that is sure: the constant term
-    /// if no other coefficient is negative; `None` otherwise.
+    /// A value it never goes below, when one is sure: symbols and broadcasts are sizes (`>= 0`), a
+    /// floor, min or max is bounded by its operands'; `None` when a coefficient is negative or an atom
+    /// has no lower bound.
     pub fn lower_bound(&self) -> Option<i64> {
+        let mut sum = 0i64;
+        for (m, &k) in &self.terms {
+            if m.is_empty() {
+                sum = sum.checked_add(k)?;
+                continue;
+            }
+            if k < 0 {
+                return None;
+            }
+            let bounds: Vec<i64> = m.iter().map(atom_lower_bound).collect::<Option<_>>()?;
+            let term = match bounds.as_slice() {
+                [one] => k.checked_mul(*one)?,
+                // A product is bounded by the product of its factors' bounds only when none is negative.
+                many if many.iter().all(|&b| b >= 0) => {
+                    many.iter().try_fold(k, |acc, &b| acc.checked_mul(b))?
+                }
+                _ => return None,
+            };
+            sum = sum.checked_add(term)?;
+        }
+        Some(sum)
+    }
+
+    /// Whether every atom is surely a non-negative integer.
+    fn atoms_non_negative(&self) -> bool {
         self.terms
-            .iter()
-            .all(|(m, &k)| m.is_empty() || k > 0)
-            .then(|| self.constant_term())
+            .keys()
+            .flatten()
+            .all(|a| atom_lower_bound(a).is_some_and(|b| b >= 0))
     }
 
     /// The greatest common divisor of the coefficients of its non-constant monomials (0 when there
     /// are none): every value it takes is the constant term plus a multiple of it.
     pub fn coefficient_gcd(&self) -> u64 {
-        let gcd = |mut a: u64, mut b: u64| {
-            while b != 0 {
-                (a, b) = (b, a % b);
-            }
-            a
-        };
         self.terms
             .iter()
             .filter(|(m, _)| !m.is_empty())
             .fold(0, |g, (_, k)| gcd(g, k.unsigned_abs()))
     }
 
-    /// Whether it is certainly `<= 0` for every value of its atoms (no positive coefficient).
+    /// Whether it is certainly `<= 0` for every value of its atoms (no positive coefficient, and every
+    /// atom non-negative).
     pub fn never_positive(&self) -> bool {
-        self.terms.values().all(|&k| k <= 0)
+        self.terms.values().all(|&k| k <= 0) && self.atoms_non_negative()
+    }
+
+    /// `floor(self / k)` for `k >= 1`, exact for every integer value of the atoms, in a normal form:
+    /// whole multiples of `k` come out of the floor (`floor((2*h + 3)/2) = h + 1 + floor(1/2) = h + 1`),
+    /// so the floor's numerator has coefficients and constant in `[0, k)`; a factor common to all of them
+    /// and `k` cancels (`floor((2*h+2)/4) = floor((h+1)/2)`); a floor of a floor is one floor
+    /// (`floor((floor(h/2) + 1)/2) = floor((h+2)/4)`). So equal sizes computed in different ways often
+    /// meet in one form: `floor((h-1)/2) + 1` and `ceil(h/2)` are both `floor((h+1)/2)`. `None` for
+    /// `k < 1` or on overflow.
+    pub fn floor_div(&self, k: i64) -> Option<Poly> {
+        if k < 1 {
+            return None;
+        }
+        let mut whole = Poly::default();
+        let mut rest = Poly::default();
+        for (m, &c) in &self.terms {
+            let (q, r) = (c.div_euclid(k), c.rem_euclid(k));
+            if q != 0 {
+                whole.terms.insert(m.clone(), q);
+            }
+            if r != 0 {
+                rest.terms.insert(m.clone(), r);
+            }
+        }
+        // A constant in [0, k) floors to 0.
+        if rest.as_constant().is_some() {
+            return Some(whole);
+        }
+        let g = rest
+            .terms
+            .values()
+            .fold(k.unsigned_abs(), |g, &c| gcd(g, c.unsigned_abs()));
+        let k = k / i64::try_from(g).ok()?;
+        for c in rest.terms.values_mut() {
+            *c /= g as i64;
+        }
+        if k == 1 {
+            return whole.add(&rest);
+        }
+        if let Some((inner, a, c)) = rest.single_floor() {
+            // floor((floor(x/a) + c)/k) = floor((x + a*c)/(a*k)) for integers x, c and a, k >= 1.
+            let num = Poly::of(inner).add(&Poly::constant(a.checked_mul(c)?))?;
+            return whole.add(&num.floor_div(a.checked_mul(k)?)?);
+        }
+        let atom = SymExpr::FloorDiv(Box::new(rest.into_expr()?), k);
+        whole.add(&Poly::of(&atom))
+    }
+
+    /// `ceil(self / k)` for `k >= 1`: `floor((self + k - 1)/k)`, in the normal form of [`Poly::floor_div`].
+    pub fn ceil_div(&self, k: i64) -> Option<Poly> {
+        self.add(&Poly::constant(k.checked_sub(1)?))?.floor_div(k)
+    }
+
+    /// When the polynomial is `floor(x/a) + c` (one floor, coefficient 1), its `x`, `a` and `c`.
+    fn single_floor(&self) -> Option<(&SymExpr, i64, i64)> {
+        let mut c = 0;
+        let mut floor = None;
+        for (m, &k) in &self.terms {
+            match m.as_slice() {
+                [] => c = k,
+                [SymExpr::FloorDiv(x, a)] if k == 1 && floor.is_none() => floor = Some((&**x, *a)),
+                _ => return None,
+            }
+        }
+        floor.map(|(x, a)| (x, a, c))
+    }
+
+    /// The least of `parts`, in a normal form: nested minima flattened, constants combined, duplicates
+    /// and operands surely not below another dropped (`min(seq, seq+1) = seq`, `min(seq+2, 1) = 1`);
+    /// a single operand left is itself. `None` for no parts.
+    pub fn min(parts: &[Poly]) -> Option<Poly> {
+        Poly::extreme(parts, Extreme::Min)
+    }
+
+    /// The greatest of `parts`, in the normal form of [`Poly::min`].
+    pub fn max(parts: &[Poly]) -> Option<Poly> {
+        Poly::extreme(parts, Extreme::Max)
+    }
+
+    fn extreme(parts: &[Poly], which: Extreme) -> Option<Poly> {
+        let mut constant: Option<i64> = None;
+        let mut exprs: Vec<Poly> = Vec::new();
+        let pick = |a: i64, b: i64| match which {
+            Extreme::Min => a.min(b),
+            Extreme::Max => a.max(b),
+        };
+        let add_constant = |c: i64, constant: &mut Option<i64>| {
+            *constant = Some(constant.map_or(c, |k| pick(k, c)));
+        };
+        for p in parts {
+            if let Some(c) = p.as_constant() {
+                add_constant(c, &mut constant);
+                continue;
+            }
+            let nested = match (p.single_atom(), which) {
+                (Some(SymExpr::Min(inner, c)), Extreme::Min)
+                | (Some(SymExpr::Max(inner, c)), Extreme::Max) => Some((inner, c)),
+                _ => None,
+            };
+            match nested {
+                Some((inner, c)) => {
+                    exprs.extend(inner.iter().map(Poly::of));
+                    if let Some(c) = c {
+                        add_constant(*c, &mut constant);
+                    }
+                }
+                None => exprs.push(p.clone()),
+            }
+        }
+        // `b` is never a better pick than `a` when `b - a` (min) or `a - b` (max) is surely >= 0.
+        let beaten = |a: &Poly, b: &Poly| -> bool {
+            let d = match which {
+                Extreme::Min => b.sub(a),
+                Extreme::Max => a.sub(b),
+            };
+            d.and_then(|d| d.lower_bound()).is_some_and(|lb| lb >= 0)
+        };
+        exprs.sort_by(|a, b| a.terms.iter().cmp(b.terms.iter()));
+        exprs.dedup();
+        let mut kept: Vec<Poly> = Vec::with_capacity(exprs.len());
+        for (i, e) in exprs.iter().enumerate() {
+            let by_other = exprs
+                .iter()
+                .enumerate()
+                .any(|(j, o)| j != i && beaten(o, e));
+            let by_constant = constant.is_some_and(|c| beaten(&Poly::constant(c), e));
+            if !by_other && !by_constant {
+                kept.push(e.clone());
+            }
+        }
+        // A constant no greater than an operand's lower bound never wins a maximum.
+        let constant = constant.filter(|&c| {
+            !matches!(which, Extreme::Max)
+                || !kept
+                    .iter()
+                    .any(|e| e.lower_bound().is_some_and(|lb| lb >= c))
+        });
+        match (kept.len(), constant) {
+            (0, Some(c)) => Some(Poly::constant(c)),
+            (0, None) => None,
+            (1, None) => kept.pop(),
+            _ => {
+                let ops: Vec<SymExpr> = kept
+                    .into_iter()
+                    .map(Poly::into_expr)
+                    .collect::<Option<_>>()?;
+                let atom = match which {
+                    Extreme::Min => SymExpr::Min(ops, constant),
+                    Extreme::Max => SymExpr::Max(ops, constant),
+                };
+                Some(Poly::of(&atom))
+            }
+        }
+    }
+
+    /// The atom, when the polynomial is exactly one atom (coefficient 1, no constant).
+    fn single_atom(&self) -> Option<&SymExpr> {
+        match self.terms.iter().next() {
+            Some((m, 1)) if self.terms.len() == 1 && m.len() == 1 => m.first(),
+            _ => None,
+        }
     }
 
     fn checked(self) -> Option<Self> {
@@ -472,6 +748,38 @@ impl fmt::Display for SymExpr {
                 }
                 f.write_str(")")
             }
+            SymExpr::FloorDiv(num, k) => {
+                // floor((x + k-1)/k) is ceil(x/k), which is how sizes are usually thought of.
+                let p = Poly::of(num);
+                let ceil = (p.constant_term() == k - 1)
+                    .then(|| p.sub(&Poly::constant(k - 1))?.into_expr())
+                    .flatten();
+                let (name, x) = match &ceil {
+                    Some(x) => ("ceil", x),
+                    None => ("floor", &**num),
+                };
+                match x {
+                    SymExpr::Sum(..) => write!(f, "{name}(({x})/{k})"),
+                    _ => write!(f, "{name}({x}/{k})"),
+                }
+            }
+            SymExpr::Min(parts, c) | SymExpr::Max(parts, c) => {
+                f.write_str(if matches!(self, SymExpr::Min(..)) {
+                    "min("
+                } else {
+                    "max("
+                })?;
+                for (i, p) in parts.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{p}")?;
+                }
+                if let Some(c) = c {
+                    write!(f, ", {c}")?;
+                }
+                f.write_str(")")
+            }
             SymExpr::Product(k, factors) => write_monomial(f, *k, factors),
             SymExpr::Sum(terms, c) => {
                 for (i, t) in terms.iter().enumerate() {
@@ -655,6 +963,126 @@ mod tests {
         assert_eq!(s.div_exact(&c(0)), None);
         assert_eq!(c(0).div_exact(&s), Some(c(0)));
         assert_eq!(c(i64::MIN).div_exact(&c(-1)), None);
+    }
+
+    fn floor(p: &Poly, k: i64) -> Poly {
+        p.floor_div(k).unwrap()
+    }
+
+    fn ceil(p: &Poly, k: i64) -> Poly {
+        p.ceil_div(k).unwrap()
+    }
+
+    fn at(p: &Poly, vals: &[(&str, i64)]) -> Option<i64> {
+        let env = |n: &str| vals.iter().find(|(k, _)| *k == n).map(|(_, v)| *v);
+        match p.clone().into_expr() {
+            Some(e) => e.eval(&env),
+            None => p.as_constant(),
+        }
+    }
+
+    #[test]
+    fn strided_sizes_written_differently_meet_in_one_form() {
+        let h = v("h");
+        // Conv 7x7 stride 2 pad 3: floor((h + 6 - 7)/2) + 1; a 1x1 stride-2 conv: floor((h-1)/2) + 1.
+        let conv7 = floor(&h.sub(&c(1)).unwrap(), 2).add(&c(1)).unwrap();
+        assert_eq!(conv7, ceil(&h, 2), "floor((h-1)/2)+1 = ceil(h/2)");
+        assert_eq!(text(&conv7), "ceil(h/2)");
+        // Max pool 3x3 stride 2 pad 1 after it: floor((ceil(h/2) + 2 - 3)/2) + 1 = ceil(h/4).
+        let pool = floor(&conv7.sub(&c(1)).unwrap(), 2).add(&c(1)).unwrap();
+        assert_eq!(pool, ceil(&h, 4), "a floor of a floor is one floor");
+        assert_eq!(text(&pool), "ceil(h/4)");
+        // Whole multiples leave the floor; a common factor cancels.
+        assert_eq!(
+            floor(&h.mul(&c(2)).unwrap().add(&c(3)).unwrap(), 2),
+            h.add(&c(1)).unwrap()
+        );
+        assert_eq!(
+            floor(&h.mul(&c(2)).unwrap().add(&c(2)).unwrap(), 4),
+            floor(&h.add(&c(1)).unwrap(), 2)
+        );
+        assert_eq!(text(&floor(&h, 2)), "floor(h/2)");
+        assert_eq!(text(&floor(&h.add(&c(5)).unwrap(), 4)), "floor((h+1)/4)+1");
+        assert_eq!(text(&ceil(&h.add(&v("w")).unwrap(), 3)), "ceil((h+w)/3)");
+        assert_eq!(text(&ceil(&h, 32).mul(&c(2)).unwrap()), "ceil(h/32)*2");
+        assert_eq!(floor(&c(7), 2), c(3));
+        assert_eq!(floor(&c(-7), 2), c(-4));
+        assert_eq!(h.floor_div(0), None);
+        assert_eq!(floor(&h, 1), h);
+    }
+
+    #[test]
+    fn floors_are_exact_for_every_value() {
+        let (h, w) = (v("h"), v("w"));
+        let cases = [
+            floor(&h.add(&c(5)).unwrap(), 4),
+            ceil(&h.mul(&c(3)).unwrap().sub(&c(7)).unwrap(), 6),
+            floor(&floor(&h.add(&w).unwrap(), 3).add(&c(2)).unwrap(), 5),
+            ceil(&ceil(&h, 2).mul(&c(2)).unwrap(), 4),
+            floor(&h.mul(&w).unwrap().add(&c(9)).unwrap(), 6),
+        ];
+        let direct = |i: usize, h: i64, w: i64| -> i64 {
+            match i {
+                0 => (h + 5).div_euclid(4),
+                1 => -((-(3 * h - 7)).div_euclid(6)),
+                2 => ((h + w).div_euclid(3) + 2).div_euclid(5),
+                3 => -((-(2 * -((-h).div_euclid(2)))).div_euclid(4)),
+                _ => (h * w + 9).div_euclid(6),
+            }
+        };
+        for (i, p) in cases.iter().enumerate() {
+            for hv in -9..40 {
+                for wv in 0..7 {
+                    assert_eq!(
+                        at(p, &[("h", hv), ("w", wv)]),
+                        Some(direct(i, hv, wv)),
+                        "case {i} ({}) at h={hv} w={wv}",
+                        text(p)
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn min_and_max_drop_what_cannot_win() {
+        let s = v("seq");
+        let m = Poly::min(&[s.clone(), c(512)]).unwrap();
+        assert_eq!(text(&m), "min(seq, 512)");
+        assert_eq!(m, Poly::min(&[c(512), s.clone()]).unwrap(), "order-free");
+        assert_eq!(Poly::min(&[s.clone(), s.add(&c(1)).unwrap()]).unwrap(), s);
+        assert_eq!(Poly::min(&[s.add(&c(2)).unwrap(), c(1)]).unwrap(), c(1));
+        assert_eq!(Poly::max(&[s.clone(), c(0)]).unwrap(), s, "a size is >= 0");
+        assert_eq!(
+            Poly::min(&[m.clone(), c(100)]).unwrap(),
+            Poly::min(&[s.clone(), c(100)]).unwrap()
+        );
+        assert_eq!(
+            Poly::min(&[m.clone(), s.clone()]).unwrap(),
+            m,
+            "nested minima flatten"
+        );
+        assert_eq!(at(&m, &[("seq", 7)]), Some(7));
+        assert_eq!(at(&m, &[("seq", 700)]), Some(512));
+        let mx = Poly::max(&[s.sub(&c(3)).unwrap(), c(0)]).unwrap();
+        assert_eq!(text(&mx), "max(seq-3, 0)");
+        assert_eq!(at(&mx, &[("seq", 1)]), Some(0));
+        assert_eq!(mx.lower_bound(), Some(0));
+        assert_eq!(m.lower_bound(), Some(0));
+        assert_eq!(Poly::min(&[]), None);
+    }
+
+    #[test]
+    fn lower_bounds_follow_floors() {
+        let h = v("h");
+        assert_eq!(ceil(&h, 2).lower_bound(), Some(0));
+        assert_eq!(floor(&h.add(&c(9)).unwrap(), 4).lower_bound(), Some(2));
+        let neg = floor(&h.sub(&c(5)).unwrap(), 2);
+        assert_eq!(neg.lower_bound(), Some(-3), "floor((h+1)/2) - 3");
+        assert!(
+            !neg.neg().unwrap().never_positive(),
+            "-floor((h-5)/2) is 2 at h = 0"
+        );
     }
 
     #[test]
