@@ -20,6 +20,7 @@
 //!   take part in it, since a 1 never changes the result of an axis nor causes E1.
 //! - An unknown dimension or rank is never an error: it may be anything that makes the model valid.
 
+use super::counterexample::{self, Validity};
 use super::dim::{Dim, Shape, SymExpr};
 
 /// What a broadcast rule says about a set of input shapes.
@@ -63,6 +64,9 @@ pub struct Conflict {
     /// with a known size other than 1. Unidirectional and legacy: A's size (input 0, possibly 1, since
     /// B may not grow A) and B's (input 1). None: every input with a known size, 1 included.
     pub sizes: Vec<(usize, u64)>,
+    /// When the conflict is between computed sizes that can never agree (`ceil(w/16)+1` against
+    /// `ceil(w/16)`, `seq*2` against 3), the dims at fault as (input index, dim); empty otherwise.
+    pub exprs: Vec<(usize, Dim)>,
 }
 
 /// A broadcast that holds only if symbolic dims take particular values.
@@ -100,10 +104,40 @@ impl At {
             axis: self.axis,
             axis_from_end: self.from_end,
             sizes,
+            exprs: Vec::new(),
         });
     }
 
-    fn possible(self, out: &mut Outcome, dims: Vec<(usize, Dim)>, condition: String) {
+    /// A definite conflict in which some sizes are expressions.
+    fn symbolic_conflict(self, out: &mut Outcome, exprs: Vec<(usize, Dim)>) {
+        out.conflicts.push(Conflict {
+            axis: self.axis,
+            axis_from_end: self.from_end,
+            sizes: Vec::new(),
+            exprs,
+        });
+    }
+
+    /// Records a possible conflict; its condition ends with the smallest failing values of the symbols
+    /// the bounded search finds (see [`super::counterexample`]).
+    fn possible(
+        self,
+        out: &mut Outcome,
+        dims: Vec<(usize, Dim)>,
+        condition: String,
+        rule: Validity,
+    ) {
+        // For plain symbols the condition already says which values fail (`N must be 1 or 3`); for
+        // computed sizes (`ceil(w/32)*2`) it does not, and the smallest failing values do.
+        let computed = dims.iter().any(|(_, d)| {
+            matches!(d, Dim::Sym(e) if !matches!(e, SymExpr::Var(_) | SymExpr::Broadcast(_)))
+        });
+        let condition = if computed {
+            let operands: Vec<&Dim> = dims.iter().map(|(_, d)| d).collect();
+            condition + &counterexample::search(&operands, rule).clause()
+        } else {
+            condition
+        };
         out.possible.push(PossibleConflict {
             axis: self.axis,
             axis_from_end: self.from_end,
@@ -200,18 +234,34 @@ fn multi_axis(at: At, column: &Column<'_>, out: &mut Outcome) -> Dim {
             at.conflict(out, big);
             return Dim::Unknown;
         }
+        // A size that can be neither 1 nor k (`seq*2` against 3) fails for every value.
+        if let Some(&(m, s)) = column
+            .iter()
+            .find(|(_, d)| matches!(d, Dim::Sym(s) if !s.can_equal(1) && !s.can_equal(k)))
+        {
+            let mut exprs: Vec<(usize, Dim)> =
+                big.iter().map(|&(i, n)| (i, Dim::Known(n))).collect();
+            exprs.push((m, s.clone()));
+            exprs.sort_by_key(|(i, _)| *i);
+            at.symbolic_conflict(out, exprs);
+            return Dim::Unknown;
+        }
         if !syms.is_empty() {
             let names = names(&syms);
             let cond = match names.as_slice() {
                 [one] => format!("{one} must be 1 or {k}"),
                 _ => format!("{} must each be 1 or {k}", and_list(&names)),
             };
-            at.possible(out, involved(column), cond);
+            at.possible(out, involved(column), cond, Validity::Multi);
         }
         return Dim::Known(k);
     }
     if syms.is_empty() {
         return if unknown { Dim::Unknown } else { Dim::Known(1) };
+    }
+    if let Some(pair) = never_agree(column) {
+        at.symbolic_conflict(out, pair);
+        return Dim::Unknown;
     }
     let joined = SymExpr::broadcast(syms.iter().map(|s| (*s).clone()));
     // An operand that already contains every other one (`N` against `broadcast(M, N)`) agrees with
@@ -225,7 +275,7 @@ fn multi_axis(at: At, column: &Column<'_>, out: &mut Outcome) -> Dim {
                 and_list(&names)
             ),
         };
-        at.possible(out, involved(column), cond);
+        at.possible(out, involved(column), cond, Validity::Multi);
     }
     // An unknown may be a size the symbols must then equal, or 1: the result is not known either way.
     if unknown {
@@ -318,6 +368,16 @@ pub fn legacy_axis(a: &Shape, b: &Shape, axis: Option<i64>) -> Outcome {
 
 /// Checks that B's dim may broadcast onto A's without changing it. A is input 0, B input 1.
 fn onto(at: At, a: &Dim, b: &Dim, out: &mut Outcome) {
+    let never = match (a, b) {
+        (Dim::Known(x), Dim::Sym(t)) => !t.can_equal(1) && !t.can_equal(*x),
+        (Dim::Sym(s), Dim::Known(y)) => *y != 1 && !s.can_equal(*y),
+        (Dim::Sym(s), Dim::Sym(t)) => !t.can_equal(1) && s.always_differs(t),
+        _ => false,
+    };
+    if never {
+        at.symbolic_conflict(out, vec![(0, a.clone()), (1, b.clone())]);
+        return;
+    }
     let cond = match (a, b) {
         (_, Dim::Known(1)) | (Dim::Unknown, _) | (_, Dim::Unknown) => return,
         (Dim::Known(x), Dim::Known(y)) => {
@@ -336,7 +396,12 @@ fn onto(at: At, a: &Dim, b: &Dim, out: &mut Outcome) {
             format!("{t} must be 1 or equal to {s}")
         }
     };
-    at.possible(out, vec![(0, a.clone()), (1, b.clone())], cond);
+    at.possible(
+        out,
+        vec![(0, a.clone()), (1, b.clone())],
+        cond,
+        Validity::Onto,
+    );
 }
 
 /// No broadcasting: every shape must be the same (Max/Min/Sum/Mean before opset 8; legacy binary ops
@@ -395,7 +460,7 @@ fn equal_axis(at: At, column: &Column<'_>, out: &mut Outcome) -> Dim {
                 [one] => format!("{one} must be {k}"),
                 _ => format!("{} must each be {k}", and_list(&names)),
             };
-            at.possible(out, present(), cond);
+            at.possible(out, present(), cond, Validity::Equal);
         }
         return Dim::Known(k);
     }
@@ -408,11 +473,31 @@ fn equal_axis(at: At, column: &Column<'_>, out: &mut Outcome) -> Dim {
             [a, b] => format!("needs {a} = {b}"),
             _ => format!("needs {} to be equal", and_list(&names)),
         };
-        at.possible(out, present(), cond);
+        at.possible(out, present(), cond, Validity::Equal);
     }
     // A valid model has them all equal, so any is right; the smallest keeps the result independent of
     // the order of the inputs.
     distinct.into_iter().next().map_or(Dim::Unknown, Dim::Sym)
+}
+
+/// Two symbolic dims of a column that never agree: neither can be 1 and they always differ
+/// (`ceil(w/16)+2` against `ceil(w/16)`), as (input index, dim).
+fn never_agree(column: &Column<'_>) -> Option<Vec<(usize, Dim)>> {
+    let syms: Vec<(usize, &SymExpr)> = column
+        .iter()
+        .filter_map(|&(m, d)| match d {
+            Dim::Sym(s) if !s.can_equal(1) => Some((m, s)),
+            _ => None,
+        })
+        .collect();
+    for (i, &(m, a)) in syms.iter().enumerate() {
+        for &(n, b) in &syms[i + 1..] {
+            if a.always_differs(b) {
+                return Some(vec![(m, Dim::Sym(a.clone())), (n, Dim::Sym(b.clone()))]);
+            }
+        }
+    }
+    None
 }
 
 /// The symbolic dims of a column.
@@ -466,6 +551,7 @@ fn and_list(names: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::shape::dim::Poly;
 
     /// A shape from text: sizes, symbols and `?` separated by spaces (`"2 N ?"`); `""` is a scalar,
     /// `"*"` the unknown rank.
@@ -495,6 +581,7 @@ mod tests {
 
     fn conflict(axis: usize, axis_from_end: i64, sizes: &[(usize, u64)]) -> Conflict {
         Conflict {
+            exprs: Vec::new(),
             axis,
             axis_from_end,
             sizes: sizes.to_vec(),
@@ -801,6 +888,63 @@ mod tests {
         let o = multidirectional(&[nm.clone(), sh("N")]);
         assert_eq!(o.shape, nm);
         assert!(o.possible.is_empty());
+    }
+
+    fn computed(p: Poly) -> Shape {
+        Some(vec![p.into_size()])
+    }
+
+    fn w() -> Poly {
+        Poly::of(&SymExpr::var("w"))
+    }
+
+    #[test]
+    fn computed_sizes_warn_with_the_smallest_failing_values() {
+        let up = computed(w().ceil_div(32).unwrap().mul(&Poly::constant(2)).unwrap());
+        let lateral = computed(w().ceil_div(16).unwrap());
+        let o = multidirectional(&[up, lateral]);
+        assert!(o.conflicts.is_empty());
+        assert_eq!(
+            conditions(&o),
+            ["needs ceil(w/16) = ceil(w/32)*2 or one of them 1; fails for w = 33 (4 vs 3)"]
+        );
+        let o = multidirectional(&[computed(w().ceil_div(16).unwrap()), sh("3")]);
+        assert_eq!(
+            conditions(&o),
+            ["ceil(w/16) must be 1 or 3; fails for w = 17 (2 vs 3)"]
+        );
+    }
+
+    #[test]
+    fn computed_sizes_equal_in_normal_form_give_no_warning() {
+        // A 3x3 stride-2 pad-1 conv and a 1x1 stride-2 conv of the same input: both ceil(w/2).
+        let a = w().sub(&Poly::constant(1)).unwrap().floor_div(2).unwrap();
+        let b = a.add(&Poly::constant(1)).unwrap();
+        let c = w().add(&Poly::constant(1)).unwrap().floor_div(2).unwrap();
+        let o = multidirectional(&[computed(b), computed(c)]);
+        assert_eq!(o, Outcome::of(computed(w().ceil_div(2).unwrap())));
+    }
+
+    #[test]
+    fn computed_sizes_that_never_agree_are_e1() {
+        let s = Poly::of(&SymExpr::var("seq"));
+        let o = multidirectional(&[computed(s.mul(&Poly::constant(2)).unwrap()), sh("3")]);
+        assert_eq!(o.conflicts.len(), 1, "seq*2 is never 1 nor 3");
+        assert_eq!(o.conflicts[0].exprs.len(), 2);
+        assert_eq!(o.shape, Some(vec![Dim::Unknown]));
+        let a = w().ceil_div(16).unwrap();
+        let b = a.add(&Poly::constant(2)).unwrap();
+        let o = multidirectional(&[computed(a.clone()), computed(b.clone())]);
+        assert!(o.conflicts.is_empty(), "ceil(w/16) may be 1: {o:?}");
+        // ceil(w/16)+1 is 1 at w = 0; +2 and +3 are never 1 and always differ.
+        let a1 = a.add(&Poly::constant(1)).unwrap();
+        let o = multidirectional(&[computed(a1), computed(b.clone())]);
+        assert!(o.conflicts.is_empty());
+        let a3 = a.add(&Poly::constant(3)).unwrap();
+        let o = multidirectional(&[computed(a3), computed(b)]);
+        assert_eq!(o.conflicts.len(), 1, "ceil(w/16)+3 against ceil(w/16)+2");
+        let o = unidirectional(&sh("3"), &computed(s.mul(&Poly::constant(2)).unwrap()));
+        assert_eq!(o.conflicts.len(), 1);
     }
 
     #[test]

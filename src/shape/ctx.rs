@@ -197,6 +197,29 @@ impl<'a> NodeCtx<'a> {
             })
             .collect();
         for c in &outcome.conflicts {
+            if !c.exprs.is_empty() {
+                let dims: Vec<String> = c.exprs.iter().map(|(_, d)| d.to_string()).collect();
+                let mut d = Diagnostic::new(
+                    Code::BroadcastError,
+                    "",
+                    format!(
+                        "inputs of '{}' ({}) cannot be broadcast: axis {}: {} (they differ and the one that \
+                         would have to be 1 never is, whatever the values of the symbols)",
+                        self.label,
+                        self.op_type(),
+                        c.axis_from_end,
+                        dims.join(" vs ")
+                    ),
+                );
+                d.axis = Some(c.axis_from_end);
+                d.inputs = c
+                    .exprs
+                    .iter()
+                    .map(|(i, dim)| (slot_of(slots, *i), dim.to_string()))
+                    .collect();
+                self.findings.push(with_notes(d, &shapes, rule));
+                continue;
+            }
             // The distinct sizes in input order: three inputs of sizes 6, 6 and 7 conflict as 6 vs 7.
             let mut sizes: Vec<u64> = Vec::new();
             for (_, n) in &c.sizes {

@@ -145,6 +145,31 @@ impl SymExpr {
         out
     }
 
+    /// Whether it can take the value `n`: not when `n` is below its least value (`seq+2` is never 1),
+    /// nor when its coefficients rule `n` out (`seq*12` is never 100: the value less the constant term is
+    /// a multiple of the coefficients' gcd).
+    pub fn can_equal(&self, n: u64) -> bool {
+        let p = Poly::of(self);
+        let Ok(n) = i64::try_from(n) else {
+            return true;
+        };
+        if p.lower_bound().is_some_and(|lb| n < lb) {
+            return false;
+        }
+        let g = p.coefficient_gcd();
+        let diff = i128::from(n) - i128::from(p.constant_term());
+        g == 0 || diff % i128::from(g) == 0
+    }
+
+    /// Whether `self` and `other` differ for every value of the symbols: their difference is a
+    /// non-zero constant (`ceil(w/16)+1` and `ceil(w/16)`).
+    pub fn always_differs(&self, other: &SymExpr) -> bool {
+        Poly::of(self)
+            .sub(&Poly::of(other))
+            .and_then(|d| d.as_constant())
+            .is_some_and(|c| c != 0)
+    }
+
     /// The value at integer values of the symbols (`env` gives each, `None` when it has none): `None`
     /// when a symbol has no value, on overflow, or when a broadcast inside is not valid there.
     pub fn eval(&self, env: &dyn Fn(&str) -> Option<i64>) -> Option<i64> {

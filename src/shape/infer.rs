@@ -6,7 +6,7 @@
 //! own in the user's graph), with the inner node named in the message and in `inner_node`.
 
 use super::ctx::{NodeCtx, NodeRef};
-use super::dim::{Dim, Poly, SymExpr};
+use super::dim::{Dim, SymExpr};
 use super::registry::registry;
 use super::value::{ValueInfo, from_tensor, from_type_proto};
 use crate::diagnostics::{Code, Diagnostic, Severity};
@@ -463,7 +463,7 @@ impl<'m> Driver<'m> {
                             conflict = Some((i, p.to_string(), *q));
                         }
                         (Dim::Unknown, _) => *x = y.clone(),
-                        (Dim::Sym(s), Dim::Known(q)) if !can_equal(s, *q) => {
+                        (Dim::Sym(s), Dim::Known(q)) if !s.can_equal(*q) => {
                             conflict = Some((i, s.to_string(), *q));
                         }
                         (Dim::Sym(s), Dim::Known(q)) => {
@@ -534,22 +534,6 @@ impl<'m> Driver<'m> {
 enum Binding {
     Declared(SymExpr, u64),
     Inferred(SymExpr, u64),
-}
-
-/// Whether an expression can take the value `n` with its atoms sizes (non-negative integers): not when
-/// `n` is below its least value (`seq+2` is never 1), nor when its coefficients rule `n` out (`seq*12`
-/// is never 100: the value less the constant term is a multiple of the coefficients' gcd).
-fn can_equal(e: &SymExpr, n: u64) -> bool {
-    let p = Poly::of(e);
-    let Ok(n) = i64::try_from(n) else {
-        return true;
-    };
-    if p.lower_bound().is_some_and(|lb| n < lb) {
-        return false;
-    }
-    let g = p.coefficient_gcd();
-    let diff = i128::from(n) - i128::from(p.constant_term());
-    g == 0 || diff % i128::from(g) == 0
 }
 
 /// Fills in where a finding is: at the node, or at the call when inferring a function body.

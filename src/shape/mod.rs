@@ -2,6 +2,7 @@
 //! the driver that walks a model and reports every broadcast error.
 
 pub mod broadcast;
+pub mod counterexample;
 pub mod ctx;
 pub mod dim;
 pub mod infer;

@@ -1,0 +1,287 @@
+//! The smallest values of a model's input symbols that make a symbolic broadcast fail: what turns a W1
+//! from "holds under a condition" into "fails for w = 33 (4 vs 3)".
+//!
+//! The sizes on one axis are expressions over the symbols (`ceil(w/32)*2` against `ceil(w/16)`). The
+//! search evaluates them ([`SymExpr::eval`]) at every assignment of the symbols to `1..=bound`, smallest
+//! first (by the largest value, then in order), until the broadcast is invalid there; symbols are sizes
+//! of real inputs, so 0 is not tried. It is bounded: at most [`BUDGET`] assignments per axis, the bound
+//! per symbol shrinking with their number (4096 for one symbol, 64 for two, 16 for three), and not at
+//! all beyond [`MAX_SYMBOLS`] symbols. Answers are cached per set of dims, since the same pair of sizes
+//! meets at every layer of a network.
+
+use super::dim::{Dim, SymExpr};
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+/// Most assignments tried for one axis.
+pub const BUDGET: u64 = 4096;
+/// Most distinct symbols an axis may involve for a search to run.
+pub const MAX_SYMBOLS: usize = 6;
+/// Most answers kept in a thread's cache; past it the cache is cleared, not grown.
+const CACHE_LIMIT: usize = 4096;
+
+/// When a set of sizes on one axis is valid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Validity {
+    /// Multidirectional: the sizes that are not 1 are all equal.
+    Multi,
+    /// Unidirectional: the second (the broadcast input) is 1 or equal to the first.
+    Onto,
+    /// No broadcasting: all equal.
+    Equal,
+}
+
+/// What the search found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Search {
+    /// The first failing assignment, as text: `w = 33 (4 vs 3)`.
+    Fails(String),
+    /// No assignment with every symbol up to `bound` fails.
+    NoneUpTo(u64),
+    /// Too many symbols to search, or an expression that cannot be evaluated.
+    NotSearched,
+}
+
+impl Search {
+    /// The clause a W1 condition ends with: `; fails for w = 33 (4 vs 3)`, or where the search stopped.
+    pub fn clause(&self) -> String {
+        match self {
+            Search::Fails(at) => format!("; fails for {at}"),
+            Search::NoneUpTo(b) => format!("; no failure with every symbol from 1 to {b}"),
+            Search::NotSearched => String::new(),
+        }
+    }
+}
+
+thread_local! {
+    static CACHE: RefCell<HashMap<(Validity, Vec<Dim>), Search>> = RefCell::new(HashMap::new());
+}
+
+/// Searches the smallest assignment of the symbols of `dims` (in operand order) at which they are not
+/// valid under `rule`. Known sizes take part as they are; an unknown dim ends the search (it may be
+/// anything).
+pub fn search(dims: &[&Dim], rule: Validity) -> Search {
+    let key = (rule, dims.iter().map(|d| (*d).clone()).collect::<Vec<_>>());
+    if let Some(hit) = CACHE.with(|c| c.borrow().get(&key).cloned()) {
+        return hit;
+    }
+    let found = run(dims, rule);
+    CACHE.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.len() >= CACHE_LIMIT {
+            c.clear();
+        }
+        c.insert(key, found.clone());
+    });
+    found
+}
+
+fn run(dims: &[&Dim], rule: Validity) -> Search {
+    let mut names: Vec<&str> = Vec::new();
+    for d in dims {
+        match d {
+            Dim::Sym(e) => names.extend(e.symbols()),
+            Dim::Unknown => return Search::NotSearched,
+            Dim::Known(_) => {}
+        }
+    }
+    names.sort_unstable();
+    names.dedup();
+    if names.is_empty() || names.len() > MAX_SYMBOLS {
+        return Search::NotSearched;
+    }
+    let bound = per_symbol_bound(names.len());
+    if bound < 2 {
+        return Search::NotSearched;
+    }
+    let mut values = vec![1u64; names.len()];
+    let mut sizes: Vec<i64> = Vec::with_capacity(dims.len());
+    // Assignments by their largest value m = 1, 2, ...: every tuple of 1..=m with some entry m.
+    for m in 1..=bound {
+        let mut tuple = vec![1u64; names.len()];
+        loop {
+            if tuple.contains(&m) {
+                values.copy_from_slice(&tuple);
+                let env = |n: &str| {
+                    names
+                        .binary_search(&n)
+                        .ok()
+                        .and_then(|i| i64::try_from(values[i]).ok())
+                };
+                if let Some(failure) = check(dims, rule, &env, &mut sizes) {
+                    let at: Vec<String> = names
+                        .iter()
+                        .zip(&values)
+                        .map(|(n, v)| format!("{n} = {v}"))
+                        .collect();
+                    return Search::Fails(format!("{} ({failure})", at.join(", ")));
+                }
+            }
+            if !next_tuple(&mut tuple, m) {
+                break;
+            }
+        }
+    }
+    Search::NoneUpTo(bound)
+}
+
+/// The largest value each of `n` symbols takes so that all tuples fit in [`BUDGET`].
+fn per_symbol_bound(n: usize) -> u64 {
+    let mut b = 1u64;
+    while (b + 1)
+        .checked_pow(u32::try_from(n).unwrap_or(u32::MAX))
+        .is_some_and(|t| t <= BUDGET)
+    {
+        b += 1;
+    }
+    b
+}
+
+/// The next tuple of `1..=m` in lexicographic order (last entry fastest); false after the last.
+fn next_tuple(t: &mut [u64], m: u64) -> bool {
+    for x in t.iter_mut().rev() {
+        if *x < m {
+            *x += 1;
+            return true;
+        }
+        *x = 1;
+    }
+    false
+}
+
+/// The failure at one assignment, as `4 vs 3` (the distinct sizes at fault in operand order), or
+/// `None` when the sizes are valid there or cannot be evaluated.
+fn check(
+    dims: &[&Dim],
+    rule: Validity,
+    env: &dyn Fn(&str) -> Option<i64>,
+    sizes: &mut Vec<i64>,
+) -> Option<String> {
+    sizes.clear();
+    for d in dims {
+        let v = match d {
+            Dim::Known(n) => i64::try_from(*n).ok()?,
+            Dim::Sym(e) => eval_size(e, env)?,
+            Dim::Unknown => return None,
+        };
+        sizes.push(v);
+    }
+    let bad: Vec<i64> = match rule {
+        Validity::Multi => {
+            let big: Vec<i64> = sizes.iter().copied().filter(|&v| v != 1).collect();
+            if big.windows(2).all(|w| w[0] == w[1]) {
+                return None;
+            }
+            big
+        }
+        Validity::Onto => match sizes.as_slice() {
+            [a, b] if *b == 1 || a == b => return None,
+            other => other.to_vec(),
+        },
+        Validity::Equal => {
+            if sizes.windows(2).all(|w| w[0] == w[1]) {
+                return None;
+            }
+            sizes.clone()
+        }
+    };
+    let mut distinct: Vec<i64> = Vec::new();
+    for v in bad {
+        if !distinct.contains(&v) {
+            distinct.push(v);
+        }
+    }
+    let text: Vec<String> = distinct.iter().map(i64::to_string).collect();
+    Some(text.join(" vs "))
+}
+
+/// An expression's value as a size: a negative value is no size (the model is broken elsewhere there,
+/// e.g. a convolution of an input smaller than its kernel), so that assignment is not a counterexample.
+fn eval_size(e: &SymExpr, env: &dyn Fn(&str) -> Option<i64>) -> Option<i64> {
+    e.eval(env).filter(|&v| v >= 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shape::dim::Poly;
+
+    fn w() -> Poly {
+        Poly::of(&SymExpr::var("w"))
+    }
+
+    fn size(p: Poly) -> Dim {
+        p.into_size()
+    }
+
+    #[test]
+    fn detector_top_down_add_fails_first_at_33() {
+        // An FPN: the stride-32 map upsampled by 2 meets the stride-16 map.
+        let up = size(w().ceil_div(32).unwrap().mul(&Poly::constant(2)).unwrap());
+        let lateral = size(w().ceil_div(16).unwrap());
+        assert_eq!(
+            search(&[&up, &lateral], Validity::Multi),
+            Search::Fails("w = 33 (4 vs 3)".into())
+        );
+    }
+
+    #[test]
+    fn equal_for_every_value_is_never_a_counterexample() {
+        let a = size(w().ceil_div(2).unwrap());
+        let b = size(w().add(&Poly::constant(1)).unwrap().floor_div(2).unwrap());
+        assert_eq!(a, b);
+        let c = size(w().floor_div(2).unwrap().mul(&Poly::constant(2)).unwrap());
+        // floor(w/2)*2 and w differ at odd w: 1 vs 1 is fine (w = 1 gives 0 vs 1: valid), 3 gives 2 vs 3.
+        assert_eq!(
+            search(&[&c, &size(w())], Validity::Multi),
+            Search::Fails("w = 3 (2 vs 3)".into())
+        );
+    }
+
+    #[test]
+    fn slice_clamped_at_512_fails_beyond_it() {
+        let s = Poly::of(&SymExpr::var("seq"));
+        let clamped = size(Poly::min(&[s.clone(), Poly::constant(512)]).unwrap());
+        assert_eq!(
+            search(&[&size(s), &clamped], Validity::Multi),
+            Search::Fails("seq = 513 (513 vs 512)".into())
+        );
+    }
+
+    #[test]
+    fn a_known_size_and_two_symbols() {
+        let h = Dim::sym("h");
+        let w = Dim::sym("w");
+        assert_eq!(
+            search(&[&h, &w, &Dim::Known(3)], Validity::Multi),
+            Search::Fails("h = 1, w = 2 (2 vs 3)".into())
+        );
+        assert_eq!(
+            search(&[&h, &Dim::Known(3)], Validity::Onto),
+            Search::Fails("h = 1 (1 vs 3)".into()),
+            "B may not grow A"
+        );
+        assert_eq!(
+            search(&[&Dim::Known(1), &h], Validity::Equal),
+            Search::Fails("h = 2 (1 vs 2)".into())
+        );
+    }
+
+    #[test]
+    fn bounded_and_unsearchable() {
+        let s = Dim::sym("s");
+        // seq+0 vs max(seq, 1): equal for every seq >= 1, not provably equal in the algebra.
+        let m = size(Poly::max(&[Poly::of(&SymExpr::var("s")), Poly::constant(1)]).unwrap());
+        assert_eq!(search(&[&s, &m], Validity::Multi), Search::NoneUpTo(4096));
+        assert_eq!(
+            search(&[&s, &Dim::Unknown], Validity::Multi),
+            Search::NotSearched
+        );
+        let many: Vec<Dim> = (0..7).map(|i| Dim::sym(format!("s{i}"))).collect();
+        let refs: Vec<&Dim> = many.iter().collect();
+        assert_eq!(search(&refs, Validity::Multi), Search::NotSearched);
+        assert_eq!(per_symbol_bound(1), 4096);
+        assert_eq!(per_symbol_bound(2), 64);
+        assert_eq!(per_symbol_bound(3), 16);
+    }
+}
