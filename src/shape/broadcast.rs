@@ -21,7 +21,7 @@
 //! - An unknown dimension or rank is never an error: it may be anything that makes the model valid.
 
 use super::counterexample::{self, Validity};
-use super::dim::{Dim, Shape, SymExpr};
+use super::dim::{Dim, Poly, Shape, SymExpr};
 
 /// What a broadcast rule says about a set of input shapes.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -281,7 +281,7 @@ fn multi_axis(at: At, column: &Column<'_>, out: &mut Outcome) -> Dim {
     if unknown {
         Dim::Unknown
     } else {
-        Dim::Sym(joined)
+        Dim::Sym(clamped_by(&syms).unwrap_or(joined))
     }
 }
 
@@ -480,6 +480,36 @@ fn equal_axis(at: At, column: &Column<'_>, out: &mut Outcome) -> Dim {
     distinct.into_iter().next().map_or(Dim::Unknown, Dim::Sym)
 }
 
+/// The result of broadcasting `x` with a clamped copy of itself, `min(x, c...)` with every `c` at least
+/// 1 (a Slice `[:, :seq]` of a table of 512 rows against `seq`): wherever that is valid, it is `x` (the
+/// two are equal, or `x` is 1 and then so is the minimum).
+fn clamped_by(syms: &[&SymExpr]) -> Option<SymExpr> {
+    let mut distinct: Vec<&SymExpr> = syms.to_vec();
+    distinct.sort();
+    distinct.dedup();
+    let [a, b] = distinct.as_slice() else {
+        return None;
+    };
+    let is_clamp = |whole: &SymExpr, m: &SymExpr| match m {
+        SymExpr::Min(parts, c) => {
+            parts.contains(whole)
+                && c.is_none_or(|c| c >= 1)
+                && parts
+                    .iter()
+                    .filter(|p| *p != whole)
+                    .all(|p| Poly::of(p).lower_bound().is_some_and(|lb| lb >= 1))
+        }
+        _ => false,
+    };
+    if is_clamp(a, b) {
+        Some((*a).clone())
+    } else if is_clamp(b, a) {
+        Some((*b).clone())
+    } else {
+        None
+    }
+}
+
 /// Two symbolic dims of a column that never agree: neither can be 1 and they always differ
 /// (`ceil(w/16)+2` against `ceil(w/16)`), as (input index, dim).
 fn never_agree(column: &Column<'_>) -> Option<Vec<(usize, Dim)>> {
@@ -551,7 +581,6 @@ fn and_list(names: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::shape::dim::Poly;
 
     /// A shape from text: sizes, symbols and `?` separated by spaces (`"2 N ?"`); `""` is a scalar,
     /// `"*"` the unknown rank.
@@ -912,6 +941,21 @@ mod tests {
         assert_eq!(
             conditions(&o),
             ["ceil(w/16) must be 1 or 3; fails for w = 17 (2 vs 3)"]
+        );
+    }
+
+    #[test]
+    fn a_size_against_its_clamped_copy_keeps_the_size() {
+        let s = Poly::of(&SymExpr::var("seq"));
+        let clamped = Poly::min(&[s.clone(), Poly::constant(512)]).unwrap();
+        let o = multidirectional(&[
+            Some(vec![Dim::sym("batch"), s.clone().into_size()]),
+            Some(vec![Dim::Known(1), clamped.into_size()]),
+        ]);
+        assert_eq!(o.shape, Some(vec![Dim::sym("batch"), Dim::sym("seq")]));
+        assert_eq!(
+            conditions(&o),
+            ["needs min(seq, 512) = seq or one of them 1; fails for seq = 513 (513 vs 512)"]
         );
     }
 
