@@ -1137,7 +1137,7 @@ fn external_data_is_resolved_against_the_model_folder_not_the_working_directory(
 }
 
 #[test]
-fn expand_of_external_data_model_to_another_folder_warns_to_copy_the_data() {
+fn expand_of_external_data_model_to_another_folder_carries_the_data() {
     let c = external_case(external(Some("weights.bin"), &[]));
     let elsewhere = c.root.path().join("elsewhere");
     std::fs::create_dir_all(&elsewhere).unwrap();
@@ -1145,13 +1145,35 @@ fn expand_of_external_data_model_to_another_folder_warns_to_copy_the_data() {
     r.expect_code(0);
     assert!(written.is_some(), "expand wrote its output");
     assert!(
-        r.stderr.contains("external data") && r.stderr.contains("'weights.bin'"),
+        r.stderr.contains("external data 'weights.bin' ->"),
+        "expand says where the data file went:\n{}",
+        r.stderr
+    );
+    assert_eq!(
+        std::fs::read(elsewhere.join("weights.bin")).unwrap(),
+        [0u8; 16],
+        "the data file is beside the output"
+    );
+    run(&["check", path_str(&elsewhere.join("out.onnx"))]).expect_code(0);
+}
+
+#[test]
+fn expand_with_no_copy_data_to_another_folder_warns_to_copy_the_data() {
+    let c = external_case(external(Some("weights.bin"), &[]));
+    let elsewhere = c.root.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let out = elsewhere.join("out.onnx");
+    let r = run(&["expand", c.shown(), "-o", path_str(&out), "--no-copy-data"]);
+    r.expect_code(0);
+    assert!(out.exists(), "expand wrote its output");
+    assert!(
+        r.stderr.contains("warning") && r.stderr.contains("'weights.bin'"),
         "expand tells the user to copy the data file:\n{}",
         r.stderr
     );
     assert!(
         !elsewhere.join("weights.bin").exists(),
-        "expand does not copy data files itself"
+        "--no-copy-data copies nothing"
     );
 }
 
