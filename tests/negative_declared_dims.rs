@@ -352,3 +352,23 @@ fn expand_and_fold_write_a_model_with_minus_one_dims() {
         "fold(expand(m)) is m"
     );
 }
+
+#[test]
+fn a_value_declared_twice_counts_once() {
+    // y is a graph output and also in value_info, both [-1, 3]: one value, one dim.
+    let mut m = relu_minus_one();
+    let g = m.graph.as_mut().unwrap();
+    g.value_info.push(float("y", &["-1", "3"]));
+    let dir = tempfile::tempdir().unwrap();
+    let path = save(dir.path(), &m);
+    let (code, diags) = check_json(&path);
+    assert_eq!(code, 0, "{diags:#?}");
+    let t005 = with_code(&diags, "T005");
+    assert_eq!(t005.len(), 1, "{diags:#?}");
+    let msg = t005[0]["message"].as_str().unwrap();
+    assert!(
+        msg.starts_with("2 declared dims are negative, in 2 values"),
+        "{msg}"
+    );
+    assert!(msg.contains("value 'y' (dim 0 is -1);"), "{msg}");
+}

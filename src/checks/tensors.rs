@@ -76,7 +76,12 @@ fn negative_declared_dims(found: &[NegativeDim]) -> Option<Diagnostic> {
     // -1 for every value of a graph of a million nodes.
     let mut values: Vec<(&str, &str, Vec<String>)> = Vec::new();
     let mut index: std::collections::HashMap<(&str, &str), usize> = Default::default();
+    // A dim declared twice (a graph output also in value_info) counts once.
+    let mut dims_seen = std::collections::HashSet::new();
     for n in found {
+        if !dims_seen.insert((n.what.as_str(), n.graph.as_str(), n.axis)) {
+            continue;
+        }
         let at = *index
             .entry((n.what.as_str(), n.graph.as_str()))
             .or_insert_with(|| {
@@ -108,7 +113,7 @@ fn negative_declared_dims(found: &[NegativeDim]) -> Option<Diagnostic> {
     if more > 0 {
         list.push_str(&format!("; and {more} more"));
     }
-    let dims = if found.len() == 1 {
+    let dims = if dims_seen.len() == 1 {
         "dim is"
     } else {
         "dims are"
@@ -116,7 +121,7 @@ fn negative_declared_dims(found: &[NegativeDim]) -> Option<Diagnostic> {
     let in_values = if values.len() == 1 { "value" } else { "values" };
     let msg = format!(
         "{} declared {dims} negative, in {} {in_values}: {list}; read as unknown",
-        found.len(),
+        dims_seen.len(),
         values.len(),
     );
     Some(
