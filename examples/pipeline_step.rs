@@ -83,13 +83,23 @@ fn step(path: &Path, out_dir: &Path) -> Outcome {
         &out,
         &WriteOptions::default(),
     ) {
-        Ok(()) => {
+        Ok(written) => {
             eprintln!(
                 "{}: {} broadcasts made explicit -> {}",
                 path.display(),
                 outcome.insertions.len(),
                 out.display()
             );
+            // External-data files come along (linked or copied), so the output loads from out_dir.
+            for c in &written.carried {
+                eprintln!(
+                    "{}: external data '{}' -> {} ({})",
+                    path.display(),
+                    c.location,
+                    c.dest.display(),
+                    c.how.as_str()
+                );
+            }
             Outcome::Written
         }
         Err(e) => {

@@ -14,7 +14,8 @@
 //! - [`passes::explicit_broadcast`] proposes a [`passes::Patch`] that makes every implicit broadcast an
 //!   explicit `Expand`; [`passes::fold_expand`] is its inverse. A patch becomes a wire-level
 //!   [`wire::Edit`] of the source bytes, and [`write::write_model`] writes it atomically: everything the
-//!   patch does not touch is copied byte for byte.
+//!   patch does not touch is copied byte for byte, and external-data files are carried beside an
+//!   output in another folder ([`carry`]).
 //!
 //! Load a model, read its broadcast errors, make its broadcasts explicit and write the result:
 //!
@@ -60,6 +61,7 @@
 //! `examples/pipeline_step.rs` shows the library as a step of a deployment pipeline: it checks every
 //! model it is given, fails on errors and writes the explicit form of the others.
 
+pub mod carry;
 pub mod checks;
 pub mod cli;
 pub mod decode;

@@ -1,12 +1,13 @@
 //! Writing a model: the source bytes with a [`wire::Edit`] spliced in, streamed to a file atomically or
 //! to standard output. With an empty edit the output is the input, byte for byte.
 
+use crate::carry::{Carried, Placed};
 use crate::io::{Origin, same_file};
 use crate::ir::Model;
 use crate::wire::{self, Edit, Spliced};
 use anyhow::{Context, Result, bail};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Protobuf cannot hold a message of 2 GiB or more.
 pub const MAX_PROTOBUF_BYTES: u64 = (1 << 31) - 1;
@@ -18,6 +19,20 @@ pub struct WriteOptions {
     pub in_place: bool,
     /// Skip the flush to disk before the rename (see [`crate::io::write_atomic_durable`]).
     pub no_fsync: bool,
+    /// Do not carry the model's external-data files beside an output in another folder (see
+    /// [`crate::carry`]); [`Written::left_behind`] lists them instead.
+    pub no_copy_data: bool,
+}
+
+/// What a write did besides writing the model.
+#[derive(Debug, Default)]
+pub struct Written {
+    /// The external-data files placed beside the output (or found there already).
+    pub carried: Vec<Carried>,
+    /// External-data locations the output references that are not beside it: with
+    /// [`WriteOptions::no_copy_data`], or every one when the output is standard output (nothing can
+    /// be carried there). The output will not load until they are.
+    pub left_behind: Vec<String>,
 }
 
 /// The bytes of `model` with `edit` applied, as chunks over the model's source.
@@ -33,15 +48,27 @@ pub fn splice_model<'e>(model: &Model, edit: &'e Edit) -> Result<Spliced<'e>> {
     Ok(out)
 }
 
-/// Writes `model` with `edit` applied to `dest` (`-` for standard output).
-pub fn write_model(model: &Model, edit: &Edit, dest: &Path, opts: &WriteOptions) -> Result<()> {
+/// Writes `model` with `edit` applied to `dest` (`-` for standard output). The model's external-data
+/// files are carried beside an output in another folder unless `opts.no_copy_data`: they are placed
+/// first and the model after, and if the model cannot be written they are removed again, so an error
+/// leaves nothing behind.
+pub fn write_model(
+    model: &Model,
+    edit: &Edit,
+    dest: &Path,
+    opts: &WriteOptions,
+) -> Result<Written> {
     let out = splice_model(model, edit)?;
+    let locations = crate::carry::locations(model);
     if dest.as_os_str() == "-" {
         let mut stdout = std::io::stdout().lock();
         out.write_to(&model.source, &mut stdout)
             .and_then(|_| stdout.flush())
             .context("cannot write standard output")?;
-        return Ok(());
+        return Ok(Written {
+            carried: Vec::new(),
+            left_behind: locations,
+        });
     }
     if let Origin::File(input) = &model.origin
         && !opts.in_place
@@ -52,13 +79,57 @@ pub fn write_model(model: &Model, edit: &Edit, dest: &Path, opts: &WriteOptions)
             input.display()
         );
     }
+    refuse_to_replace_data(model, dest, &locations)?;
     let durable = !opts.no_fsync;
-    match &model.source_file {
+    let placed = if opts.no_copy_data {
+        Placed::default()
+    } else {
+        crate::carry::plan(model, dest, &locations)?.place(durable)?
+    };
+    let written = match &model.source_file {
         Some(file) => crate::io::write_atomic_durable(dest, durable, |w| {
             out.copy_to(file, &model.source, w, durable)
         }),
         None => crate::io::write_atomic_durable(dest, durable, |w| out.write_to(&model.source, w)),
+    };
+    if let Err(e) = written {
+        let had_data = !placed.carried.is_empty();
+        placed.undo();
+        return Err(if had_data {
+            e.context("the data files carried beside it were removed again")
+        } else {
+            e
+        });
     }
+    let left_behind = if opts.no_copy_data {
+        external_files_left_behind(model, dest)
+    } else {
+        Vec::new()
+    };
+    Ok(Written {
+        carried: placed.carried,
+        left_behind,
+    })
+}
+
+/// Refuses an output path that is one of the model's own data files: the rename would replace the
+/// weights with the model (the input itself is refused separately, unless `--in-place`).
+fn refuse_to_replace_data(model: &Model, dest: &Path, locations: &[String]) -> Result<()> {
+    let Some(base) = model.origin.base_dir() else {
+        return Ok(());
+    };
+    for location in locations {
+        // Only well-formed locations name a file the model can use; the others are X001 findings.
+        if crate::checks::external::check_location_syntax(location).is_ok()
+            && same_file(&base.join(location), dest)
+        {
+            bail!(
+                "refusing to write the model over its own external data '{location}' ({}); nothing was written",
+                dest.display()
+            );
+        }
+    }
+    Ok(())
 }
 
 /// External-data files the model references, if `dest` is in another folder than the model: the
@@ -67,22 +138,8 @@ pub fn external_files_left_behind(model: &Model, dest: &Path) -> Vec<String> {
     let Some(src_dir) = model.origin.base_dir() else {
         return Vec::new();
     };
-    let dest_dir = match dest.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
-        _ => PathBuf::from("."),
-    };
-    if same_file(&src_dir, &dest_dir) || dest.as_os_str() == "-" {
+    if dest.as_os_str() == "-" || same_file(&src_dir, &crate::carry::folder_of(dest)) {
         return Vec::new();
     }
-    let mut locations = Vec::new();
-    for g in model.graphs() {
-        crate::checks::visit_tensors(g, &mut |t, _, _| {
-            for e in &t.external_data {
-                if e.key() == "location" && !locations.iter().any(|l| l == e.value()) {
-                    locations.push(e.value().to_owned());
-                }
-            }
-        });
-    }
-    locations
+    crate::carry::locations(model)
 }

@@ -792,7 +792,8 @@ fn tensor_type_with_elem_type_999_is_t002() {
 }
 
 #[test]
-fn negative_dim_value_in_a_value_type_is_t001() {
+fn negative_dim_value_in_a_value_type_is_a_t005_warning() {
+    // Exporters write -1 for "unknown" in declared types: read as unknown, one warning, exit 0.
     let bytes = model(GraphProto {
         input: vec![vi_typed(
             "x",
@@ -801,16 +802,18 @@ fn negative_dim_value_in_a_value_type_is_t001() {
         ..graph(vec![node("Relu", "relu", &["x"], &["y"])], &[], &["y"])
     })
     .encode_to_vec();
-    case(&bytes).expect_error(
-        "T001",
-        "main",
-        None,
-        &["value 'x'", "dimension 1 is negative (-3)"],
+    let c = case(&bytes);
+    c.expect_clean();
+    let t = c.check();
+    assert!(
+        t.stdout.contains("warning[T005] negative-declared-dim: 1 declared dim is negative, in 1 value: value 'x' (dim 1 is -3)"),
+        "{}",
+        t.stdout
     );
 }
 
 #[test]
-fn negative_dim_value_in_a_graph_output_type_is_t001() {
+fn negative_dim_value_in_a_graph_output_type_is_a_t005_warning() {
     let bytes = model(GraphProto {
         output: vec![vi_typed(
             "y",
@@ -819,7 +822,16 @@ fn negative_dim_value_in_a_graph_output_type_is_t001() {
         ..graph(vec![node("Relu", "relu", &["x"], &["y"])], &["x"], &[])
     })
     .encode_to_vec();
-    case(&bytes).expect_error("T001", "main", None, &["value 'y'", "negative"]);
+    let c = case(&bytes);
+    c.expect_clean();
+    let t = c.check();
+    assert!(
+        t.stdout.contains("warning[T005]")
+            && t.stdout
+                .contains(&format!("value 'y' (dim 0 is {})", i64::MIN)),
+        "{}",
+        t.stdout
+    );
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -1125,7 +1137,7 @@ fn external_data_is_resolved_against_the_model_folder_not_the_working_directory(
 }
 
 #[test]
-fn expand_of_external_data_model_to_another_folder_warns_to_copy_the_data() {
+fn expand_of_external_data_model_to_another_folder_carries_the_data() {
     let c = external_case(external(Some("weights.bin"), &[]));
     let elsewhere = c.root.path().join("elsewhere");
     std::fs::create_dir_all(&elsewhere).unwrap();
@@ -1133,13 +1145,35 @@ fn expand_of_external_data_model_to_another_folder_warns_to_copy_the_data() {
     r.expect_code(0);
     assert!(written.is_some(), "expand wrote its output");
     assert!(
-        r.stderr.contains("external data") && r.stderr.contains("'weights.bin'"),
+        r.stderr.contains("external data 'weights.bin' ->"),
+        "expand says where the data file went:\n{}",
+        r.stderr
+    );
+    assert_eq!(
+        std::fs::read(elsewhere.join("weights.bin")).unwrap(),
+        [0u8; 16],
+        "the data file is beside the output"
+    );
+    run(&["check", path_str(&elsewhere.join("out.onnx"))]).expect_code(0);
+}
+
+#[test]
+fn expand_with_no_copy_data_to_another_folder_warns_to_copy_the_data() {
+    let c = external_case(external(Some("weights.bin"), &[]));
+    let elsewhere = c.root.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let out = elsewhere.join("out.onnx");
+    let r = run(&["expand", c.shown(), "-o", path_str(&out), "--no-copy-data"]);
+    r.expect_code(0);
+    assert!(out.exists(), "expand wrote its output");
+    assert!(
+        r.stderr.contains("warning") && r.stderr.contains("'weights.bin'"),
         "expand tells the user to copy the data file:\n{}",
         r.stderr
     );
     assert!(
         !elsewhere.join("weights.bin").exists(),
-        "expand does not copy data files itself"
+        "--no-copy-data copies nothing"
     );
 }
 

@@ -346,16 +346,15 @@ fn examples() -> Vec<(&'static str, ModelProto)> {
         },
     ));
 
-    // T001: an input declared with a negative dimension.
-    out.push((
-        "t001.onnx",
-        model(graph(
-            "t001",
-            vec![node("Relu", "relu", &["x"], &["y"])],
-            vec![float("x", &["2", "-3"])],
-            vec![float("y", &["2", "3"])],
-        )),
-    ));
+    // T001: an initializer with a negative dimension.
+    let mut g = graph(
+        "t001",
+        vec![node("Add", "add_bias", &["x", "bias"], &["y"])],
+        vec![float("x", &["4"])],
+        vec![float("y", &["4"])],
+    );
+    g.initializer = vec![float_tensor("bias", &[2, -2], &[])];
+    out.push(("t001.onnx", model(g)));
 
     // T002: an input of element type UNDEFINED (0).
     out.push((
@@ -391,6 +390,17 @@ fn examples() -> Vec<(&'static str, ModelProto)> {
     );
     g.value_info = vec![];
     out.push(("t004.onnx", model(g)));
+
+    // T005: input and output declared with -1 for the batch size, as paddle2onnx writes it.
+    out.push((
+        "t005.onnx",
+        model(graph(
+            "t005",
+            vec![node("Relu", "relu", &["x"], &["y"])],
+            vec![float("x", &["-1", "3"])],
+            vec![float("y", &["-1", "3"])],
+        )),
+    ));
 
     // I001: an operator of an imported custom domain, which has no shape rule.
     let mut n = node("Scale", "scale", &["x"], &["y"]);

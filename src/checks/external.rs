@@ -123,7 +123,7 @@ fn check_reference(
 }
 
 /// Rejects what must never be joined to the model's folder, before touching the file system.
-fn check_location_syntax(location: &str) -> Result<(), String> {
+pub(crate) fn check_location_syntax(location: &str) -> Result<(), String> {
     if location.contains('\0') {
         return Err("location contains a NUL byte".to_owned());
     }
@@ -167,11 +167,30 @@ fn resolve(
     base_canon: &mut Option<Result<PathBuf, String>>,
 ) -> Result<u64, String> {
     let root = base_canon
-        .get_or_insert_with(|| {
-            std::fs::canonicalize(base)
-                .map_err(|e| format!("cannot be resolved: the model's folder is unreadable ({e})"))
-        })
+        .get_or_insert_with(|| canonical_folder(base))
         .clone()?;
+    locate(&root, base, location).map(|f| f.meta.len())
+}
+
+/// The canonical path of a model's folder, which every data file must be under.
+pub(crate) fn canonical_folder(base: &Path) -> Result<PathBuf, String> {
+    std::fs::canonicalize(base)
+        .map_err(|e| format!("cannot be resolved: the model's folder is unreadable ({e})"))
+}
+
+/// An external-data file found where the containment rules allow: a regular file under the model's
+/// folder.
+pub(crate) struct Located {
+    /// The file's canonical path: no symlink, no `.` or `..`.
+    pub real: PathBuf,
+    /// Its metadata when it was resolved (its device and inode identify it against a later open).
+    pub meta: std::fs::Metadata,
+}
+
+/// Resolves `location`, which [`check_location_syntax`] accepted, against `base`, whose canonical
+/// path is `root`: the file must be a regular file reached without leaving `root`. Only metadata is
+/// read: nothing is opened, so a FIFO or device (inside or outside) is refused without blocking on it.
+pub(crate) fn locate(root: &Path, base: &Path, location: &str) -> Result<Located, String> {
     let joined = base.join(location);
     debug_assert!(
         Path::new(location)
@@ -182,12 +201,12 @@ fn resolve(
         std::io::ErrorKind::NotFound => "does not exist in the model's folder".to_owned(),
         _ => format!("cannot be resolved ({e})"),
     })?;
-    if !real.starts_with(&root) {
+    if !real.starts_with(root) {
         return Err("leads outside the model's folder through a symbolic link".to_owned());
     }
     let meta = std::fs::metadata(&real).map_err(|e| format!("cannot be read ({e})"))?;
     if !meta.is_file() {
         return Err("is not a regular file".to_owned());
     }
-    Ok(meta.len())
+    Ok(Located { real, meta })
 }

@@ -1,7 +1,7 @@
 //! The structural checks run at load time, each module one family of rules. They read the IR and
 //! return diagnostics; none of them reads tensor data.
 
-mod external;
+pub(crate) mod external;
 mod functions;
 mod model;
 mod nodes;

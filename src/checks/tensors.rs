@@ -1,5 +1,7 @@
-//! Tensor and type rules: dims that are non-negative and whose product fits in i64 (T001), a defined
-//! element type (T002), and stored data whose size matches dims x element size (T003).
+//! Tensor and type rules: a tensor's dims non-negative and with a product that fits in i64 (T001), a
+//! defined element type (T002), stored data whose size matches dims x element size (T003), and
+//! negative sizes in declared value types, which exporters write to mean "unknown" (T005, one warning
+//! per model).
 //!
 //! Only lengths are compared: the data bytes themselves are never read, so checking a model does not
 //! page its weights in.
@@ -39,13 +41,103 @@ pub fn elem_type_name(data_type: i32) -> String {
 
 pub fn check(model: &Model) -> Vec<Diagnostic> {
     let mut out = Vec::new();
+    let mut negative = Vec::new();
     for g in model.graphs() {
-        check_graph(g, &mut out);
+        check_graph(g, &mut out, &mut negative);
+    }
+    if let Some(d) = negative_declared_dims(&negative) {
+        out.push(d);
     }
     out
 }
 
-fn check_graph(g: &Graph, out: &mut Vec<Diagnostic>) {
+/// A negative size in a declared type: where it is (the description of the value, the graph), the
+/// axis and the value.
+struct NegativeDim {
+    what: String,
+    graph: String,
+    axis: usize,
+    value: i64,
+}
+
+/// How many declared values to name in the T005 message; the rest are counted.
+const NEGATIVE_DIMS_NAMED: usize = 5;
+
+/// The one T005 warning of a model, if any declared type has a negative size.
+///
+/// One per model rather than one per value: an exporter that writes -1 writes it for every dynamic
+/// axis of every value, and a page of identical warnings would hide the findings that matter. Shape
+/// inference reads these dims as unknown (`shape::value::dim_from_proto`), which is what the exporter
+/// means, so they are not errors.
+fn negative_declared_dims(found: &[NegativeDim]) -> Option<Diagnostic> {
+    let first = found.first()?;
+    // Values in source order, each once (a value may have several negative axes, and be declared
+    // both as an input or output and in value_info). An index, not a search: an export may declare
+    // -1 for every value of a graph of a million nodes.
+    let mut values: Vec<(&str, &str, Vec<String>)> = Vec::new();
+    let mut index: std::collections::HashMap<(&str, &str), usize> = Default::default();
+    // A dim declared twice (a graph output also in value_info) counts once.
+    let mut dims_seen = std::collections::HashSet::new();
+    for n in found {
+        if !dims_seen.insert((n.what.as_str(), n.graph.as_str(), n.axis)) {
+            continue;
+        }
+        let at = *index
+            .entry((n.what.as_str(), n.graph.as_str()))
+            .or_insert_with(|| {
+                values.push((&n.what, &n.graph, Vec::new()));
+                values.len() - 1
+            });
+        // Only the values named in the message need their axes spelled out.
+        if at < NEGATIVE_DIMS_NAMED
+            && let Some((_, _, axes)) = values.get_mut(at)
+        {
+            axes.push(format!("dim {} is {}", n.axis, n.value));
+        }
+    }
+    let one_graph = found.iter().all(|n| n.graph == first.graph);
+    let named: Vec<String> = values
+        .iter()
+        .take(NEGATIVE_DIMS_NAMED)
+        .map(|(what, graph, axes)| {
+            let place = if one_graph {
+                String::new()
+            } else {
+                format!(", graph {graph}")
+            };
+            format!("{what} ({}{place})", axes.join(", "))
+        })
+        .collect();
+    let more = values.len().saturating_sub(NEGATIVE_DIMS_NAMED);
+    let mut list = named.join("; ");
+    if more > 0 {
+        list.push_str(&format!("; and {more} more"));
+    }
+    let dims = if dims_seen.len() == 1 {
+        "dim is"
+    } else {
+        "dims are"
+    };
+    let in_values = if values.len() == 1 { "value" } else { "values" };
+    let msg = format!(
+        "{} declared {dims} negative, in {} {in_values}: {list}; read as unknown",
+        dims_seen.len(),
+        values.len(),
+    );
+    Some(
+        Diagnostic::new(Code::NegativeDeclaredDim, "model", msg)
+            .note(
+                "exporters (paddle2onnx notably) write dim_value -1 for a size known only at run \
+                 time; ONNX has no negative sizes, and tools that read the dim as a number see -1",
+            )
+            .note(
+                "fix: write the dim as a symbolic size (dim_param, e.g. \"batch\") or leave it \
+                 without value",
+            ),
+    )
+}
+
+fn check_graph(g: &Graph, out: &mut Vec<Diagnostic>, negative: &mut Vec<NegativeDim>) {
     super::visit_tensors(g, &mut |t, what, node| {
         check_tensor(t, what, &g.path, node, out)
     });
@@ -72,7 +164,8 @@ fn check_graph(g: &Graph, out: &mut Vec<Diagnostic>) {
     }
     for vi in g.declared_values() {
         if let Some(ty) = &vi.r#type {
-            check_type(ty, &format!("value '{}'", vi.name()), &g.path, out);
+            let what = format!("value '{}'", vi.name());
+            check_type(ty, &what, &g.path, out, negative);
         }
     }
     for &id in &g.ops {
@@ -81,7 +174,7 @@ fn check_graph(g: &Graph, out: &mut Vec<Diagnostic>) {
             for tp in a.tp.iter().chain(&a.type_protos) {
                 let label = op.label().into_owned();
                 let what = format!("type of attribute '{}' of node '{label}'", a.name());
-                check_type(tp, &what, &g.path, out);
+                check_type(tp, &what, &g.path, out, negative);
             }
         }
     }
@@ -209,37 +302,57 @@ fn data_problem(t: &TensorProto, n: u64) -> Option<String> {
     })
 }
 
-fn check_type(ty: &TypeProto, what: &str, graph: &str, out: &mut Vec<Diagnostic>) {
+/// Checks a declared type: its element type (T002), and records its negative sizes for the model's
+/// one T005 (a declared type describes a value, unlike a tensor's own dims, and exporters write -1
+/// there for "unknown").
+fn check_type(
+    ty: &TypeProto,
+    what: &str,
+    graph: &str,
+    out: &mut Vec<Diagnostic>,
+    negative: &mut Vec<NegativeDim>,
+) {
     use type_proto::Value as V;
-    match &ty.value {
+    let shape = match &ty.value {
         Some(V::TensorType(t)) => {
             check_elem(t.elem_type, what, graph, out);
-            for (i, d) in t.shape.iter().flat_map(|s| s.dim.iter()).enumerate() {
-                if let Some(DimValue::DimValue(v)) = d.value
-                    && v < 0
-                {
-                    let msg = format!("{what}: dimension {i} is negative ({v})");
-                    out.push(Diagnostic::new(Code::BadDims, graph, msg));
-                }
-            }
+            t.shape.as_ref()
         }
-        Some(V::SparseTensorType(t)) => check_elem(t.elem_type, what, graph, out),
+        Some(V::SparseTensorType(t)) => {
+            check_elem(t.elem_type, what, graph, out);
+            t.shape.as_ref()
+        }
         Some(V::SequenceType(s)) => {
             if let Some(e) = &s.elem_type {
-                check_type(e, what, graph, out);
+                check_type(e, what, graph, out, negative);
             }
+            None
         }
         Some(V::OptionalType(o)) => {
             if let Some(e) = &o.elem_type {
-                check_type(e, what, graph, out);
+                check_type(e, what, graph, out, negative);
             }
+            None
         }
         Some(V::MapType(m)) => {
             if let Some(v) = &m.value_type {
-                check_type(v, what, graph, out);
+                check_type(v, what, graph, out, negative);
             }
+            None
         }
-        Some(V::OpaqueType(_)) | None => {}
+        Some(V::OpaqueType(_)) | None => None,
+    };
+    for (axis, d) in shape.iter().flat_map(|s| s.dim.iter()).enumerate() {
+        if let Some(DimValue::DimValue(value)) = d.value
+            && value < 0
+        {
+            negative.push(NegativeDim {
+                what: what.to_owned(),
+                graph: graph.to_owned(),
+                axis,
+                value,
+            });
+        }
     }
 }
 

@@ -7,7 +7,7 @@ use crate::diagnostics::render;
 use crate::io::Origin;
 use crate::ir::{LoadOptions, Model};
 use crate::wire::Edit;
-use crate::write::{WriteOptions, external_files_left_behind, write_model};
+use crate::write::{WriteOptions, write_model};
 mod check;
 mod expand;
 mod explain;
@@ -118,6 +118,10 @@ pub struct WriteArgs {
     /// just after may leave the output empty or as it was
     #[arg(long)]
     pub no_fsync: bool,
+    /// Do not carry the model's external-data files beside an output in another folder (by default
+    /// each is hard-linked there, or copied across file systems); only warn that they are left behind
+    #[arg(long)]
+    pub no_copy_data: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -225,22 +229,48 @@ fn refuse_if_errors(m: &Model, model: &std::path::Path) -> Option<u8> {
     Some(EXIT_FINDINGS)
 }
 
-/// Writes `m` with `edit` applied; says what went wrong, or what the user must still do.
+/// Writes `m` with `edit` applied (carrying its external data, unless told not to); says what went
+/// wrong, what was carried, or what the user must still do.
 fn write_out(m: &Model, edit: &Edit, output: &std::path::Path, write: WriteArgs) -> u8 {
     let opts = WriteOptions {
         in_place: write.in_place,
         no_fsync: write.no_fsync,
+        no_copy_data: write.no_copy_data,
     };
-    if let Err(e) = write_model(m, edit, output, &opts) {
-        eprintln!("error: {}", render::escape(&format!("{e:#}")));
-        return EXIT_UNLOADABLE;
-    }
-    for loc in external_files_left_behind(m, output) {
+    let written = match write_model(m, edit, output, &opts) {
+        Ok(w) => w,
+        Err(e) => {
+            eprintln!("error: {}", render::escape(&format!("{e:#}")));
+            return EXIT_UNLOADABLE;
+        }
+    };
+    let shown = render::escape(&output.display().to_string());
+    for c in &written.carried {
         eprintln!(
-            "warning: the model's external data '{}' is not next to {}: copy it there, or the output will not load",
-            render::escape(&loc),
-            render::escape(&output.display().to_string())
+            "data: external data '{}' -> {} ({})",
+            render::escape(&c.location),
+            render::escape(&c.dest.display().to_string()),
+            c.how.as_str()
         );
+    }
+    for loc in &written.left_behind {
+        let loc = render::escape(loc);
+        if output.as_os_str() == "-" {
+            let from = match m.origin.base_dir() {
+                Some(d) => format!("is in {}", render::escape(&d.display().to_string())),
+                None => "was not read (the model came from standard input)".to_owned(),
+            };
+            eprintln!(
+                "warning: the model's external data '{loc}' {from} and cannot be carried to standard \
+                 output: the output loads only beside that file (save it in that folder, or copy \
+                 the file next to it)"
+            );
+        } else {
+            eprintln!(
+                "warning: the model's external data '{loc}' is not next to {shown} (--no-copy-data): \
+                 copy it there, or the output will not load"
+            );
+        }
     }
     EXIT_OK
 }

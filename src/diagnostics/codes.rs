@@ -56,13 +56,14 @@ codes! {
     AttributeType = "G007", "attribute-type", Error, "An attribute's `type` disagrees with the field that holds its value.";
     EmptyName = "G008", "empty-name", Error, "An initializer, graph input or graph output has an empty name.";
     RecursiveFunction = "G009", "recursive-function", Error, "A model-local function calls itself, directly or through other functions.";
-    BadDims = "T001", "bad-dims", Error, "A tensor or value type has a negative dimension, or dimensions whose product overflows.";
+    BadDims = "T001", "bad-dims", Error, "A tensor has a negative dimension, or dimensions whose product overflows.";
     ElemType = "T002", "elem-type", Error, "A tensor or value type has an undefined or unknown element type.";
     TensorData = "T003", "tensor-data", Error, "A tensor's stored data does not match its dims and element type (too short, too long, or stored twice).";
     BroadcastError = "E1", "broadcast-error", Error, "Inputs of a broadcasting node have, on some axis, sizes that are unequal and neither 1 (error E1 of the SONNX broadcast spec).";
     PossibleBroadcastError = "W1", "possible-broadcast-error", Warning, "Inputs of a broadcasting node can be broadcast only if symbolic dimensions take particular values.";
     ImplicitBroadcast = "B001", "implicit-broadcast", Warning, "An input is broadcast implicitly (off by default; `check --explicit`). After `onnx-lint expand` there are none.";
     DeclaredShape = "T004", "declared-shape", Warning, "A shape declared in value_info or a graph output contradicts the inferred one.";
+    NegativeDeclaredDim = "T005", "negative-declared-dim", Warning, "A declared value type (graph input, output, value_info) has a negative size, which exporters write for \"unknown\"; it is read as unknown. Reported once per model.";
     NoShapeRule = "I001", "no-shape-rule", Info, "Some operators have no shape rule: their outputs are unknown, so checks downstream of them are incomplete.";
     SymbolBinding = "I002", "symbol-binding", Info, "A symbolic size is bound to a number: a declared shape gives a size where inference has a symbol or expression (or the reverse). Reported once per symbol and size.";
     ExternalData = "X001", "external-data", Error, "An external-data reference is unsafe or does not resolve to a region of a regular file inside the model's folder.";
