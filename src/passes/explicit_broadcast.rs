@@ -1,7 +1,8 @@
 //! The explicit-broadcast pass: every input that a broadcasting node would broadcast implicitly gets
 //! an `Expand` to the node's output shape, so that each such node sees inputs of exactly one shape. The
 //! values are copied, never computed (the spec's "numerical accuracy: values strictly equal"), so the
-//! rewritten model computes bit-identical outputs.
+//! rewritten model computes the same values; onnxruntime computes the same bits too, once the kernel
+//! exceptions below are left implicit.
 //!
 //! Which inputs: all inputs of multidirectional ops (Add ... Where, Sum/Max/Min/Mean, StringConcat...),
 //! Gemm's C, PRelu's slope, LayerNormalization's scale and bias, RMSNormalization's scale; except, by
@@ -81,9 +82,10 @@ pub(crate) enum Kind {
     /// These inputs to the shape of input 0 (which is the output's shape).
     ToFirst(&'static [usize]),
     /// These inputs to the normalized part of input 0's shape, `X.shape[axis:]`: the shape the
-    /// operator defines scale and bias on. (Expanding them to X's full shape would be explicit too,
-    /// but onnxruntime then picks another LayerNormalization kernel, which accumulates in double and
-    /// changes the last bits of the result.)
+    /// operator defines scale and bias on (X's full shape would break onnx-lint's own rule for them).
+    /// onnxruntime computes a scale of exactly that shape with one kernel and any other (smaller, or
+    /// X's full shape) with another, so the last bits change either way: by default a broadcast scale
+    /// or bias stays implicit ([`KERNEL_EXCEPTIONS`]).
     Normalized(&'static [usize]),
     /// Gemm's C to the output shape [M, N].
     GemmC,
