@@ -308,6 +308,13 @@ fn many_types() {
     snapshot("many_types");
 }
 
+/// GPT-2's tanh-GELU: every scalar and bias made explicit except the cube's exponent, which a kernel
+/// exception keeps implicit (onnxruntime computes `Pow(h, 3.0)` as `h*h*h` only then).
+#[test]
+fn gelu_tanh() {
+    snapshot("gelu_tanh");
+}
+
 /// Opset 6 has no Expand: Reshape (B padded at `axis` with trailing ones) + Tile, and the legacy
 /// `broadcast`/`axis` attributes removed from the now equal-shaped node.
 #[test]

@@ -1,5 +1,5 @@
 //! `onnx-lint expand`: make every implicit broadcast explicit and write the model, with a report of
-//! each insertion on standard error.
+//! each insertion, and of each input left implicit for onnxruntime's kernels, on standard error.
 
 use super::{EXIT_FINDINGS, EXIT_UNLOADABLE, load_or_say, refuse_if_errors, write_out};
 use crate::diagnostics::render;
@@ -10,7 +10,7 @@ use std::path::PathBuf;
 pub(super) fn expand(
     model: PathBuf,
     output: PathBuf,
-    keep_scalars: bool,
+    opts: &Options,
     write: super::WriteArgs,
 ) -> u8 {
     let Some(mut m) = load_or_say(&model) else {
@@ -19,7 +19,7 @@ pub(super) fn expand(
     if let Some(status) = refuse_if_errors(&m, &model) {
         return status;
     }
-    let outcome = match explicit_broadcast::run(&m, &Options { keep_scalars }) {
+    let outcome = match explicit_broadcast::run(&m, opts) {
         Ok(o) => o,
         Err(why) => {
             eprintln!(
@@ -43,6 +43,19 @@ pub(super) fn expand(
             i.to
         );
     }
+    for k in &outcome.kept {
+        let _ = writeln!(
+            report,
+            "expand: left implicit: graph {}, node '{}' ({}), input {} ({} -> {}): {}",
+            render::escape(&k.graph),
+            render::escape(&k.node),
+            render::escape(&k.op_type),
+            k.slot,
+            k.from,
+            k.to,
+            k.reason
+        );
+    }
     for why in &outcome.left {
         let _ = writeln!(report, "warning: left implicit: {}", render::escape(why));
     }
@@ -57,6 +70,12 @@ pub(super) fn expand(
         "expand: {} implicit broadcasts made explicit ({inserted} nodes inserted)",
         outcome.insertions.len()
     );
+    if !outcome.kept.is_empty() {
+        eprintln!(
+            "expand: {} left implicit so that onnxruntime computes the same bits (--force-explicit makes them explicit)",
+            outcome.kept.len()
+        );
+    }
     // What the report said is freed before the output is made: on large graphs each holds a line
     // or a node per broadcast.
     drop(report);

@@ -53,6 +53,11 @@ pub enum Command {
         /// Leave scalars and one-element tensors implicit
         #[arg(long)]
         keep_scalars: bool,
+        /// Make explicit also the inputs left implicit because onnxruntime would compute them with
+        /// other code (Pow's broadcast exponent, floating-point Max/Min, normalization scale and bias):
+        /// the model is then fully explicit, but its outputs in onnxruntime may change in the last bits
+        #[arg(long)]
+        force_explicit: bool,
         #[command(flatten)]
         write: WriteArgs,
     },
@@ -155,8 +160,17 @@ pub fn run(cli: Cli) -> u8 {
             model,
             output,
             keep_scalars,
+            force_explicit,
             write,
-        } => expand::expand(model, output, keep_scalars, write),
+        } => expand::expand(
+            model,
+            output,
+            &crate::passes::explicit_broadcast::Options {
+                keep_scalars,
+                force_explicit,
+            },
+            write,
+        ),
         Command::Fold {
             model,
             output,

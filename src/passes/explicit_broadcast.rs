@@ -1,10 +1,14 @@
 //! The explicit-broadcast pass: every input that a broadcasting node would broadcast implicitly gets
 //! an `Expand` to the node's output shape, so that each such node sees inputs of exactly one shape. The
 //! values are copied, never computed (the spec's "numerical accuracy: values strictly equal"), so the
-//! rewritten model computes bit-identical outputs.
+//! rewritten model computes the same values; onnxruntime computes the same bits too, once the kernel
+//! exceptions below are left implicit.
 //!
 //! Which inputs: all inputs of multidirectional ops (Add ... Where, Sum/Max/Min/Mean, StringConcat...),
-//! Gemm's C, PRelu's slope, LayerNormalization's scale and bias, RMSNormalization's scale. The target
+//! Gemm's C, PRelu's slope, LayerNormalization's scale and bias, RMSNormalization's scale; except, by
+//! default, the inputs of [`KERNEL_EXCEPTIONS`], for which onnxruntime runs other code once they are
+//! explicit and the output's last bits change (found by `tools/kernel_survey.py`, see
+//! docs/expand-exactness.md); `Options::force_explicit` makes those explicit too. The target
 //! shape is an int64 initializer (one per distinct static shape and graph; a Constant node in function
 //! bodies, which cannot hold initializers) or, when the output shape has symbolic dims, computed at run
 //! time from `Shape` of the other inputs, so dynamic models stay dynamic: a symbol is never baked into
@@ -25,6 +29,8 @@ use std::collections::HashMap;
 pub struct Options {
     /// Leave scalars and one-element tensors implicit (they are made explicit by default).
     pub keep_scalars: bool,
+    /// Make explicit also the inputs a [`KernelException`] leaves implicit by default.
+    pub force_explicit: bool,
 }
 
 /// One input made explicit.
@@ -38,11 +44,26 @@ pub struct Insertion {
     pub to: String,
 }
 
+/// One input left implicit on purpose: a [`KernelException`] applies to it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Kept {
+    pub graph: String,
+    pub node: String,
+    pub op_type: String,
+    pub slot: usize,
+    pub from: String,
+    pub to: String,
+    /// The exception's reason.
+    pub reason: &'static str,
+}
+
 /// What the pass did, and what it could not do.
 #[derive(Clone, Debug, Default)]
 pub struct Outcome {
     pub patch: Patch,
     pub insertions: Vec<Insertion>,
+    /// Inputs left implicit because of a kernel exception (without `force_explicit`).
+    pub kept: Vec<Kept>,
     /// Broadcasts left implicit, with the reason (e.g. a shape inference could not determine).
     pub left: Vec<String>,
 }
@@ -61,9 +82,10 @@ pub(crate) enum Kind {
     /// These inputs to the shape of input 0 (which is the output's shape).
     ToFirst(&'static [usize]),
     /// These inputs to the normalized part of input 0's shape, `X.shape[axis:]`: the shape the
-    /// operator defines scale and bias on. (Expanding them to X's full shape would be explicit too,
-    /// but onnxruntime then picks another LayerNormalization kernel, which accumulates in double and
-    /// changes the last bits of the result.)
+    /// operator defines scale and bias on (X's full shape would break onnx-lint's own rule for them).
+    /// onnxruntime computes a scale of exactly that shape with one kernel and any other (smaller, or
+    /// X's full shape) with another, so the last bits change either way: by default a broadcast scale
+    /// or bias stays implicit ([`KERNEL_EXCEPTIONS`]).
     Normalized(&'static [usize]),
     /// Gemm's C to the output shape [M, N].
     GemmC,
@@ -133,6 +155,154 @@ fn known_to_differ(a: &Shape, b: &Shape) -> bool {
 fn one_element(s: &Shape) -> bool {
     s.as_ref()
         .is_some_and(|d| d.iter().all(|x| *x == Dim::Known(1)))
+}
+
+/// What a [`KernelException`] looks at: one input the pass would make explicit, and its node.
+pub struct Site<'s> {
+    /// The input's slot.
+    pub slot: usize,
+    /// `TensorProto.DataType` of the node's input 0, when known.
+    pub elem: Option<i32>,
+    /// The shapes of all the node's inputs (unknown for an omitted one).
+    pub inputs: &'s [Shape],
+    /// The shape the input would be expanded to.
+    pub target: &'s Shape,
+}
+
+/// An input `expand` leaves implicit by default, because onnxruntime computes the node with other
+/// code once that input is explicit and the output's bits change. Each entry is what
+/// `tools/kernel_survey.py` found with onnxruntime 1.31.1 (CPU, `ORT_DISABLE_ALL`); the table of
+/// docs/expand-exactness.md gives the data. Only differences in value or in the sign of a zero make an
+/// entry: where only the payload of a NaN computed from two NaNs differs (Add, Mul, Sum, Mean), inputs
+/// are made explicit, and the README says so.
+pub struct KernelException {
+    /// The operator (default domain).
+    pub op_type: &'static str,
+    /// Whether the exception applies to this input.
+    pub applies: fn(&Site) -> bool,
+    /// Why, as printed on `expand`'s `left implicit` lines and in B001's info.
+    pub reason: &'static str,
+}
+
+/// Every kernel exception, in one place.
+pub const KERNEL_EXCEPTIONS: &[KernelException] = &[
+    KernelException {
+        op_type: "Pow",
+        applies: pow_exponent_on_scalar_path,
+        reason: "onnxruntime computes an exponent broadcast along the last axis differently (its Pow \
+                 special-cases exponents 2 and 3 as multiplications: last bit of float and double, \
+                 overflow of int32 and int64)",
+    },
+    KernelException {
+        op_type: "Max",
+        applies: max_min_operand_order,
+        reason: "onnxruntime's floating-point Max returns +0 or -0 (and one NaN or another) by operand \
+                 order, which its broadcast loops and its element-wise loop do not share",
+    },
+    KernelException {
+        op_type: "Min",
+        applies: max_min_operand_order,
+        reason: "onnxruntime's floating-point Min returns +0 or -0 (and one NaN or another) by operand \
+                 order, which its broadcast loops and its element-wise loop do not share",
+    },
+    KernelException {
+        op_type: "LayerNormalization",
+        applies: always,
+        reason: "onnxruntime's LayerNormalization computes a scale or bias smaller than X.shape[axis:] \
+                 with another kernel than one of exactly that shape (last bits differ)",
+    },
+    KernelException {
+        op_type: "RMSNormalization",
+        applies: rms_float,
+        reason: "onnxruntime's RMSNormalization computes a float scale smaller than X.shape[axis:] \
+                 with other code than one of exactly that shape (last bits differ)",
+    },
+];
+
+/// The kernel exception that applies to input `site.slot` of an `op_type` node, if any.
+pub fn kernel_exception(op_type: &str, site: &Site) -> Option<&'static KernelException> {
+    KERNEL_EXCEPTIONS
+        .iter()
+        .find(|e| e.op_type == op_type && (e.applies)(site))
+}
+
+/// True when the element type is unknown or one of `types`.
+fn elem_in(elem: Option<i32>, types: &[DataType]) -> bool {
+    elem.is_none_or(|t| types.iter().any(|d| *d as i32 == t))
+}
+
+/// Pow's exponent (input 1) broadcast along the innermost axis that is not 1: onnxruntime then reads
+/// it as one value per run of the output and takes its scalar-exponent path, where 2 and 3 are
+/// multiplications, instead of `pow` element by element. The survey found no difference for an
+/// exponent that spans the last axis (`[C]`, or only leading axes missing), so those are expanded.
+/// Bases of float and double differ in the last bit, int32 and int64 on overflow; float16 only in
+/// NaN payloads, so it is expanded.
+fn pow_exponent_on_scalar_path(site: &Site) -> bool {
+    site.slot == 1
+        && elem_in(
+            site.elem,
+            &[
+                DataType::Float,
+                DataType::Double,
+                DataType::Int32,
+                DataType::Int64,
+            ],
+        )
+        && broadcast_on_innermost_axis(site.inputs.get(1).unwrap_or(&None), site.target)
+}
+
+/// Floating-point Max/Min whose input 0 is broadcast, or with three or more inputs: there the survey
+/// found +0 against -0 (and NaN payloads). With two inputs and only input 1 broadcast it found no
+/// difference, so that common form (`Max(x, 0.0)`) is expanded. Every broadcast input of such a node
+/// stays implicit, as the survey compared the node fully implicit with fully explicit. bfloat16 could
+/// not be surveyed (numpy cannot feed it) and is taken as the other floating-point types.
+fn max_min_operand_order(site: &Site) -> bool {
+    let first = site.inputs.first().unwrap_or(&None);
+    elem_in(
+        site.elem,
+        &[
+            DataType::Float,
+            DataType::Double,
+            DataType::Float16,
+            DataType::Bfloat16,
+        ],
+    ) && (site.inputs.len() > 2 || !same_shape(first, site.target))
+}
+
+/// LayerNormalization's scale or bias smaller than `X.shape[axis:]` (the pass asks only about those):
+/// values differ for float, double and float16 alike.
+fn always(_: &Site) -> bool {
+    true
+}
+
+/// RMSNormalization's scale smaller than `X.shape[axis:]`, for a float X: the survey found values
+/// differing for float only (double identical, float16 only NaN payloads).
+fn rms_float(site: &Site) -> bool {
+    elem_in(site.elem, &[DataType::Float])
+}
+
+/// True when `input` is (or may be) broadcast along the innermost axis of `target` whose size is
+/// not 1: walking from the last axis, axes of size 1 in the target are skipped (onnxruntime's
+/// broadcaster drops them), and the first other axis decides. Unknown ranks and sizes answer true
+/// (the exception then applies); an axis where both sizes are the same symbol could be 1 at run time,
+/// so the next one decides too.
+fn broadcast_on_innermost_axis(input: &Shape, target: &Shape) -> bool {
+    let (Some(i), Some(t)) = (input, target) else {
+        return true;
+    };
+    let one = Dim::Known(1);
+    for k in 1..=t.len() {
+        let to = &t[t.len() - k];
+        let from = if k <= i.len() { &i[i.len() - k] } else { &one };
+        match (from, to) {
+            (_, Dim::Known(1)) => continue,
+            (Dim::Known(1), _) => return true,
+            (Dim::Known(a), Dim::Known(b)) if a == b => return false,
+            (Dim::Sym(a), Dim::Sym(b)) if a == b => continue,
+            _ => return true,
+        }
+    }
+    false
 }
 
 /// Runs the pass over every graph of `model`. Refuses (Err) models it cannot rewrite faithfully.
@@ -327,6 +497,8 @@ impl GraphRewriter<'_, '_> {
         };
         let label = op.label().into_owned();
         let g = self.g;
+        // The shapes of all the node's inputs, read once and only for a node a kernel exception names.
+        let mut node_shapes = None;
         for &slot in &slots {
             let input = g.input_name(op, slot);
             if input.is_empty() {
@@ -360,6 +532,20 @@ impl GraphRewriter<'_, '_> {
                 continue;
             }
             if self.opts.keep_scalars && one_element(&in_shape) {
+                continue;
+            }
+            if !self.opts.force_explicit
+                && let Some(e) = self.exception(op, slot, &k, &out_shape, &mut node_shapes)
+            {
+                self.out.kept.push(Kept {
+                    graph: self.g.path.clone(),
+                    node: label.clone(),
+                    op_type: op.op_type().to_owned(),
+                    slot,
+                    from: format_shape(&in_shape),
+                    to: format_shape(&out_shape),
+                    reason: e.reason,
+                });
                 continue;
             }
             let base = format!("{label}/expand_in{slot}");
@@ -400,6 +586,39 @@ impl GraphRewriter<'_, '_> {
             });
         }
         Ok(())
+    }
+
+    /// The kernel exception for input `slot` of `op` (broadcast to `target`), if one applies;
+    /// `shapes` caches the node's input shapes across its slots.
+    fn exception(
+        &self,
+        op: &OpNode,
+        slot: usize,
+        k: &Kind,
+        target: &Shape,
+        shapes: &mut Option<Vec<Shape>>,
+    ) -> Option<&'static KernelException> {
+        // The legacy rule is onnxruntime's opset-6 kernels, which it no longer has.
+        if matches!(k, Kind::LegacyAxis(_))
+            || !KERNEL_EXCEPTIONS.iter().any(|e| e.op_type == op.op_type())
+        {
+            return None;
+        }
+        let inputs = shapes.get_or_insert_with(|| {
+            (0..op.num_inputs())
+                .map(|j| self.input_shape(op, j))
+                .collect()
+        });
+        let elem = self
+            .input_id(op, 0)
+            .and_then(|id| self.infos?.get(id.index())?.1.as_ref()?.elem);
+        let site = Site {
+            slot,
+            elem,
+            inputs,
+            target,
+        };
+        kernel_exception(op.op_type(), &site)
     }
 
     /// Before opset 8 there is no Expand: the input is reshaped to the output's rank (at `axis` for the
@@ -640,27 +859,39 @@ impl GraphRewriter<'_, '_> {
     }
 }
 
-/// The `check --explicit` rule: every broadcast the pass would make explicit, as a finding.
+/// The `check --explicit` rule: every broadcast the pass would make explicit, as a warning, and every
+/// one it leaves implicit on purpose (a kernel exception), as an info saying why.
 pub fn implicit_broadcasts(model: &Model, opts: &Options) -> Vec<Diagnostic> {
     let Ok(outcome) = run(model, opts) else {
         return Vec::new();
     };
-    outcome
-        .insertions
-        .iter()
-        .map(|i| {
-            Diagnostic::new(
-                Code::ImplicitBroadcast,
-                &i.graph,
-                format!(
-                    "input {} of '{}' ({}) is broadcast implicitly from {} to {}",
-                    i.slot, i.node, i.op_type, i.from, i.to
-                ),
-            )
-            .at_node(&i.node, &i.op_type)
-            .note("`onnx-lint expand` inserts an Expand node to make it explicit")
-        })
-        .collect()
+    let made = outcome.insertions.iter().map(|i| {
+        Diagnostic::new(
+            Code::ImplicitBroadcast,
+            &i.graph,
+            format!(
+                "input {} of '{}' ({}) is broadcast implicitly from {} to {}",
+                i.slot, i.node, i.op_type, i.from, i.to
+            ),
+        )
+        .at_node(&i.node, &i.op_type)
+        .note("`onnx-lint expand` inserts an Expand node to make it explicit")
+    });
+    let kept = outcome.kept.iter().map(|k| {
+        Diagnostic::new(
+            Code::ImplicitBroadcast,
+            &k.graph,
+            format!(
+                "input {} of '{}' ({}) is broadcast implicitly from {} to {}; `expand` keeps it implicit on purpose",
+                k.slot, k.node, k.op_type, k.from, k.to
+            ),
+        )
+        .severity(crate::diagnostics::Severity::Info)
+        .at_node(&k.node, &k.op_type)
+        .note(k.reason)
+        .note("`onnx-lint expand --force-explicit` makes it explicit anyway")
+    });
+    made.chain(kept).collect()
 }
 
 /// A node (or initializer) the pass inserted, as pictures tell them apart.
@@ -773,4 +1004,89 @@ pub fn inserted_nodes(g: &Graph) -> HashMap<crate::ir::NodeId, Inserted> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape(dims: &[&str]) -> Shape {
+        Some(
+            dims.iter()
+                .map(|d| match d.parse::<u64>() {
+                    Ok(n) => Dim::Known(n),
+                    Err(_) if *d == "?" => Dim::Unknown,
+                    Err(_) => Dim::sym(*d),
+                })
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn innermost_axis_broadcast_follows_the_survey_shapes() {
+        let x = shape(&["2", "3", "4", "17"]);
+        // scalar, one element, per channel, crossed: read one value per run of the output
+        for e in [&[][..], &["1"], &["3", "1", "1"], &["4", "1"]] {
+            assert!(broadcast_on_innermost_axis(&shape(e), &x), "{e:?}");
+        }
+        // per last axis, leading axes only: the exponent spans the last axis
+        for e in [&["17"][..], &["3", "4", "17"]] {
+            assert!(!broadcast_on_innermost_axis(&shape(e), &x), "{e:?}");
+        }
+    }
+
+    #[test]
+    fn innermost_axis_skips_ones_of_the_target_and_doubts_the_unknown() {
+        // The target's trailing 1 is no run: the axis before it decides.
+        assert!(!broadcast_on_innermost_axis(
+            &shape(&["3", "1"]),
+            &shape(&["2", "3", "1"])
+        ));
+        assert!(broadcast_on_innermost_axis(
+            &shape(&["1", "1"]),
+            &shape(&["5", "1"])
+        ));
+        // A one-element output has no run to broadcast along.
+        assert!(!broadcast_on_innermost_axis(
+            &shape(&[]),
+            &shape(&["1", "1"])
+        ));
+        // The same symbol on the last axis may be 1 at run time: the next axis decides.
+        assert!(broadcast_on_innermost_axis(
+            &shape(&["1", "n"]),
+            &shape(&["4", "n"])
+        ));
+        assert!(!broadcast_on_innermost_axis(
+            &shape(&["4", "n"]),
+            &shape(&["2", "4", "n"])
+        ));
+        // Unknown sizes, ranks, or another symbol: maybe broadcast.
+        assert!(broadcast_on_innermost_axis(
+            &shape(&["?"]),
+            &shape(&["2", "4"])
+        ));
+        assert!(broadcast_on_innermost_axis(&None, &shape(&["2", "4"])));
+        assert!(broadcast_on_innermost_axis(
+            &shape(&["m"]),
+            &shape(&["2", "n"])
+        ));
+    }
+
+    #[test]
+    fn kernel_exceptions_are_one_per_op_and_each_says_why_in_one_line() {
+        let mut ops: Vec<&str> = KERNEL_EXCEPTIONS.iter().map(|e| e.op_type).collect();
+        ops.sort_unstable();
+        ops.dedup();
+        assert_eq!(ops.len(), KERNEL_EXCEPTIONS.len());
+        for e in KERNEL_EXCEPTIONS {
+            // The reason is printed after "left implicit: ...:", one line, no doubled spaces from
+            // the source's line continuations.
+            assert!(e.reason.starts_with("onnxruntime"), "{}", e.reason);
+            assert!(
+                !e.reason.contains("  ") && !e.reason.contains('\n'),
+                "{}",
+                e.reason
+            );
+        }
+    }
 }

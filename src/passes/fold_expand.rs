@@ -3,7 +3,11 @@
 //! result shape without it. `Add(Expand(a [1, 4], [3, 4]), b [3, 4])` folds to `Add(a, b)`;
 //! `Add(Expand(a [1, 4], [3, 4]), b [1, 4])` does not (the Expand makes the result [3, 4]).
 //!
-//! Broadcasting copies values, never computes them, so a folded model computes bit-identical outputs.
+//! Broadcasting copies values, never computes them, so a folded model computes the same values. In
+//! onnxruntime the bits are the same too, except around the inputs that `expand` leaves implicit by
+//! default (its kernel exceptions: Pow's broadcast exponent, floating-point Max/Min, normalization
+//! scale and bias; docs/expand-exactness.md): an Expand there, as `expand --force-explicit` writes it, is
+//! folded like any other, which gives back the original's bits.
 //!
 //! An Expand `y = Expand(x, s)` is removed when:
 //! - `y` is not an output of its graph, and no subgraph reads it from the enclosing scope;

@@ -426,6 +426,8 @@ def summarize_shapes(results: Results, show: int) -> list[str]:
 
 EXPAND_TOTAL = re.compile(r"^expand: (\d+) implicit broadcasts made explicit \((\d+) nodes inserted\)$", re.M)
 EXPAND_LEFT = re.compile(r"^warning: left implicit: graph (.*?), node '(.*?)' \((.*?)\), input (\d+)", re.M)
+# An input left implicit on purpose (a kernel exception of src/passes/explicit_broadcast.rs).
+EXPAND_KEPT = re.compile(r"^expand: left implicit: graph (.*?), node '(.*?)' \((.*?)\), input (\d+) \(", re.M)
 EXPAND_REFUSED = "error: cannot make the broadcasts explicit:"
 
 # Ops whose inputs all broadcast to the output (multidirectional), and the unidirectional ones with the
@@ -435,6 +437,12 @@ MULTIDIRECTIONAL = frozenset(
     "BitwiseOr BitwiseXor Max Min Sum Mean Where StringConcat".split()
 )
 UNIDIRECTIONAL = {"PRelu": (1,), "LayerNormalization": (1, 2), "RMSNormalization": (1,), "Gemm": (2,)}
+# The inputs `expand` may leave implicit on purpose, by op (its KERNEL_EXCEPTIONS; None: any input):
+# onnxruntime computes them with other code once explicit (docs/expand-exactness.md). Anything else
+# left implicit is a violation.
+KERNEL_EXCEPTION_SLOTS: dict[str, tuple[int, ...] | None] = {
+    "Pow": (1,), "Max": None, "Min": None, "LayerNormalization": (1, 2), "RMSNormalization": (1,),
+}
 # Symbolic dims of the example models are bound to each of these sizes (every combination).
 EXAMPLE_SIZES = (1, 2, 3)
 EXAMPLE_SEED = 20240501
@@ -448,12 +456,13 @@ class ExpandRun:
     insertions: int = 0
     nodes: int = 0
     left: list[tuple[str, str, str, int]] = field(default_factory=list)  # graph, node label, op, slot
+    kept: list[tuple[str, str, str, int]] = field(default_factory=list)  # kernel exceptions, likewise
     problem: str | None = None
     refused: str | None = None
 
 
-def run_expand(ctx: Context, src: Path, out: Path) -> ExpandRun:
-    run = run_binary(ctx, "expand", src, "-o", out)
+def run_expand(ctx: Context, src: Path, out: Path, *extra: str) -> ExpandRun:
+    run = run_binary(ctx, "expand", src, "-o", out, *extra)
     crash = crash_reason(ctx, run)
     if crash:
         return ExpandRun(problem=crash)
@@ -471,7 +480,10 @@ def run_expand(ctx: Context, src: Path, out: Path) -> ExpandRun:
     if listed != n:
         return ExpandRun(problem=f"stderr lists {listed} insertions but its total says {n}")
     left = [(g, node, op, int(slot)) for g, node, op, slot in EXPAND_LEFT.findall(run.stderr)]
-    return ExpandRun(insertions=n, nodes=int(total.group(2)), left=left)
+    kept = [(g, node, op, int(slot)) for g, node, op, slot in EXPAND_KEPT.findall(run.stderr)]
+    if kept and "--force-explicit" in extra:
+        return ExpandRun(problem="--force-explicit still leaves inputs implicit")
+    return ExpandRun(insertions=n, nodes=int(total.group(2)), left=left, kept=kept)
 
 
 # --- inputs
@@ -873,16 +885,24 @@ def broadcast_targets(
 
 
 def judge_broadcasts(
-    nodes: Any, shapes: dict[str, tuple[int, ...]], opset: int, only: set[int] | None = None
+    nodes: Any,
+    shapes: dict[str, tuple[int, ...]],
+    opset: int,
+    only: set[int] | None = None,
+    kept: set[tuple[str, int]] | None = None,
 ) -> tuple[list[int], list[int], list[tuple[str, str]]]:
     """Checks the broadcasting nodes among `nodes` (those at the indices `only`, if given) against
-    `shapes`: each broadcast input must have the shape it broadcasts to. Returns (indices verified,
+    `shapes`: each broadcast input must have the shape it broadcasts to, except the inputs `kept`
+    ((node label, slot) that `expand` said it left implicit on purpose). Returns (indices verified,
     indices unverified because some shape is not in `shapes`, violations as (node label, message))."""
     verified, unverified, violations = [], [], []
     for index, node in enumerate(nodes):
         if (only is not None and index not in only) or node.domain not in ("", "ai.onnx"):
             continue
         targets = broadcast_targets(node, shapes, opset)
+        label = node.name or f"#{index}"
+        if targets and kept:
+            targets = [t for t in targets if (label, t[0]) not in kept]
         if not targets:
             continue
         if any(t is None or shapes.get(n) is None for _, n, t in targets):
@@ -891,7 +911,6 @@ def judge_broadcasts(
         verified.append(index)
         wrong = [(k, n, shapes[n], t) for k, n, t in targets if shapes[n] != t]
         if wrong:
-            label = node.name or f"#{index}"
             detail = ", ".join(
                 f"input {k} '{n}' {format_dims(list(s))} -> {format_dims(list(t))}" for k, n, s, t in wrong
             )
@@ -969,22 +988,22 @@ def runtime_shapes(model_proto: Any, feed: dict[str, Any]) -> dict[str, tuple[in
 
 
 def check_broadcast_shapes(
-    model_proto: Any, feed: dict[str, Any]
+    model_proto: Any, feed: dict[str, Any], kept: set[tuple[str, int]]
 ) -> tuple[int, int, int, list[tuple[str, str]], str | None]:
     """Step 6: every broadcasting node of the main graph must see each broadcast input in the shape it
     broadcasts to. Shapes come from onnx's shape inference with the graph inputs fixed to the shapes of
     `feed`; the nodes it leaves unknown are judged on the shapes onnxruntime's run gives them (when it
-    can run the model). Returns (nodes verified by onnx, nodes verified at run time, nodes unverified,
+    can run the model). The inputs `kept` (kernel exceptions) are not judged. Returns (nodes verified by onnx, nodes verified at run time, nodes unverified,
     violations, why onnx's inference raised or None)."""
     opset = main_opset(model_proto)
     sig = {n: list(v.shape) for n, v in feed.items() if value_shape(v) is not None}
     raised = None
     try:
         shapes = inferred_shapes(model_proto, sig)
-        by_onnx, unknown, violations = judge_broadcasts(model_proto.graph.node, shapes, opset)
+        by_onnx, unknown, violations = judge_broadcasts(model_proto.graph.node, shapes, opset, kept=kept)
     except Exception as e:  # noqa: BLE001 - onnx's inference errors have several types
         raised = exception_text(e)
-        by_onnx, unknown, violations = judge_broadcasts(model_proto.graph.node, {}, opset)
+        by_onnx, unknown, violations = judge_broadcasts(model_proto.graph.node, {}, opset, kept=kept)
     by_run: list[int] = []
     if unknown and feed:
         try:
@@ -992,7 +1011,9 @@ def check_broadcast_shapes(
         except Exception:  # noqa: BLE001 - onnxruntime cannot run it: those nodes stay unverified
             shapes = None
         if shapes is not None:
-            by_run, unknown, more = judge_broadcasts(model_proto.graph.node, shapes, opset, only=set(unknown))
+            by_run, unknown, more = judge_broadcasts(
+                model_proto.graph.node, shapes, opset, only=set(unknown), kept=kept
+            )
             violations += [(label, v + " (shapes at run time)") for label, v in more]
     return len(by_onnx), len(by_run), len(unknown), violations, raised
 
@@ -1003,8 +1024,9 @@ def check_broadcast_shapes(
 def expand_verify(
     ctx: Context, src: Path, feeds: list[dict[str, Any]], random_inputs: bool, explicit: bool
 ) -> Outcome:
-    """Steps 1-6 of the `expand` check on one model (see `check_expand`), `feeds` being its input sets
-    (possibly none). With `explicit`, also `check --explicit --format json OUT` must report no B001."""
+    """Steps 1-7 of the `expand` check on one model (see `check_expand`), `feeds` being its input sets
+    (possibly none). With `explicit`, also `check --explicit --format json OUT` must report no B001
+    warning, and one B001 info per input `expand` kept implicit (a kernel exception)."""
     import onnx
     import onnx.checker
 
@@ -1012,7 +1034,7 @@ def expand_verify(
         "insertions": 0, "nodes": 0, "left": 0, "refused": None,
         "ort": None, "ort_why": "", "ort_sets": 0, "ort_random": random_inputs, "ort_ir_lowered": False,
         "checker_skipped": False, "verified": 0, "verified_run": 0, "unverified": 0, "violations": [],
-        "inference_raised": None,
+        "inference_raised": None, "kept": [], "forced": None, "forced_why": "",
     }
     problems: list[str] = []
     with tempfile.TemporaryDirectory(prefix="onnx-lint-conformance-") as tmp:
@@ -1025,6 +1047,12 @@ def expand_verify(
         if first.problem:
             return failed(first.problem, data=data)
         data.update(insertions=first.insertions, nodes=first.nodes, left=len(first.left))
+        data["kept"] = [op for _, _, op, _ in first.kept]
+        # Kernel exceptions only: an input left implicit on purpose must be one the table names.
+        for g, label, op, slot in first.kept:
+            slots = KERNEL_EXCEPTION_SLOTS.get(op, ())
+            if slots is not None and slot not in slots:
+                problems.append(f"left implicit without a kernel exception: node '{label}' ({op}) input {slot}")
         # 2. nothing to do: nothing changed
         if first.insertions == 0:
             diff = first_difference(src, out)
@@ -1046,6 +1074,16 @@ def expand_verify(
             data.update(ort=status, ort_why=why, ort_sets=len(feeds), ort_ir_lowered=lowered)
             if status == "mismatch":
                 problems.append(f"onnxruntime: {why}")
+        # 4b. what the kernel exceptions spare: the same model with them made explicit (a figure, not a
+        # check: the exceptions exist because this may differ)
+        if first.kept and feeds:
+            forced_out = Path(tmp) / "forced.onnx"
+            forced = run_expand(ctx, src, forced_out, "--force-explicit")
+            if forced.problem:
+                problems.append(f"expand --force-explicit: {forced.problem}")
+            else:
+                status, why, _ = ort_compare(src, forced_out, feeds)
+                data.update(forced=status, forced_why=why)
         # 5. idempotence
         second = run_expand(ctx, out, out2)
         if second.problem or second.refused:
@@ -1065,8 +1103,9 @@ def expand_verify(
                 signatures.append(sig)
                 distinct.append(feed)
         warned = {node for g, node, _, _ in second.left if g == "main"}
+        kept = {(node, slot) for g, node, _, slot in first.kept if g == "main"}
         for feed in distinct:
-            by_onnx, by_run, unknown, violations, raised = check_broadcast_shapes(rewritten, feed)
+            by_onnx, by_run, unknown, violations, raised = check_broadcast_shapes(rewritten, feed, kept)
             data["verified"] += by_onnx
             data["verified_run"] += by_run
             data["unverified"] += unknown
@@ -1081,7 +1120,7 @@ def expand_verify(
         if data["violations"]:
             more = f" [{len(data['violations'])} in all]" if len(data["violations"]) > 1 else ""
             problems.append(f"shape check: {data['violations'][0]}{more}")
-        # models/ only: check --explicit finds nothing left
+        # models/ only: check --explicit finds nothing left but the kernel exceptions, as infos
         if explicit:
             run = run_binary(ctx, "check", "--explicit", "--format", "json", out)
             crash = crash_reason(ctx, run)
@@ -1091,9 +1130,18 @@ def expand_verify(
                 b001 = None
             if crash or b001 is None:
                 problems.append(f"check --explicit of the output: {crash or 'output is not JSON'}")
-            elif b001:
-                message = b001[0].get("message")
-                problems.append(f"check --explicit of the output reports {len(b001)} B001, first: {message}")
+            else:
+                warnings = [d for d in b001 if d.get("severity") != "info"]
+                infos = len(b001) - len(warnings)
+                if warnings:
+                    message = warnings[0].get("message")
+                    problems.append(
+                        f"check --explicit of the output reports {len(warnings)} B001 warnings, first: {message}"
+                    )
+                if infos != len(first.kept):
+                    problems.append(
+                        f"check --explicit of the output reports {infos} B001 infos, expand kept {len(first.kept)}"
+                    )
     if problems:
         head = f"{len(problems)} problems: " if len(problems) > 1 else ""
         return failed(head + "; ".join(problems), data=data)
@@ -1105,7 +1153,9 @@ def check_expand(ctx: Context, model: Model) -> Outcome:
     nothing was inserted, accepted by onnx's full checker, bit-identical outputs in onnxruntime on the
     model's test data sets (random seeded inputs when it has none), idempotent, and every broadcasting
     node of the main graph sees its inputs in the shape they broadcast to (onnx's shape inference, else
-    onnxruntime's run-time shapes)."""
+    onnxruntime's run-time shapes), except the inputs `expand` kept implicit by a kernel exception, which
+    must be of an op and slot of KERNEL_EXCEPTION_SLOTS; for those, `--force-explicit` is run too and
+    its onnxruntime outcome counted."""
     import onnx
 
     proto = onnx.load(str(model.path), load_external_data=False)
@@ -1179,6 +1229,21 @@ def summarize_expand(results: Results, show: int) -> list[str]:
         f"{name}: 'left implicit' warnings {sum(d['left'] for _, d in done)} on "
         f"{sum(1 for _, d in done if d['left'])} models",
     ]
+    kept = [(m, d) for m, d in done if d["kept"]]
+    by_op = Counter(op for _, d in kept for op in d["kept"])
+    forced = Counter(d["forced"] for _, d in kept)
+    lines.append(
+        f"{name}: inputs kept implicit by kernel exceptions {sum(by_op.values())} on {len(kept)} models"
+        + (" (" + ", ".join(f"{op} {n}" for op, n in by_op.most_common()) + ")" if by_op else "")
+        + (
+            f"; made explicit anyway (--force-explicit), onnxruntime gives other bits on {forced['mismatch']}, "
+            f"the same on {forced['verified']}, cannot run {forced['unsupported']}, no input data {forced[None]}"
+            if kept
+            else ""
+        )
+    )
+    for m, d in [(m, d) for m, d in kept if d["forced"] == "mismatch"][:show]:
+        lines.append(f"  forced-explicit differs {m.rel}: {shorten(d['forced_why'])[:200]}")
     unsupported = Counter(ort_error_kind(d["ort_why"]) for _, d in rewritten if d["ort"] == "unsupported")
     if unsupported:
         lines.append(
