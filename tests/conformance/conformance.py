@@ -1569,9 +1569,10 @@ def _fraction_floor(x: Any) -> int:
 def evaluate_size(expr: str, binding: dict[str, int]) -> int:
     """The integer value of a symbolic size at `binding` (symbol -> int), with exact arithmetic (Fraction):
     integers, symbols, + - * / // %, parentheses, floor(), ceil()/ceiling(), min()/max() (Min, Max),
-    Mod(), broadcast() (numpy: all equal or 1 -> the max). Symbols that are not Python identifiers
+    Mod(), broadcast() (numpy: all equal or 1 -> the max). Bound symbols that are not Python identifiers
     (`p2o.DynamicDimension.0`) are replaced by placeholders first. Raises NotEvaluable('unbound symbol'),
-    ('syntax'), ('broadcast'), ('not an integer')."""
+    ('odd symbol name': not parsable, e.g. an unbound name that is not an identifier), ('syntax': another
+    construct), ('broadcast': sizes that do not broadcast), ('not an integer')."""
     import ast
     import math
     from fractions import Fraction
@@ -1588,11 +1589,15 @@ def evaluate_size(expr: str, binding: dict[str, int]) -> int:
     try:
         tree = ast.parse(text.strip(), mode="eval")
     except (SyntaxError, ValueError):
-        raise NotEvaluable("syntax") from None
+        # not an expression: a symbol whose name is not a Python identifier and is not bound (an output's
+        # declared `p2o.DynamicDimension.3`, a `?`)
+        raise NotEvaluable("odd symbol name") from None
 
     def ev(node: Any) -> Fraction:
         if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
             return Fraction(node.value)
+        if isinstance(node, ast.Attribute):  # `a.b`: a dotted symbol name that is not bound
+            raise NotEvaluable("odd symbol name")
         if isinstance(node, ast.Name):
             if node.id not in names:
                 raise NotEvaluable("unbound symbol")
@@ -1747,8 +1752,8 @@ def summarize_real_load(results: Results, show: int) -> list[str]:
     return lines
 
 
-SIZE_CLASSES = ("agree", "contradict", "unknown", "unbound symbol", "syntax", "broadcast", "not an integer",
-                "division by zero")
+SIZE_CLASSES = ("agree", "contradict", "unknown", "unbound symbol", "odd symbol name", "syntax", "broadcast",
+                "not an integer", "division by zero")
 
 
 def compare_sizes(mine: Any, actual: tuple[int, ...], binding: dict[str, int]) -> list[str]:
@@ -1844,8 +1849,10 @@ def check_real_dims(ctx: Context, model: Model) -> Outcome:
             raised[which] = exception_text(e)
     known: dict[str, int] = {}
     wrong: dict[str, int] = {}
+    per_value: dict[str, dict[str, int]] = {}
     for which, shapes in tools.items():
         known[which] = wrong[which] = 0
+        per_value[which] = {}
         if shapes is None:
             continue
         for name, actual in values:
@@ -1856,6 +1863,7 @@ def check_real_dims(ctx: Context, model: Model) -> Outcome:
                 if not size_known(d, symbols):
                     continue
                 known[which] += 1
+                per_value[which][name] = per_value[which].get(name, 0) + 1
                 for binding, run in zip(bindings, runs):
                     try:
                         v = d if isinstance(d, int) else evaluate_size(str(d), binding)
@@ -1866,7 +1874,22 @@ def check_real_dims(ctx: Context, model: Model) -> Outcome:
                         break
     total = sum(len(a) for _, a in values)
     best = max(known["onnx"], known["ssi"])
-    data = {"total": total, "values": len(values), "known": known, "wrong": wrong, "raised": raised, "best": best}
+    # Where ours knows fewer sizes of a value than an anchor: by the op producing it (what to work on).
+    # `starts`: only where the loss starts (ours knows, on every input of the node, what the anchors know).
+    gap = {
+        name: max(per_value["onnx"].get(name, 0), per_value["ssi"].get(name, 0)) - per_value["ours"].get(name, 0)
+        for name, _ in values
+    }
+    gaps: Counter[str] = Counter()
+    starts: Counter[str] = Counter()
+    for node in proto.graph.node:
+        for name in node.output:
+            if gap.get(name, 0) > 0:
+                gaps[node.op_type] += gap[name]
+                if all(gap.get(i, 0) <= 0 for i in node.input):
+                    starts[node.op_type] += gap[name]
+    data = {"total": total, "values": len(values), "known": known, "wrong": wrong, "raised": raised, "best": best,
+            "gaps": gaps, "starts": starts}
     if known["ours"] < best:
         who = "onnx" if known["onnx"] >= known["ssi"] else "symbolic_shape_infer"
         return failed(f"ours knows {known['ours']} of {total} sizes, {who} {best}", data=data)
@@ -1889,6 +1912,12 @@ def summarize_real_dims(results: Results, show: int) -> list[str]:
                 f"real-dims: {'onnx' if which == 'onnx' else 'symbolic_shape_infer'} raised on {len(hit)} models: "
                 + "; ".join(f"{m.rel.split('/')[-1]}: {shorten(w)[:80]}" for m, w in hit[:show])
             )
+    for key, what in (("gaps", "by producing op"), ("starts", "where the loss starts (inputs as known as the anchors')")):
+        gaps = sum((d[key] for _, d in data), Counter())
+        lines.append(
+            f"real-dims: sizes an anchor knows and ours does not, {what}: "
+            + (", ".join(f"{op} {n}" for op, n in gaps.most_common(15)) or "none")
+        )
     lines.append(f"  {'model':38} {'values':>6} {'sizes':>6} {'ours':>6} {'onnx':>6} {'ssi':>6} {'best':>6}")
     for m, d in data:
         k = d["known"]
@@ -1918,75 +1947,163 @@ def constant_values(proto: Any) -> dict[str, Any]:
     return values
 
 
-def plant_candidate(proto: Any, shapes: dict[str, tuple[int, ...]]) -> tuple[int, int, str, int, Any] | None:
+def plant_candidate(proto: Any, shapes: dict[str, tuple[int, ...]]) -> tuple[int, int, str, int] | None:
     """A broadcasting node (Add, Mul, Sub, Div first, then the other multidirectional ops) of the main graph
-    with a constant input (an initializer or a Constant, possibly through a per-tensor DequantizeLinear)
-    that has, on some axis, a size n >= 2 that another input also has there at run time: (node index,
-    input slot, constant name, axis of the constant, the DequantizeLinear node index or -1)."""
+    with a constant input (an initializer or a Constant, possibly through a DequantizeLinear) that has, on
+    some axis, a size n >= 3 that another input also has there at run time: (node index, input slot, name
+    of that input, axis of the constant). Shortened to n - 1 (>= 2) it no longer broadcasts."""
     consts = constant_values(proto)
     producer = {o: i for i, n in enumerate(proto.graph.node) for o in n.output}
-    order = sorted(
-        (i for i, n in enumerate(proto.graph.node) if n.op_type in MULTIDIRECTIONAL and n.domain in ("", "ai.onnx")),
-        key=lambda i: (BROADCAST_PREFERENCE.index(proto.graph.node[i].op_type)
-                       if proto.graph.node[i].op_type in BROADCAST_PREFERENCE else 9, i),
-    )
-    for i in order:
+    for i in broadcast_order(proto):
         node = proto.graph.node[i]
         for slot, name in enumerate(node.input):
-            source, dq = name, -1
-            if name not in consts and name in producer:
-                p = proto.graph.node[producer[name]]
-                scale = consts.get(p.input[1]) if p.op_type == "DequantizeLinear" and len(p.input) > 1 else None
-                if scale is not None and scale.size == 1 and p.input[0] in consts:
-                    source, dq = p.input[0], producer[name]
-            value = consts.get(source)
+            value = constant_behind(proto, name, consts, producer)
             if value is None or value.ndim == 0 or value.dtype.kind not in "fiu":
                 continue
             others = [shapes.get(x) for j, x in enumerate(node.input) if j != slot and x]
             for axis in reversed(range(value.ndim)):
                 n = value.shape[axis]
                 back = value.ndim - axis
-                if n >= 2 and any(o is not None and len(o) >= back and o[len(o) - back] == n for o in others):
-                    return i, slot, source, axis, dq
+                if n >= 3 and any(o is not None and len(o) >= back and o[len(o) - back] == n for o in others):
+                    return i, slot, name, axis
     return None
 
 
-def plant_short(proto: Any, shapes: dict[str, tuple[int, ...]]) -> tuple[Any, str, int, str] | None:
-    """A copy of the model whose planted node reads its constant shortened by one element along a broadcast
-    axis (a new initializer, so other readers are unchanged): (model, node name, n, description)."""
+def broadcast_order(proto: Any) -> list[int]:
+    """Indices of the main graph's multidirectional broadcasting nodes, Add, Mul, Sub, Div first."""
+    return sorted(
+        (i for i, n in enumerate(proto.graph.node) if n.op_type in MULTIDIRECTIONAL and n.domain in ("", "ai.onnx")),
+        key=lambda i: (BROADCAST_PREFERENCE.index(proto.graph.node[i].op_type)
+                       if proto.graph.node[i].op_type in BROADCAST_PREFERENCE else 9, i),
+    )
+
+
+def constant_behind(proto: Any, name: str, consts: dict[str, Any], producer: dict[str, int]) -> Any:
+    """The constant value `name` is, or the constant a DequantizeLinear of it reads (its x), else None."""
+    if name in consts:
+        return consts[name]
+    if name in producer:
+        p = proto.graph.node[producer[name]]
+        if p.op_type == "DequantizeLinear" and p.input[0] in consts:
+            return consts[p.input[0]]
+    return None
+
+
+# Ops that keep their input's shape (and read no other tensor input of that shape): a Conv's channels
+# pass through them unchanged.
+SHAPE_KEEPING = frozenset(
+    "Relu Sigmoid HardSigmoid HardSwish Tanh LeakyRelu Clip Identity Erf Elu Selu Softplus Gelu "
+    "QuantizeLinear DequantizeLinear BatchNormalization".split()
+)
+
+
+def channel_candidate(proto: Any, shapes: dict[str, tuple[int, ...]]) -> tuple[int, int, int] | None:
+    """A broadcasting node one of whose inputs comes (through shape-keeping ops) from a Conv (group 1,
+    constant weights, possibly quantized) with M >= 3 output channels, where another input has M channels
+    too: (node index, input slot, the Conv's index). Fewer output channels then meet M at that node."""
+    consts = constant_values(proto)
+    producer = {o: i for i, n in enumerate(proto.graph.node) for o in n.output}
+    for i in broadcast_order(proto):
+        node = proto.graph.node[i]
+        for slot, name in enumerate(node.input):
+            mine = shapes.get(name)
+            if mine is None or len(mine) < 3:
+                continue
+            current = name
+            while current in producer and proto.graph.node[producer[current]].op_type in SHAPE_KEEPING:
+                current = proto.graph.node[producer[current]].input[0]
+            if current not in producer:
+                continue
+            conv = proto.graph.node[producer[current]]
+            group = next((a.i for a in conv.attribute if a.name == "group"), 1)
+            if conv.op_type != "Conv" or conv.domain not in ("", "ai.onnx") or group != 1:
+                continue
+            weight = constant_behind(proto, conv.input[1], consts, producer)
+            m_out = mine[1]
+            if weight is None or weight.shape[0] != m_out or m_out < 3:
+                continue
+            others = [shapes.get(x) for j, x in enumerate(node.input) if j != slot and x]
+            if any(o is not None and len(o) == len(mine) and o[1] == m_out for o in others):
+                return i, slot, producer[current]
+    return None
+
+
+def shorten_input(m: Any, index: int, slot: int, axis: int) -> tuple[list[int], list[int], int]:
+    """In model `m`, makes input `slot` of node `index` read its constant (or the constant behind its
+    DequantizeLinear) shortened by one along `axis`: a new initializer, and for a DequantizeLinear a copy of
+    it (per-channel scale and zero point shortened alike) inserted just before the node, so other readers
+    are unchanged. Returns (old shape, new shape, how many nodes were inserted before `index`)."""
     import numpy as np
     import onnx
     from onnx import numpy_helper
 
-    found = plant_candidate(proto, shapes)
-    if found is None:
-        return None
-    i, slot, source, axis, dq = found
+    consts = constant_values(m)
+    producer = {o: i for i, n in enumerate(m.graph.node) for o in n.output}
+    node = m.graph.node[index]
+    name = node.input[slot]
+
+    def short(source: str) -> tuple[str, list[int], list[int]]:
+        value = consts[source]
+        cut = np.take(value, range(value.shape[axis] - 1), axis=axis)
+        new = f"{source}__planted_short"
+        if new not in {t.name for t in m.graph.initializer}:
+            m.graph.initializer.append(numpy_helper.from_array(cut, new))
+        return new, list(value.shape), list(cut.shape)
+
+    if name in consts:
+        new, old_shape, new_shape = short(name)
+        node.input[slot] = new
+        return old_shape, new_shape, 0
+    dq = m.graph.node[producer[name]]
+    n = consts[dq.input[0]].shape[axis]
+    copy = onnx.NodeProto()
+    copy.CopyFrom(dq)
+    copy.name = (dq.name or "dequantize") + "__planted"
+    copy.output[0] = dq.output[0] + "__planted"
+    copy.input[0], old_shape, new_shape = short(dq.input[0])
+    for k in (1, 2):
+        if len(copy.input) > k and copy.input[k] in consts and consts[copy.input[k]].size == n and n > 1:
+            copy.input[k] = short(copy.input[k])[0] if consts[copy.input[k]].ndim == 1 and axis == 0 else copy.input[k]
+    node.input[slot] = copy.output[0]
+    m.graph.node.insert(index, copy)
+    return old_shape, new_shape, 1
+
+
+def plant_short(proto: Any, shapes: dict[str, tuple[int, ...]]) -> tuple[Any, str, int, str] | None:
+    """A copy of the model with a planted broadcast fault: a constant read by a broadcasting node shortened
+    by one along a broadcast axis or, when no broadcasting node reads a constant (the CNNs: residual Adds
+    of activations), the output channels of a Conv feeding one (its weight and bias shortened by one).
+    Returns (model, the broadcasting node's name, n, description), n being the size that meets n - 1."""
+    import onnx
+
     m = onnx.ModelProto()
     m.CopyFrom(proto)
+    found = plant_candidate(proto, shapes)
+    if found is not None:
+        i, slot, name, axis = found
+        node = m.graph.node[i]
+        if not node.name:
+            node.name = f"planted_{node.op_type}_{i}"
+        label = f"'{node.name}' ({node.op_type})"
+        old, new, _ = shorten_input(m, i, slot, axis)
+        return m, node.name, old[axis], f"input {slot} '{name}' {old} -> {new} of {label}"
+    found = channel_candidate(proto, shapes)
+    if found is None:
+        return None
+    i, slot, c = found
     node = m.graph.node[i]
     if not node.name:
         node.name = f"planted_{node.op_type}_{i}"
-    value = constant_values(proto)[source]
-    n = value.shape[axis]
-    short = np.take(value, range(n - 1), axis=axis)
-    new = f"{source}__planted_short"
-    m.graph.initializer.append(numpy_helper.from_array(short, new))
-    if dq >= 0:
-        old = m.graph.node[dq]
-        copy = onnx.NodeProto()
-        copy.CopyFrom(old)
-        copy.name = (old.name or "dq") + "__planted"
-        copy.input[0] = new
-        copy.output[0] = old.output[0] + "__planted"
-        m.graph.node.insert(dq + 1, copy)
-        node = m.graph.node[i + 1 if i > dq else i]
-        node.input[slot] = copy.output[0]
-    else:
-        node.input[slot] = new
-    via = " through a DequantizeLinear" if dq >= 0 else ""
-    what = f"'{source}' {list(value.shape)} -> {list(short.shape)}{via}, input {slot} of '{node.name}' ({node.op_type})"
-    return m, node.name, n, what
+    target = node.name
+    conv = m.graph.node[c]
+    conv_label = f"'{conv.name}'" if conv.name else f"#{c}"
+    old, new, inserted = shorten_input(m, c, 1, 0)
+    if len(m.graph.node[c + inserted].input) > 2 and m.graph.node[c + inserted].input[2]:
+        shorten_input(m, c + inserted, 2, 0)
+    return m, target, old[0], (
+        f"Conv {conv_label} weight {old} -> {new} (and bias), so {old[0] - 1} channels meet {old[0]} at "
+        f"input {slot} of '{target}' ({node.op_type})"
+    )
 
 
 def fixed_inputs(proto: Any, shapes: dict[str, list[int]]) -> Any:
@@ -2034,7 +2151,7 @@ def find_e1(ctx: Context, proto: Any, node: str | None, sizes: tuple[int, int] |
         return False, why
     e1 = [d for d in doc.get("diagnostics", []) if d.get("code") == "E1"]
     errors = [f"{d.get('code')} '{d.get('node')}': {d.get('message')}" for d in doc.get("diagnostics", [])
-              if d.get("severity") == "error"]
+              if d.get("severity") in ("error", "warning")]
     for d in e1:
         if node is not None and (d.get("node") != node or d.get("graph") != "main"):
             continue
@@ -2042,7 +2159,7 @@ def find_e1(ctx: Context, proto: Any, node: str | None, sizes: tuple[int, int] |
         if sizes and not any(f"{a} vs {b}" in message for a, b in (sizes, sizes[::-1])):
             continue
         return True, f"E1 '{d.get('node')}': {message}"
-    return False, "reported: " + ("; ".join(errors[:3]) if errors else "no error")
+    return False, "reported: " + ("; ".join(errors[:3]) if errors else "no error or warning")
 
 
 def check_real_faults(ctx: Context, model: Model) -> Outcome:
