@@ -1412,6 +1412,7 @@ def check_outputs_full(ctx: Context, model: Model) -> Outcome:
 REAL_DIR = Path(__file__).resolve().parent / "real"
 REAL_MANIFEST = REAL_DIR / "corpus.json"
 REAL_SEED = 20251124
+INCOMPLETE = "\x00incomplete"  # a key no value name has: symbolic_shape_infer left some shape unknown
 # Function names allowed in a symbolic size: ours (floor, ceil, min, max, broadcast) and symbolic_shape_
 # infer's sympy spellings (Min, Max, ceiling, Mod).
 SIZE_FUNCS = frozenset({"floor", "ceil", "min", "max", "broadcast", "Min", "Max", "ceiling", "Mod"})
@@ -1535,11 +1536,20 @@ def real_runtime(model: Model, k: int) -> dict[str, tuple[int, ...]]:
     return memo(("runtime", model.rel, k), lambda: runtime_shapes(real_proto(model), real_feed(model, k)))
 
 
-def real_ours(ctx: Context, model: Model) -> dict[str, Any]:
-    """Our `shapes --format json` of the main graph: name -> shape (list, or None for an unknown rank)."""
+def real_ours(ctx: Context, model: Model, stripped: bool = False) -> dict[str, Any]:
+    """Our `shapes --format json` of the main graph: name -> shape (list, or None for an unknown rank).
+    `stripped`: of a copy of the model without its value_info and declared output shapes, i.e. what ours
+    infers by itself (the dynamo exporter declares a shape for every value: torch's own expressions)."""
 
     def compute() -> dict[str, Any]:
-        doc, why = run_json(ctx, model, "shapes")
+        if stripped:
+            m = strip_declared(real_proto(model))
+            with tempfile.TemporaryDirectory(prefix="onnx-lint-conformance-") as tmp:
+                path = Path(tmp) / "model.onnx"
+                path.write_bytes(m.SerializeToString())
+                doc, why = run_json(ctx, Model(path, model.rel), "shapes")
+        else:
+            doc, why = run_json(ctx, model, "shapes")
         if why:
             raise RuntimeError(f"onnx-lint shapes: {why}")
         ours: dict[str, Any] = {}
@@ -1548,7 +1558,20 @@ def real_ours(ctx: Context, model: Model) -> dict[str, Any]:
                 ours.setdefault(v["name"], v.get("shape"))
         return ours
 
-    return memo(("ours", model.rel), compute)
+    return memo(("ours", model.rel, stripped), compute)
+
+
+def strip_declared(proto: Any) -> Any:
+    """A copy of the model without value_info and without the shapes of its graph outputs."""
+    import onnx
+
+    m = onnx.ModelProto()
+    m.CopyFrom(proto)
+    del m.graph.value_info[:]
+    for o in m.graph.output:
+        if o.type.WhichOneof("value") == "tensor_type":
+            o.type.tensor_type.ClearField("shape")
+    return m
 
 
 def node_outputs(proto: Any) -> list[tuple[str, str, str]]:
@@ -1691,8 +1714,19 @@ def anchor_shapes(model: Model, which: str) -> dict[str, list[Any] | None]:
         from onnxruntime.tools.symbolic_shape_infer import SymbolicShapeInference
 
         logging.getLogger("onnxruntime.tools.symbolic_shape_infer").setLevel(logging.CRITICAL)
-        out = SymbolicShapeInference.infer_shapes(m, int_max=2**31 - 1, auto_merge=True, guess_output_rank=True)
-        return proto_shapes(out.graph)
+        # SymbolicShapeInference.infer_shapes(m, auto_merge=True, guess_output_rank=True) without its last
+        # step: when some shape stays unknown it saves the partial model as `sym_shape_infer_temp.onnx` plus
+        # a uuid-named .data file into the current folder and raises; here the partial result is kept (what
+        # it did infer counts) and nothing is written.
+        ssi = SymbolicShapeInference(2**31 - 1, True, True, 0)
+        ssi._preprocess(m)
+        complete = False
+        while ssi.run_:
+            complete = ssi._infer_impl()
+        ssi._update_output_from_vi()
+        shapes = proto_shapes(ssi.out_mp_.graph)
+        shapes[INCOMPLETE] = None if complete else []
+        return shapes
 
     return memo((which, model.rel), compute)
 
@@ -1784,23 +1818,24 @@ def check_real_shapes(ctx: Context, model: Model) -> Outcome:
     if missing:
         return missing
     proto = real_proto(model)
-    ours = real_ours(ctx, model)
     counts: Counter[str] = Counter()
     contradictions: list[str] = []
     bindings = real_bindings(model)
-    for k, binding in enumerate(bindings):
-        actual = real_runtime(model, k)
-        # ours is in the model's dim_params; the manifest's template names bind only the run's inputs
-        for name, _node, op in node_outputs(proto):
-            if name not in actual:
-                continue
-            classes = compare_sizes(ours.get(name), actual[name], binding)
-            counts.update(classes)
-            if "contradict" in classes and len(contradictions) < 50:
-                contradictions.append(
-                    f"run {k} {binding}: '{name}' ({op}): ours {format_dims(ours.get(name))}, onnxruntime "
-                    f"{format_dims(list(actual[name]))}"
-                )
+    # As shipped, and stripped of the declared shapes (value_info, outputs): what ours infers by itself.
+    for stripped in (False, True):
+        ours = real_ours(ctx, model, stripped)
+        for k, binding in enumerate(bindings):
+            actual = real_runtime(model, k)
+            for name, _node, op in node_outputs(proto):
+                if name not in actual:
+                    continue
+                classes = compare_sizes(ours.get(name), actual[name], binding)
+                counts.update(classes)
+                if "contradict" in classes and len(contradictions) < 50:
+                    contradictions.append(
+                        f"run {k} {binding}{' (declared shapes stripped)' if stripped else ''}: '{name}' ({op}): "
+                        f"ours {format_dims(ours.get(name))}, onnxruntime {format_dims(list(actual[name]))}"
+                    )
     data = {"counts": counts, "contradictions": contradictions, "runs": len(bindings)}
     if counts["contradict"]:
         return failed(f"{counts['contradict']} sizes contradict onnxruntime, first: {contradictions[0]}", data=data)
@@ -1815,7 +1850,8 @@ def summarize_real_shapes(results: Results, show: int) -> list[str]:
     n = sum(total.values())
     not_eval = {c: total[c] for c in SIZE_CLASSES[3:] if total[c]}
     lines = [
-        f"real-shapes: sizes compared with onnxruntime's (every main-graph node output, both runs): {n}; "
+        f"real-shapes: sizes compared with onnxruntime's (every main-graph node output, both runs, the model as "
+        f"shipped and stripped of its declared shapes): {n}; "
         f"agree {total['agree']}, contradict {total['contradict']}, unknown (null) {total['unknown']}, "
         f"not evaluable {sum(not_eval.values())} {not_eval or ''}".rstrip()
     ]
@@ -1839,11 +1875,13 @@ def check_real_dims(ctx: Context, model: Model) -> Outcome:
     bindings = real_bindings(model)
     runs = [real_runtime(model, k) for k in range(len(bindings))]
     values = [(name, runs[0][name]) for name, _, _ in node_outputs(proto) if name in runs[0]]
-    tools: dict[str, dict[str, Any] | None] = {"ours": real_ours(ctx, model)}
+    tools: dict[str, dict[str, Any] | None] = {"ours": real_ours(ctx, model), "stripped": real_ours(ctx, model, True)}
     raised: dict[str, str] = {}
+    incomplete = False
     for which in ("onnx", "ssi"):
         try:
             tools[which] = anchor_shapes(model, which)
+            incomplete = incomplete or (which == "ssi" and tools[which].get(INCOMPLETE) is not None)
         except Exception as e:  # noqa: BLE001 - an anchor that raises knows nothing
             tools[which] = None
             raised[which] = exception_text(e)
@@ -1889,7 +1927,7 @@ def check_real_dims(ctx: Context, model: Model) -> Outcome:
                 if all(gap.get(i, 0) <= 0 for i in node.input):
                     starts[node.op_type] += gap[name]
     data = {"total": total, "values": len(values), "known": known, "wrong": wrong, "raised": raised, "best": best,
-            "gaps": gaps, "starts": starts}
+            "gaps": gaps, "starts": starts, "ssi_incomplete": incomplete}
     if known["ours"] < best:
         who = "onnx" if known["onnx"] >= known["ssi"] else "symbolic_shape_infer"
         return failed(f"ours knows {known['ours']} of {total} sizes, {who} {best}", data=data)
@@ -1900,11 +1938,18 @@ def summarize_real_dims(results: Results, show: int) -> list[str]:
     data = [(m, o.data) for m, o in results if o.data is not None]
     lines = [
         f"real-dims: sizes of main-graph node outputs {sum(d['total'] for _, d in data)}; known: ours "
-        f"{sum(d['known']['ours'] for _, d in data)}, onnx {sum(d['known']['onnx'] for _, d in data)}, "
+        f"{sum(d['known']['ours'] for _, d in data)} (without the declared shapes: "
+        f"{sum(d['known']['stripped'] for _, d in data)}), onnx {sum(d['known']['onnx'] for _, d in data)}, "
         f"symbolic_shape_infer {sum(d['known']['ssi'] for _, d in data)}; known but contradicted by "
         f"onnxruntime: ours {sum(d['wrong']['ours'] for _, d in data)}, onnx "
         f"{sum(d['wrong']['onnx'] for _, d in data)}, symbolic_shape_infer {sum(d['wrong']['ssi'] for _, d in data)}"
     ]
+    partial = [m.rel.split("/")[-1] for m, d in data if d["ssi_incomplete"]]
+    if partial:
+        lines.append(
+            f"real-dims: symbolic_shape_infer left some shape unknown (its infer_shapes raises 'Incomplete "
+            f"symbolic shape inference'; what it inferred is counted) on {len(partial)} models: {', '.join(partial)}"
+        )
     for which in ("onnx", "ssi"):
         hit = [(m, d["raised"][which]) for m, d in data if which in d["raised"]]
         if hit:
@@ -1918,12 +1963,15 @@ def summarize_real_dims(results: Results, show: int) -> list[str]:
             f"real-dims: sizes an anchor knows and ours does not, {what}: "
             + (", ".join(f"{op} {n}" for op, n in gaps.most_common(15)) or "none")
         )
-    lines.append(f"  {'model':38} {'values':>6} {'sizes':>6} {'ours':>6} {'onnx':>6} {'ssi':>6} {'best':>6}")
+    lines.append(
+        f"  {'model':30} {'values':>6} {'sizes':>6} {'ours':>6} {'onnx':>6} {'ssi':>6} {'best':>6} "
+        f"{'ours, declared shapes stripped':>30}"
+    )
     for m, d in data:
         k = d["known"]
         lines.append(
-            f"  {m.rel.split('/')[-1]:38} {d['values']:>6} {d['total']:>6} {k['ours']:>6} {k['onnx']:>6} "
-            f"{k['ssi']:>6} {d['best']:>6}{'  <' if k['ours'] < d['best'] else ''}"
+            f"  {m.rel.split('/')[-1]:30} {d['values']:>6} {d['total']:>6} {k['ours']:>6} {k['onnx']:>6} "
+            f"{k['ssi']:>6} {d['best']:>6} {k['stripped']:>30}{'  <' if k['ours'] < d['best'] else ''}"
         )
     return lines
 
@@ -2316,7 +2364,8 @@ def print_real_table(results: dict[str, Results]) -> None:
 
     def dims(o: Outcome) -> str:
         k = o.data["known"]
-        return f"{k['ours']}/{k['onnx']}/{k['ssi']}/{o.data['total']}" + (" <" if k["ours"] < o.data["best"] else "")
+        return (f"{k['ours']} ({k['stripped']})/{k['onnx']}/{k['ssi']}/{o.data['total']}"
+                + (" <" if k["ours"] < o.data["best"] else ""))
 
     def contradictions(o: Outcome) -> str:
         c = o.data["counts"]
@@ -2336,13 +2385,15 @@ def print_real_table(results: dict[str, Results]) -> None:
         return f"{d['insertions']} ins, {text}"
 
     print("real corpus:")
-    header = (f"  {'model':30} {'origin':17} {'load':7} {'dims ours/onnx/ssi/all':22} {'contradictions':16} "
+    print("  dims: sizes of main-graph node outputs known by ours (ours without the model's declared shapes) / "
+          "onnx / symbolic_shape_infer / all, '<' when ours < the best anchor")
+    header = (f"  {'model':30} {'origin':17} {'load':7} {'dims ours (strip)/onnx/ssi/all':30} {'contradictions':16} "
               f"{'planted faults':26} expand")
     print(header)
     for m in models:
         print(
             f"  {m.rel.split('/')[-1]:30} {m.spec.get('origin', ''):17} {cell('real-load', m, load):7} "
-            f"{cell('real-dims', m, dims):22} {cell('real-shapes', m, contradictions):16} "
+            f"{cell('real-dims', m, dims):30} {cell('real-shapes', m, contradictions):16} "
             f"{cell('real-faults', m, faults):26} {cell('real-expand', m, expand)}"
         )
 

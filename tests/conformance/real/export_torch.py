@@ -24,6 +24,8 @@ Architectures (built from torch.nn, no downloaded weights):
 - `bert`: a BERT-like encoder (word + position + token-type embeddings, the position ids sliced
   `[:, :seq]` from a buffer, an additive attention mask [N, 1, 1, S] broadcast over the scores);
 - `gpt2`: a GPT-2-like decoder (causal mask sliced from a tril buffer, tanh-GELU, tied head);
+- `hf_bert`, `hf_gpt2`: transformers' BertModel and GPT2LMHeadModel (pinned transformers, small random
+  configs, eager attention), as the exporters see the library's own code;
 - `speech`: a wav2vec-like front end (reflection Pad of the waveform, strided Conv1d stack, LayerNorm,
   a positional depthwise conv added back, linear head).
 """
@@ -273,6 +275,38 @@ class Speech(nn.Module):
         return self.proj(x)
 
 
+class HfBert(nn.Module):
+    """transformers' BertModel (pinned transformers, a small random config, eager attention: the extended
+    attention mask, the position ids sliced from the registered buffer) behind keyword arguments."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        from transformers import BertConfig, BertModel
+
+        config = BertConfig(vocab_size=100, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                            intermediate_size=64, max_position_embeddings=64, attn_implementation="eager")
+        self.model = BertModel(config)
+
+    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        out = self.model(input_ids=input_ids, attention_mask=attention_mask, return_dict=True)
+        return out.last_hidden_state, out.pooler_output
+
+
+class HfGpt2(nn.Module):
+    """transformers' GPT2LMHeadModel (small random config, eager attention, tanh-GELU, no KV cache)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        from transformers import GPT2Config, GPT2LMHeadModel
+
+        config = GPT2Config(vocab_size=100, n_embd=32, n_layer=2, n_head=2, n_positions=64,
+                            attn_implementation="eager", use_cache=False)
+        self.model = GPT2LMHeadModel(config)
+
+    def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
+        return self.model(input_ids=input_ids, use_cache=False, return_dict=True).logits
+
+
 # ---------------------------------------------------------------------------------------------------------
 # Export
 
@@ -294,8 +328,17 @@ ARCHS = {
              {"input_ids": {0: "batch", 1: "sequence"}, "attention_mask": {0: "batch", 1: "sequence"}}),
     "gpt2": (Gpt2, lambda: (torch.randint(0, 100, (2, 7)),), ["input_ids"], ["logits"],
              {"input_ids": {0: "batch", 1: "sequence"}}),
+    "hf_bert": (HfBert, lambda: (torch.randint(0, 100, (2, 7)), torch.ones(2, 7, dtype=torch.int64)),
+                ["input_ids", "attention_mask"], ["last_hidden_state", "pooler_output"],
+                {"input_ids": {0: "batch", 1: "sequence"}, "attention_mask": {0: "batch", 1: "sequence"}}),
+    "hf_gpt2": (HfGpt2, lambda: (torch.randint(0, 100, (2, 7)),), ["input_ids"], ["logits"],
+                {"input_ids": {0: "batch", 1: "sequence"}}),
     "speech": (Speech, lambda: (torch.randn(2, 1600),), ["wave"], ["logits"], {"wave": {0: "batch", 1: "samples"}}),
 }
+
+
+# Architectures the TorchScript exporter cannot export, and why.
+DYNAMO_ONLY = {"hf_gpt2": "transformers' causal mask uses aten::diff, which it does not support"}
 
 
 def export(arch: str, dynamo: bool) -> Path:
@@ -368,6 +411,7 @@ QUANTIZED = {
     "bert_script": ("qdyn",),
     "gpt2_dynamo": ("qdyn",),
     "speech_script": ("qdyn",),
+    "hf_bert_script": ("qdyn",),
 }
 CALIBRATION = {"resnet": (1, 3, 64, 96), "mobilenet": (1, 3, 64, 96), "fpn_det": (1, 3, 64, 96)}
 
@@ -425,6 +469,9 @@ def main() -> int:
     archs = args.only.split(",") if args.only else list(ARCHS)
     for arch in [] if args.no_export else archs:
         for dynamo in (False, True):
+            if not dynamo and arch in DYNAMO_ONLY:
+                print(f"export_torch: {arch}: no TorchScript export ({DYNAMO_ONLY[arch]})")
+                continue
             path = export(arch, dynamo)
             print(f"export_torch: {path.relative_to(HERE)} ({path.stat().st_size} bytes)")
     if not args.no_quantize:
