@@ -34,7 +34,9 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
+import tempfile
 import warnings
 from pathlib import Path
 
@@ -376,12 +378,19 @@ def export(arch: str, dynamo: bool) -> Path:
 
 
 def rename_dims(path: Path, in_names: list[str], axes: dict[str, dict[int, str]]) -> None:
-    """The dynamo exporter names the dims after torch's symbols (s0, s77...): rename them, everywhere in the
+    """Drops the nodes' stack traces (see below). The dynamo exporter names the dims after torch's symbols (s0, s77...): rename them, everywhere in the
     model (inputs, outputs, value_info), to the names the TorchScript export uses, so both read alike. A
     derived expression such as `s0//2` keeps its form with the symbol renamed."""
     import re
 
     m = onnx.load(str(path))
+    # Each node's `pkg.torch.onnx.stack_trace` names this script by its absolute path and line numbers:
+    # dropped, so that the export does not depend on where the repository is or on edits elsewhere in
+    # this file (the other metadata, the module path of each node, is kept).
+    for node in m.graph.node:
+        kept = [p for p in node.metadata_props if p.key != "pkg.torch.onnx.stack_trace"]
+        del node.metadata_props[:]
+        node.metadata_props.extend(kept)
     mapping: dict[str, str] = {}
     for vi in m.graph.input:
         for axis, name in axes.get(vi.name, {}).items():
@@ -389,6 +398,7 @@ def rename_dims(path: Path, in_names: list[str], axes: dict[str, dict[int, str]]
             if d.dim_param and d.dim_param not in mapping:
                 mapping[d.dim_param] = name
     if not mapping:
+        onnx.save(m, str(path))
         return
     pattern = re.compile(r"\b(" + "|".join(re.escape(k) for k in sorted(mapping, key=len, reverse=True)) + r")\b")
     for vi in [*m.graph.input, *m.graph.output, *m.graph.value_info]:
@@ -431,12 +441,25 @@ class Calibration:
 
 
 def quantize(source: str, mode: str) -> Path:
-    from onnxruntime.quantization import QuantFormat, QuantType, quantize_dynamic, quantize_static
-    from onnxruntime.quantization.shape_inference import quant_pre_process
-
     src = OUT / f"{source}.onnx"
     dest = OUT / f"{source}_{mode}.onnx"
     pre = OUT / f".{source}.pre.onnx"
+    # symbolic_shape_infer, when it gives up, saves `sym_shape_infer_temp.onnx` and a .data file into the
+    # current folder: let that be a temporary one.
+    with tempfile.TemporaryDirectory(prefix="export_torch-") as tmp:
+        here = os.getcwd()
+        os.chdir(tmp)
+        try:
+            quantize_in(src, dest, pre, source, mode)
+        finally:
+            os.chdir(here)
+    return dest
+
+
+def quantize_in(src: Path, dest: Path, pre: Path, source: str, mode: str) -> None:
+    from onnxruntime.quantization import QuantFormat, QuantType, quantize_dynamic, quantize_static
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+
     try:
         quant_pre_process(str(src), str(pre), skip_symbolic_shape=False)
     except Exception as e:  # noqa: BLE001 - symbolic_shape_infer gives up on some exports (fpn_det_script)
@@ -456,7 +479,6 @@ def quantize(source: str, mode: str) -> Path:
     finally:
         pre.unlink(missing_ok=True)
     onnx.checker.check_model(onnx.load(str(dest)))
-    return dest
 
 
 def main() -> int:
