@@ -2272,7 +2272,7 @@ def summarize_real_faults(results: Results, show: int) -> list[str]:
 
 def check_real_expand(ctx: Context, model: Model) -> Outcome:
     """`expand MODEL -o OUT` exits 0; OUT runs bit-identically to MODEL in onnxruntime (ORT_DISABLE_ALL) on
-    the seeded inputs of both sizes; no broadcasting node of OUT's main graph still broadcasts (onnx's
+    the seeded inputs of both sizes; `expand OUT` inserts nothing more; no broadcasting node of OUT's main graph still broadcasts (onnx's
     inference with the inputs fixed, else onnxruntime's run-time shapes) and `check --explicit` of OUT
     reports no B001, except where expand's stderr says `left implicit`. A mismatch first seen at a Pow is
     counted apart (a scalar exponent made explicit changes onnxruntime's kernel)."""
@@ -2282,7 +2282,9 @@ def check_real_expand(ctx: Context, model: Model) -> Outcome:
     if missing:
         return missing
     feeds = [real_feed(model, k) for k in range(len(real_bindings(model)))]
-    data: dict[str, Any] = {"insertions": 0, "left": 0, "ort": None, "pow": False, "violations": [], "b001": []}
+    data: dict[str, Any] = {
+        "insertions": 0, "left": 0, "ort": None, "pow": False, "violations": [], "b001": [], "again": None,
+    }
     problems = []
     with tempfile.TemporaryDirectory(prefix="onnx-lint-conformance-") as tmp:
         out = Path(tmp) / "model.onnx"
@@ -2306,6 +2308,10 @@ def check_real_expand(ctx: Context, model: Model) -> Outcome:
         for feed in feeds:
             _, _, _, violations, _ = check_broadcast_shapes(rewritten, feed)
             data["violations"] += [v for label, v in violations if label not in warned]
+        again = run_expand(ctx, out, Path(tmp) / "again.onnx")
+        if again.problem or again.insertions:
+            data["again"] = again.problem or f"{again.insertions} more insertions"
+            problems.append(f"expand of OUT: {data['again']}")
         run = run_binary(ctx, "check", "--explicit", "--format", "json", out)
         try:
             diags = json.loads(run.stdout).get("diagnostics", [])
@@ -2333,7 +2339,7 @@ def summarize_real_expand(results: Results, show: int) -> list[str]:
         f"{c['mismatch']} (of which first at a Pow: {sum(1 for d in data if d['pow'])}), unchanged "
         f"{c['unchanged']}, not written {c['not written']}; 'left implicit' {sum(d['left'] for d in data)}; "
         f"unlisted still-broadcasting nodes {sum(len(d['violations']) for d in data)}, unlisted B001 "
-        f"{sum(len(d['b001']) for d in data)}"
+        f"{sum(len(d['b001']) for d in data)}; expand of OUT not a no-op on {sum(1 for d in data if d['again'])}"
     ]
 
 
@@ -2382,6 +2388,8 @@ def print_real_table(results: dict[str, Results]) -> None:
             text += " (Pow)"
         if d["violations"] or d["b001"]:
             text += f" +{len(d['violations']) + len(d['b001'])} unlisted"
+        if d["again"]:
+            text += ", not idempotent"
         return f"{d['insertions']} ins, {text}"
 
     print("real corpus:")
