@@ -1764,6 +1764,7 @@ def check_real_load(ctx: Context, model: Model) -> Outcome:
         for d in diags if d.get("severity") == "error"
     ]
     data["warnings"] = sum(1 for d in diags if d.get("severity") == "warning")
+    data["w1"] = [f"'{d.get('node')}': {d.get('message')}" for d in diags if d.get("code") == "W1"]
     data["infos"] = Counter(d.get("code") for d in diags if d.get("severity") == "info")
     if data["errors"]:
         more = f" [{len(data['errors'])} errors in all]" if len(data["errors"]) > 1 else ""
@@ -1783,6 +1784,13 @@ def summarize_real_load(results: Results, show: int) -> list[str]:
         lines.append(f"  false error {m.rel}: {e}")
     if len(listed) > show:
         lines.append(f"  ... and {len(listed) - show} more")
+    w1 = [(m, d["w1"]) for m, d in data if d.get("w1")]
+    lines.append(
+        f"real-load: W1 (broadcast only under a condition on the symbols) on {len(w1)} models "
+        f"({sum(len(w) for _, w in w1)} warnings); the first of each:"
+    )
+    for m, w in w1[:show]:
+        lines.append(f"  W1 {m.rel} ({len(w)}): {shorten(w[0])[:220]}")
     return lines
 
 
