@@ -1787,7 +1787,7 @@ def summarize_real_load(results: Results, show: int) -> list[str]:
     w1 = [(m, d["w1"]) for m, d in data if d.get("w1")]
     lines.append(
         f"real-load: W1 (broadcast only under a condition on the symbols) on {len(w1)} models "
-        f"({sum(len(w) for _, w in w1)} warnings); the first of each:"
+        f"({sum(len(w) for _, w in w1)} warnings)" + ("; the first of each:" if w1 else "")
     )
     for m, w in w1[:show]:
         lines.append(f"  W1 {m.rel} ({len(w)}): {shorten(w[0])[:220]}")
