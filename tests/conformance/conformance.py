@@ -1510,18 +1510,20 @@ def real_bindings(model: Model) -> list[dict[str, int]]:
 
 
 def real_feed(model: Model, k: int, shapes: dict[str, list[int]] | None = None) -> dict[str, Any]:
-    """Seeded random inputs for run `k` (or for the given input shapes), fixed values where the manifest
-    says (silero's sample rate)."""
+    """Seeded random inputs for run `k` (the inputs named in `shapes` with those shapes instead), fixed values
+    where the manifest says (silero's sample rate)."""
     import numpy as np
     import onnx
 
     proto = real_proto(model)
-    binding = real_bindings(model)[k] if shapes is None else {}
+    binding = real_bindings(model)[k]
     rng = np.random.default_rng(REAL_SEED + k)
     types = {vi.name: vi.type.tensor_type.elem_type for vi in proto.graph.input}
     feed = {}
     for name, dims in real_template(model).items():
-        concrete = shapes[name] if shapes is not None else [binding[d] if isinstance(d, str) else d for d in dims]
+        concrete = [binding[d] if isinstance(d, str) else d for d in dims]
+        if shapes is not None and name in shapes:
+            concrete = shapes[name]
         if name in model.spec.get("values", {}):
             dtype = onnx.helper.tensor_dtype_to_np_dtype(types[name])
             feed[name] = np.full(concrete, model.spec["values"][name], dtype=dtype)
@@ -1581,12 +1583,6 @@ def node_outputs(proto: Any) -> list[tuple[str, str, str]]:
 
 class NotEvaluable(Exception):
     """A symbolic size that cannot be evaluated; the argument says why (the category counted)."""
-
-
-def _fraction_floor(x: Any) -> int:
-    import math
-
-    return math.floor(x)
 
 
 def evaluate_size(expr: str, binding: dict[str, int]) -> int:
