@@ -907,7 +907,8 @@ mod tests {
                                 let want = if auto == AutoPad::Same && d != 1 {
                                     // onnxruntime refuses a dilated SAME convolution; the spec says
                                     // ceil(x / s).
-                                    Some((x + s - 1) / s).filter(|&v| v > 0 && family == Family::Conv)
+                                    Some((x + s - 1) / s)
+                                        .filter(|&v| v > 0 && family == Family::Conv)
                                 } else {
                                     ort_forward(x, k, s, d, pads, ceil, auto)
                                 };
