@@ -7,6 +7,7 @@
 //! - Conv, ConvTranspose: 1, 11 (`kernel_shape` may be omitted and read from W; pads default 0), 22.
 //! - MaxPool: 8 adds the `Indices` output; 10 adds `dilations` and `ceil_mode`; 11, 12, 22.
 //! - AveragePool: 7 `count_include_pad`; 10 `ceil_mode`; 19 `dilations`; 22. LpPool: 18 adds both; 22.
+//! - GlobalAveragePool, GlobalMaxPool: 1, 22; GlobalLpPool: 1, 2, 22. None of them changes a shape.
 //! - MaxUnpool: 9, 11, 22. MaxRoiPool: 1, 22. DeformConv: 19, 22. ConvInteger, QLinearConv: 10.
 //!
 //! Per spatial axis, with `ek = (k - 1) * d + 1` (the dilated kernel) and `span = in + pb + pe - ek`:
@@ -148,8 +149,8 @@ fn to_size(p: Option<Poly>) -> Dim {
 }
 
 impl Window {
-    /// Kernel, stride, dilated kernel, begin pad and end pad of spatial axis `i`; `None` when the
-    /// dilated kernel overflows.
+    /// Stride, dilated kernel, begin pad and end pad of spatial axis `i`; `None` when the dilated
+    /// kernel overflows.
     fn axis(&self, i: usize) -> Option<(i64, i64, i64, i64)> {
         let n = self.kernel.len();
         let (k, s, d) = (self.kernel[i], self.strides[i], self.dilations[i]);
