@@ -347,3 +347,83 @@ fn a_reshape_of_a_symbolic_count_to_known_sizes_binds_it() {
     );
     assert_eq!(shape_of(&m, "y"), "[4, 768]");
 }
+
+fn with_ints(mut n: NodeProto, name: &str, v: &[i64]) -> NodeProto {
+    n.attribute.push(AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(AttributeType::Ints as i32),
+        ints: v.to_vec(),
+        ..Default::default()
+    });
+    n
+}
+
+/// A convolution with square stride and pads.
+fn conv(name: &str, x: &str, w: &str, y: &str, stride: i64, pad: i64) -> NodeProto {
+    let n = with_ints(node("Conv", name, &[x, w], &[y]), "strides", &[stride; 2]);
+    with_ints(n, "pads", &[pad; 4])
+}
+
+/// Strided convolutions and pools of symbolic sizes: a ResNet stem and a downsampling residual block
+/// on `[N, 3, h, w]`. Both branches of the block compute `floor((x - 1)/2) + 1` in their own way
+/// (3x3 with pad 1, 1x1 with none); they meet in one expression, so their Add is clean. A U-Net style
+/// skip that adds the block's output upsampled by 2 to the stem's output is not: `ceil(h/8)*2` and
+/// `ceil(h/4)` differ for some `h` (4, say), and that Add gets a W1.
+#[test]
+fn strided_convolutions_keep_symbolic_sizes_exact() {
+    let nodes = vec![
+        conv("stem", "x", "w_stem", "s", 2, 3),
+        with_ints(
+            with_ints(
+                with_ints(
+                    node("MaxPool", "pool", &["s"], &["p"]),
+                    "kernel_shape",
+                    &[3, 3],
+                ),
+                "strides",
+                &[2, 2],
+            ),
+            "pads",
+            &[1, 1, 1, 1],
+        ),
+        conv("a1", "p", "w_a1", "a", 2, 1),
+        conv("a2", "a", "w_a2", "a_out", 1, 1),
+        conv("down", "p", "w_down", "b", 2, 0),
+        node("Add", "residual", &["a_out", "b"], &["r"]),
+        with_ints(
+            node("ConvTranspose", "up", &["r", "w_up"], &["u"]),
+            "strides",
+            &[2, 2],
+        ),
+        node("Add", "skip", &["u", "p"], &["y"]),
+    ];
+    let m = load(Graph {
+        nodes,
+        inputs: vec![
+            float("x", &["N", "3", "h", "w"]),
+            float("w_stem", &["64", "3", "7", "7"]),
+            float("w_a1", &["128", "64", "3", "3"]),
+            float("w_a2", &["128", "128", "3", "3"]),
+            float("w_down", &["128", "64", "1", "1"]),
+            float("w_up", &["128", "64", "2", "2"]),
+        ],
+        outputs: vec![float_any("r"), float_any("y")],
+        value_info: vec![],
+        initializers: vec![],
+    });
+    assert_eq!(shape_of(&m, "s"), "[N, 64, ceil(h/2), ceil(w/2)]");
+    assert_eq!(shape_of(&m, "p"), "[N, 64, ceil(h/4), ceil(w/4)]");
+    assert_eq!(shape_of(&m, "a_out"), "[N, 128, ceil(h/8), ceil(w/8)]");
+    assert_eq!(shape_of(&m, "b"), "[N, 128, ceil(h/8), ceil(w/8)]");
+    assert_eq!(shape_of(&m, "r"), "[N, 128, ceil(h/8), ceil(w/8)]");
+    assert_eq!(shape_of(&m, "u"), "[N, 64, ceil(h/8)*2, ceil(w/8)*2]");
+    let w1 = with_code(&m, Code::PossibleBroadcastError);
+    let at: Vec<(Option<&str>, Option<i64>)> =
+        w1.iter().map(|d| (d.node.as_deref(), d.axis)).collect();
+    assert_eq!(
+        at,
+        [(Some("skip"), Some(-2)), (Some("skip"), Some(-1))],
+        "{w1:#?}"
+    );
+    assert!(with_code(&m, Code::BroadcastError).is_empty());
+}

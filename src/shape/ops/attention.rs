@@ -20,8 +20,8 @@ use super::super::ctx::NodeCtx;
 use super::super::dim::{Dim, Shape};
 use super::super::registry::Registry;
 use super::super::value::ValueInfo;
-use super::common::{add_offset, div_exact, like, mul};
-use super::support::{add, dim_of, elem, elem_attr, or_dim, rank_of};
+use super::common::{add, div_exact, like, mul, shift};
+use super::support::{dim_of, elem, elem_attr, or_dim, rank_of};
 use crate::proto::tensor_proto::DataType;
 
 pub fn register(r: &mut Registry) {
@@ -171,11 +171,8 @@ fn causal_conv_with_state(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         Some(s) if s.len() == 3 => Some(s),
         _ => {
             let k = dim_of(ctx, 1, 3, 2);
-            let taps = if k == Dim::Known(0) {
-                Dim::Unknown
-            } else {
-                add_offset(&k, -1)
-            };
+            // A kernel of k taps keeps k - 1 past inputs (`kernel-1` for a symbolic kernel size).
+            let taps = shift(&k, -1);
             Some(vec![
                 dim_of(ctx, 0, 3, 0),
                 or_dim(dim_of(ctx, 0, 3, 1), dim_of(ctx, 1, 3, 0)),
@@ -258,6 +255,36 @@ mod tests {
         );
         assert_eq!(out[0].shape, shape(&["B", "C", "L"]));
         assert_eq!(out[1].shape, shape(&["B", "C", "3"]));
+    }
+
+    #[test]
+    fn a_symbolic_cache_grows_by_the_new_keys() {
+        let n = node("Attention", 6, 4, vec![]);
+        let inputs = [
+            t(F32, &["B", "8", "S", "64"]),
+            t(F32, &["B", "2", "S", "64"]),
+            t(F32, &["B", "2", "S", "64"]),
+            None,
+            t(F32, &["B", "2", "past", "64"]),
+            t(F32, &["B", "2", "past", "64"]),
+        ];
+        let out = run(attention, &n, 23, &inputs);
+        let text = |i: usize| crate::shape::dim::format_shape(&out[i].shape);
+        assert_eq!(text(1), "[B, 2, S+past, 64]");
+        assert_eq!(text(2), "[B, 2, S+past, 64]");
+        assert_eq!(text(3), "[B, 8, S, S+past]");
+        // A symbolic kernel keeps kernel-1 inputs of state.
+        let n = node("CausalConvWithState", 2, 2, vec![]);
+        let out = run(
+            causal_conv_with_state,
+            &n,
+            27,
+            &[t(F32, &["B", "C", "L"]), t(F32, &["C", "1", "k"])],
+        );
+        assert_eq!(
+            crate::shape::dim::format_shape(&out[1].shape),
+            "[B, C, k-1]"
+        );
     }
 
     #[test]

@@ -468,6 +468,7 @@ mod hostile {
         "shape",
         "value_ints",
         "paddings",
+        "pooled_shape",
     ];
 
     fn attr_sets() -> Vec<Vec<AttributeProto>> {

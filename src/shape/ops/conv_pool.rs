@@ -1,30 +1,44 @@
 //! Convolutions and pooling: the spatial output sizes from `kernel_shape`, `strides`, `dilations`,
-//! `pads`, `auto_pad` and `ceil_mode`.
+//! `pads`, `auto_pad` and `ceil_mode`, exact for symbolic sizes too.
 //!
 //! Spec: <https://github.com/onnx/onnx/blob/main/docs/Operators.md#Conv>, `#ConvTranspose`, `#MaxPool`,
 //! `#AveragePool`, `#LpPool`, `#GlobalAveragePool`, `#GlobalMaxPool`, `#GlobalLpPool`, `#MaxUnpool`,
-//! `#ConvInteger`, `#QLinearConv`, `#DeformConv`. Opset history:
+//! `#MaxRoiPool`, `#ConvInteger`, `#QLinearConv`, `#DeformConv`. Opset history:
 //! - Conv, ConvTranspose: 1, 11 (`kernel_shape` may be omitted and read from W; pads default 0), 22.
 //! - MaxPool: 8 adds the `Indices` output; 10 adds `dilations` and `ceil_mode`; 11, 12, 22.
-//! - AveragePool: 7 `count_include_pad`; 10 `ceil_mode`; 19 `dilations`. LpPool: 18 adds both.
-//! - MaxUnpool: 9, 11, 22. DeformConv: 19, 22. ConvInteger, QLinearConv: 10.
+//! - AveragePool: 7 `count_include_pad`; 10 `ceil_mode`; 19 `dilations`; 22. LpPool: 18 adds both; 22.
+//! - GlobalAveragePool, GlobalMaxPool: 1, 22; GlobalLpPool: 1, 2, 22. None of them changes a shape.
+//! - MaxUnpool: 9, 11, 22. MaxRoiPool: 1, 22. DeformConv: 19, 22. ConvInteger, QLinearConv: 10.
 //!
-//! Per spatial axis, with `ek = (k - 1) * d + 1` (the dilated kernel):
-//! - explicit pads: `floor((in + pb + pe - ek) / s) + 1`, or `ceil(...)` + 1 with `ceil_mode`, where a
-//!   last window that would start in the end padding is dropped (as the spec and PyTorch say);
-//! - VALID: pads are 0 (ceil and floor agree there); SAME_UPPER/SAME_LOWER: `ceil(in / s)`;
-//! - ConvTranspose: `s * (in - 1) + output_padding + ek - pb - pe`, `in * s` for SAME (unknown where
-//!   that would need negative padding: onnxruntime then gives the unpadded size), or the
-//!   `output_shape` attribute.
+//! Per spatial axis, with `ek = (k - 1) * d + 1` (the dilated kernel) and `span = in + pb + pe - ek`:
+//! - explicit pads (and VALID, where they are 0): `floor(span / s) + 1`; with `ceil_mode` (pools only,
+//!   VALID included) `ceil(span / s) + 1`, less one when that last window would start in the end
+//!   padding (`ceil(span / s) * s >= in + pb`). onnxruntime always drops that window; onnx's own shape
+//!   inference does from the opset-22 versions of the pools on, and the spec says so. For a symbolic
+//!   `in` the drop is decided when it is the same for every value (the start of the last window less
+//!   `in + pb` is `pe - ek` plus something in `[0, s)`, or a constant); otherwise the size is unknown;
+//! - SAME_UPPER / SAME_LOWER: `ceil(in / s)`. onnxruntime's pools size that padding for the
+//!   *undilated* kernel, which gives less than the spec with a dilation above 1: such a size is unknown;
+//! - ConvTranspose: `s * (in - 1) + output_padding + ek - pb - pe`; with SAME it pads the excess of
+//!   that over `in * s` away and never pads negatively, so `s * in + min(output_padding + ek - s, 0)`
+//!   (what onnxruntime computes; onnx's shape inference keeps `output_padding` on top of `in * s`);
+//!   the `output_shape` attribute overrides both. MaxUnpool is the same with no dilation or output
+//!   padding, unless its `output_shape` input gives the sizes.
 //!
-//! A symbolic input size survives only where the output equals it (stride 1 and padding that exactly
-//! offsets the kernel, as in a 3x3 convolution with pads 1); anything else is unknown.
+//! Sizes are polynomials over the symbols ([`Poly`]): a ResNet stem on `h` gives `ceil(h/2)`, then
+//! `ceil(h/4)` after its max pool, and a 1x1 stride-2 downsample and a 3x3 stride-2 pad-1 convolution
+//! of the same input give one expression, so the residual Add that joins them needs no condition. The
+//! expressions assume what any model that runs assumes: the dilated kernel fits in the padded input
+//! (`span >= 0`). Below that the runtimes truncate toward zero and do not agree with each other in
+//! ceil mode; a known size there is unknown here, and a size of 0 or less is unknown too (onnxruntime
+//! refuses it).
 
 use super::super::ctx::NodeCtx;
-use super::super::dim::{Dim, Shape};
+use super::super::dim::{Dim, Poly, Shape};
 use super::super::registry::Registry;
 use super::super::value::ValueInfo;
-use super::common::{add_offset, mul, size_of_value, unknown_dims};
+use super::common::{mul, size_of_value, unknown_dims};
+use super::support::dim_of;
 use crate::proto::tensor_proto::DataType;
 
 pub fn register(r: &mut Registry) {
@@ -40,6 +54,7 @@ pub fn register(r: &mut Registry) {
         global_pool,
     );
     r.add("", "MaxUnpool", 9, max_unpool);
+    r.add("", "MaxRoiPool", 1, max_roi_pool);
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,6 +64,14 @@ enum AutoPad {
     Same,
 }
 
+/// Convolutions and pools read the same attributes but differ in two places: only pools have
+/// `ceil_mode`, and onnxruntime pads a pool's SAME for the undilated kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Family {
+    Conv,
+    Pool,
+}
+
 /// The sliding-window attributes of one node, for `n` spatial axes. A list of the wrong length or a
 /// non-positive kernel, stride or dilation leaves the window unknown (`None`).
 #[derive(Debug)]
@@ -56,10 +79,11 @@ struct Window {
     kernel: Vec<i64>,
     strides: Vec<i64>,
     dilations: Vec<i64>,
-    /// Begin pads then end pads, `2n` of them.
+    /// Begin pads then end pads, `2n` of them; 0 with an `auto_pad`, which computes its own.
     pads: Vec<i64>,
     auto_pad: AutoPad,
     ceil: bool,
+    family: Family,
 }
 
 /// An optional list attribute of `n` positive values, 1 each by default.
@@ -81,7 +105,7 @@ fn auto_pad(ctx: &NodeCtx<'_>) -> Option<AutoPad> {
 }
 
 /// The window of a node with `n` spatial axes, with `kernel` when the attribute is absent.
-fn window(ctx: &NodeCtx<'_>, n: usize, kernel: Option<Vec<i64>>) -> Option<Window> {
+fn window(ctx: &NodeCtx<'_>, n: usize, kernel: Option<Vec<i64>>, family: Family) -> Option<Window> {
     let kernel = match ctx.attr_ints("kernel_shape") {
         Some(k) => Some(k.to_vec()),
         None => kernel,
@@ -101,7 +125,8 @@ fn window(ctx: &NodeCtx<'_>, n: usize, kernel: Option<Vec<i64>>) -> Option<Windo
         dilations: positive_list(ctx, "dilations", n)?,
         pads,
         auto_pad,
-        ceil: ctx.attr_i("ceil_mode").unwrap_or(0) != 0,
+        ceil: family == Family::Pool && ctx.attr_i("ceil_mode").unwrap_or(0) != 0,
+        family,
     })
 }
 
@@ -114,98 +139,87 @@ fn kernel_from_weight(w: &Shape) -> Option<Vec<i64>> {
         .collect()
 }
 
+/// A computed size: a positive constant is known; 0 or less, which onnxruntime refuses, is unknown;
+/// an expression stays one unless it can never be positive.
+fn to_size(p: Option<Poly>) -> Dim {
+    match p.map(Poly::into_size) {
+        Some(Dim::Known(0)) | None => Dim::Unknown,
+        Some(d) => d,
+    }
+}
+
 impl Window {
-    /// The output size of spatial axis `i` of a convolution or pooling over `input`.
-    fn forward(&self, i: usize, input: &Dim) -> Dim {
+    /// Stride, dilated kernel, begin pad and end pad of spatial axis `i`; `None` when the dilated
+    /// kernel overflows.
+    fn axis(&self, i: usize) -> Option<(i64, i64, i64, i64)> {
         let n = self.kernel.len();
         let (k, s, d) = (self.kernel[i], self.strides[i], self.dilations[i]);
-        let (pb, pe) = match self.auto_pad {
-            AutoPad::NotSet => (self.pads[i], self.pads[i + n]),
-            _ => (0, 0),
-        };
-        let ek = i128::from(k - 1) * i128::from(d) + 1;
-        let Dim::Known(x) = input else {
-            // Only with stride 1 can the result be the input plus a constant (0 to keep a symbol).
-            return match self.auto_pad {
-                _ if s != 1 => Dim::Unknown,
-                AutoPad::Same => input.clone(),
-                _ => offset_dim(input, i128::from(pb) + i128::from(pe) - ek + 1),
-            };
-        };
-        let (x, s) = (i128::from(*x), i128::from(s));
-        let out = match self.auto_pad {
-            AutoPad::Same => (x + s - 1) / s,
-            _ => {
-                let span = x + i128::from(pb) + i128::from(pe) - ek;
-                if span < 0 {
-                    return Dim::Unknown; // the kernel does not fit: invalid
-                }
-                if self.ceil && self.auto_pad == AutoPad::NotSet {
-                    let o = (span + s - 1) / s + 1;
-                    // A last window starting in the end padding is dropped.
-                    if (o - 1) * s >= x + i128::from(pb) {
-                        o - 1
-                    } else {
-                        o
-                    }
-                } else {
-                    span / s + 1
+        let ek = (k - 1).checked_mul(d)?.checked_add(1)?;
+        Some((s, ek, self.pads[i], self.pads[i + n]))
+    }
+
+    /// The output size of spatial axis `i` of a convolution or pooling over `input`.
+    fn forward(&self, i: usize, input: &Dim) -> Dim {
+        to_size(self.forward_poly(i, input))
+    }
+
+    fn forward_poly(&self, i: usize, input: &Dim) -> Option<Poly> {
+        let x = Poly::of_size(input)?;
+        let (s, ek, pb, pe) = self.axis(i)?;
+        if self.auto_pad == AutoPad::Same {
+            if self.family == Family::Pool && self.dilations[i] != 1 {
+                return None; // onnxruntime and the spec disagree (see the module's header)
+            }
+            return x.ceil_div(s);
+        }
+        let span = x.add(&Poly::constant(pb.checked_add(pe)?.checked_sub(ek)?))?;
+        if span.as_constant().is_some_and(|c| c < 0) {
+            return None; // the kernel does not fit (see the module's header)
+        }
+        let one = Poly::constant(1);
+        if !self.ceil {
+            return span.floor_div(s)?.add(&one);
+        }
+        // Windows start at 0, s, ..., q * s in padded coordinates; the last is dropped when it starts
+        // at or after `pb + in`, the start of the end padding.
+        let q = span.ceil_div(s)?;
+        let beyond = q
+            .mul(&Poly::constant(s))?
+            .sub(&x)?
+            .sub(&Poly::constant(pb))?;
+        let drop = match beyond.as_constant() {
+            Some(c) => c >= 0,
+            // q * s - span is in [0, s), and span - in - pb is pe - ek.
+            None => {
+                let low = i128::from(pe) - i128::from(ek);
+                match (low >= 0, low + i128::from(s) - 1 < 0) {
+                    (true, _) => true,
+                    (_, true) => false,
+                    _ => return None,
                 }
             }
         };
-        to_dim(out)
+        if drop { Some(q) } else { q.add(&one) }
     }
 
     /// The output size of spatial axis `i` of a transposed convolution over `input`.
     fn transposed(&self, i: usize, input: &Dim, output_padding: i64) -> Dim {
-        let n = self.kernel.len();
-        let (k, s, d) = (self.kernel[i], self.strides[i], self.dilations[i]);
-        let (pb, pe) = match self.auto_pad {
-            AutoPad::NotSet => (self.pads[i], self.pads[i + n]),
-            _ => (0, 0),
-        };
-        let ek = i128::from(k - 1) * i128::from(d) + 1;
-        let extra = i128::from(output_padding) + ek - i128::from(pb) - i128::from(pe);
-        match (input, self.auto_pad) {
-            // SAME pads so that the output is `in * s`; it cannot when that would take negative
-            // padding (`output_padding + ek < s`), where runtimes give the unpadded size instead.
-            (Dim::Known(x), AutoPad::Same) => {
-                let unpadded = unpadded_transposed(*x, s, extra);
-                let same = i128::from(s) * i128::from(*x);
-                match unpadded {
-                    Some(u) if u >= same => to_dim(same),
-                    _ => Dim::Unknown,
-                }
-            }
-            (_, AutoPad::Same) if s == 1 => input.clone(),
-            (Dim::Known(x), _) => {
-                unpadded_transposed(*x, s, extra).map_or(Dim::Unknown, |v| positive(to_dim(v)))
-            }
-            (_, _) if s == 1 => offset_dim(input, extra - 1),
-            _ => Dim::Unknown,
-        }
+        to_size(self.transposed_poly(i, input, output_padding))
     }
-}
 
-/// `s * (x - 1) + extra`, unless it overflows.
-fn unpadded_transposed(x: u64, s: i64, extra: i128) -> Option<i128> {
-    i128::from(s)
-        .checked_mul(i128::from(x) - 1)?
-        .checked_add(extra)
-}
-
-/// A computed size: known when it fits, unknown when negative or too large.
-fn to_dim(v: i128) -> Dim {
-    u64::try_from(v).map_or(Dim::Unknown, Dim::Known)
-}
-
-fn offset_dim(d: &Dim, delta: i128) -> Dim {
-    i64::try_from(delta).map_or(Dim::Unknown, |delta| add_offset(d, delta))
-}
-
-/// An output size of 0 from a window formula means the window did not fit: nothing is known.
-fn positive(d: Dim) -> Dim {
-    if d == Dim::Known(0) { Dim::Unknown } else { d }
+    fn transposed_poly(&self, i: usize, input: &Dim, output_padding: i64) -> Option<Poly> {
+        let x = Poly::of_size(input)?;
+        let (s, ek, pb, pe) = self.axis(i)?;
+        // s * (in - 1) + output_padding + ek is s * in + extra.
+        let extra = output_padding.checked_add(ek)?.checked_sub(s)?;
+        let trim = match self.auto_pad {
+            // SAME pads the excess over s * in away, and cannot pad a shortfall.
+            AutoPad::Same => extra.max(0),
+            _ => pb.checked_add(pe)?,
+        };
+        x.mul(&Poly::constant(s))?
+            .add(&Poly::constant(extra.checked_sub(trim)?))
+    }
 }
 
 /// The slots of the data input and weight of a convolution-like op, and its output element type.
@@ -241,11 +255,11 @@ fn conv(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         return vec![ValueInfo::tensor(elem, None)];
     };
     let n = rank - 2;
-    let win = window(ctx, n, kernel_from_weight(&w));
+    let win = window(ctx, n, kernel_from_weight(&w), Family::Conv);
     let mut out = vec![dim_at(&x, 0), dim_at(&w, 0)];
     for i in 0..n {
         out.push(match &win {
-            Some(win) => positive(win.forward(i, &dim_at(&x, i + 2))),
+            Some(win) => win.forward(i, &dim_at(&x, i + 2)),
             None => Dim::Unknown,
         });
     }
@@ -266,15 +280,22 @@ fn conv_transpose(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         .map_or(Dim::Unknown, |g| mul(&dim_at(&w, 1), &Dim::Known(g)));
     let mut out = vec![dim_at(&x, 0), channels];
     if let Some(explicit) = ctx.attr_ints("output_shape") {
-        // The attribute may list the spatial sizes only or the whole shape: its last n are spatial.
-        let tail = explicit.len().checked_sub(n).map(|k| &explicit[k..]);
+        // The spatial sizes, or the whole shape (onnxruntime reads its last n then); 0 or a negative
+        // size is refused.
+        let tail = match explicit.len() {
+            len if len == n || len == n + 2 => Some(&explicit[len - n..]),
+            _ => None,
+        };
         match tail {
-            Some(t) => out.extend(t.iter().map(|&v| size_of_value(&Dim::Known(v as u64)))),
+            Some(t) => out.extend(t.iter().map(|&v| match v {
+                1.. => Dim::Known(v as u64),
+                _ => Dim::Unknown,
+            })),
             None => out.extend(std::iter::repeat_n(Dim::Unknown, n)),
         }
         return vec![ValueInfo::tensor(elem, Some(out))];
     }
-    let win = window(ctx, n, kernel_from_weight(&w));
+    let win = window(ctx, n, kernel_from_weight(&w), Family::Conv);
     let output_padding = match ctx.attr_ints("output_padding") {
         None => Some(vec![0; n]),
         Some(p) if p.len() == n && p.iter().all(|&v| v >= 0) => Some(p.to_vec()),
@@ -289,16 +310,17 @@ fn conv_transpose(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     vec![ValueInfo::tensor(elem, Some(out))]
 }
 
-/// MaxPool, AveragePool, LpPool: `[N, C, spatial...]`; MaxPool's `Indices` has the same shape.
+/// MaxPool, AveragePool, LpPool: `[N, C, spatial...]`; MaxPool's `Indices` (int64, whatever
+/// `storage_order` says about the values) has the same shape.
 fn pool(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let x = ctx.shape(0);
     let shape = x.as_ref().filter(|s| s.len() >= 2).map(|dims| {
         let n = dims.len() - 2;
-        let win = window(ctx, n, None);
+        let win = window(ctx, n, None, Family::Pool);
         let mut out = dims[..2].to_vec();
         for i in 0..n {
             out.push(match &win {
-                Some(win) => positive(win.forward(i, &dims[i + 2])),
+                Some(win) => win.forward(i, &dims[i + 2]),
                 None => Dim::Unknown,
             });
         }
@@ -337,13 +359,19 @@ fn max_unpool(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     }
     let shape = ctx.shape(0).filter(|s| s.len() >= 2).map(|dims| {
         let n = dims.len() - 2;
-        let win = window(ctx, n, None);
+        // MaxUnpool has no dilations (onnxruntime reads none) and no auto_pad (one set would zero
+        // the pads onnxruntime reads, so the window is then unknown).
+        let win = window(ctx, n, None, Family::Pool)
+            .filter(|w| w.auto_pad == AutoPad::NotSet)
+            .map(|mut w| {
+                w.dilations.fill(1);
+                w
+            });
         let mut out = dims[..2].to_vec();
         for i in 0..n {
             out.push(match &win {
-                // Unpooling is a transposed window with unit dilation and no output padding.
-                Some(win) if win.auto_pad == AutoPad::NotSet => win.transposed(i, &dims[i + 2], 0),
-                _ => Dim::Unknown,
+                Some(win) => win.transposed(i, &dims[i + 2], 0),
+                None => Dim::Unknown,
             });
         }
         out
@@ -351,14 +379,36 @@ fn max_unpool(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     vec![ValueInfo::tensor(elem, shape)]
 }
 
+/// MaxRoiPool(X, rois): `[num_rois, C, pooled_h, pooled_w]` for X `[N, C, H, W]` and rois
+/// `[num_rois, 5]`; the pooled sizes are the `pooled_shape` attribute.
+fn max_roi_pool(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let pooled: Vec<Dim> = match ctx.attr_ints("pooled_shape") {
+        Some(&[h, w]) if h > 0 && w > 0 => vec![Dim::Known(h as u64), Dim::Known(w as u64)],
+        _ => vec![Dim::Unknown; 2],
+    };
+    let mut out = vec![dim_of(ctx, 1, 2, 0), dim_of(ctx, 0, 4, 1)];
+    out.extend(pooled);
+    vec![ValueInfo::tensor(ctx.elem(0), Some(out))]
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::common::test_util::*;
     use super::*;
+    use crate::shape::dim::format_shape;
 
     fn conv2d(attrs: Vec<crate::proto::AttributeProto>, x: &[&str], w: &[&str]) -> Shape {
         let n = node("Conv", 2, 1, attrs);
         out_shape(conv, &n, 22, &[t(F32, x), t(F32, w)])
+    }
+
+    fn text(s: &Shape) -> String {
+        format_shape(s)
+    }
+
+    /// A float tensor of the given dimensions (computed ones included).
+    fn dims(d: Vec<Dim>) -> Option<ValueInfo> {
+        Some(ValueInfo::tensor(F32, Some(d)))
     }
 
     #[test]
@@ -373,12 +423,56 @@ mod tests {
         let a = vec![attr_ints("dilations", &[2, 2])];
         let s = conv2d(a, &["1", "3", "10", "10"], &["8", "3", "3", "3"]);
         assert_eq!(s, shape(&["1", "8", "6", "6"]));
-        // A 3x3 convolution with pads 1 and stride 1 keeps symbolic sizes.
+        // A 3x3 convolution with pads 1 and stride 1 keeps symbolic sizes; without pads it trims 2.
         let a = vec![attr_ints("pads", &[1, 1, 1, 1])];
         let s = conv2d(a, &["N", "3", "H", "W"], &["8", "3", "3", "3"]);
         assert_eq!(s, shape(&["N", "8", "H", "W"]));
         let s = conv2d(vec![], &["N", "3", "H", "W"], &["8", "3", "3", "3"]);
-        assert_eq!(s, shape(&["N", "8", "?", "?"]));
+        assert_eq!(text(&s), "[N, 8, H-2, W-2]");
+        // The kernel does not fit a known input: no size.
+        let s = conv2d(vec![], &["N", "3", "2", "3"], &["8", "3", "3", "3"]);
+        assert_eq!(text(&s), "[N, 8, ?, 1]");
+    }
+
+    #[test]
+    fn resnet_stem_and_downsamples_meet_in_one_expression() {
+        let stem = vec![
+            attr_ints("strides", &[2, 2]),
+            attr_ints("pads", &[3, 3, 3, 3]),
+        ];
+        let s = conv2d(stem, &["N", "3", "h", "w"], &["64", "3", "7", "7"]);
+        assert_eq!(text(&s), "[N, 64, ceil(h/2), ceil(w/2)]");
+        let n = node(
+            "MaxPool",
+            1,
+            1,
+            vec![
+                attr_ints("kernel_shape", &[3, 3]),
+                attr_ints("strides", &[2, 2]),
+                attr_ints("pads", &[1, 1, 1, 1]),
+            ],
+        );
+        let pooled = out_shape(pool, &n, 12, &[dims(s.clone().unwrap())]);
+        assert_eq!(text(&pooled), "[N, 64, ceil(h/4), ceil(w/4)]");
+        let x = pooled.unwrap();
+        // The two branches of a downsampling residual block: a 3x3 stride-2 pad-1 convolution and a
+        // 1x1 stride-2 one.
+        let n3 = node(
+            "Conv",
+            2,
+            1,
+            vec![
+                attr_ints("strides", &[2, 2]),
+                attr_ints("pads", &[1, 1, 1, 1]),
+            ],
+        );
+        let n1 = node("Conv", 2, 1, vec![attr_ints("strides", &[2, 2])]);
+        let w3 = t(F32, &["128", "64", "3", "3"]);
+        let w1 = t(F32, &["128", "64", "1", "1"]);
+        let a = out_shape(conv, &n3, 11, &[dims(x.clone()), w3]);
+        let b = out_shape(conv, &n1, 11, &[dims(x), w1]);
+        assert_eq!(text(&a), "[N, 128, ceil(h/8), ceil(w/8)]");
+        assert_eq!(a, b, "floor((x-1)/2)+1 both ways");
     }
 
     #[test]
@@ -388,20 +482,39 @@ mod tests {
             attr_ints("strides", &[2, 2]),
         ];
         let s = conv2d(a, &["1", "3", "7", "H"], &["8", "3", "3", "3"]);
-        assert_eq!(s, shape(&["1", "8", "4", "?"]));
+        assert_eq!(text(&s), "[1, 8, 4, ceil(H/2)]");
+        let a = vec![
+            attr_s("auto_pad", "SAME_LOWER"),
+            attr_ints("strides", &[3, 1]),
+        ];
+        let s = conv2d(a, &["1", "3", "H", "W"], &["8", "3", "5", "5"]);
+        assert_eq!(text(&s), "[1, 8, ceil(H/3), W]");
+        let a = vec![attr_s("auto_pad", "VALID"), attr_ints("strides", &[2, 2])];
+        let s = conv2d(a, &["1", "3", "7", "H"], &["8", "3", "3", "3"]);
+        assert_eq!(text(&s), "[1, 8, 3, ceil(H/2)-1]");
         let a = vec![attr_s("auto_pad", "VALID")];
         let s = conv2d(a, &["1", "3", "7", "2"], &["8", "3", "3", "3"]);
         assert_eq!(s, shape(&["1", "8", "5", "?"]));
+        // ceil_mode is a pooling attribute: a convolution ignores it.
+        let a = vec![attr_ints("strides", &[2, 2]), attr_i("ceil_mode", 1)];
+        let s = conv2d(a, &["1", "3", "8", "8"], &["8", "3", "3", "3"]);
+        assert_eq!(s, shape(&["1", "8", "3", "3"]));
         for bad in [
             attr_ints("strides", &[0, 1]),
+            attr_ints("strides", &[i64::MAX, 1]),
             attr_ints("pads", &[1, 1]),
+            attr_ints("pads", &[i64::MAX, i64::MAX, 0, 0]),
+            attr_ints("pads", &[-1, 0, 0, 0]),
             attr_ints("dilations", &[i64::MAX, 1]),
             attr_ints("kernel_shape", &[-3, 3]),
+            attr_ints("kernel_shape", &[i64::MAX, 3]),
             attr_s("auto_pad", "WHATEVER"),
         ] {
-            let s = conv2d(vec![bad], &["1", "3", "7", "7"], &["8", "3", "3", "3"]);
-            assert_eq!(s.as_ref().map(Vec::len), Some(4));
-            assert_eq!(s.as_ref().map(|v| v[1].clone()), Some(d("8")));
+            for x in [["1", "3", "7", "7"], ["1", "3", "H", "W"]] {
+                let s = conv2d(vec![bad.clone()], &x, &["8", "3", "3", "3"]);
+                assert_eq!(s.as_ref().map(Vec::len), Some(4));
+                assert_eq!(s.as_ref().map(|v| v[1].clone()), Some(d("8")));
+            }
         }
         assert_eq!(conv2d(vec![], &["?"], &[]), None);
         let n = node("Conv", 2, 1, vec![attr_ints("kernel_shape", &[3])]);
@@ -409,6 +522,10 @@ mod tests {
             out_shape(conv, &n, 22, &[None, None]),
             shape(&["?", "?", "?"])
         );
+    }
+
+    fn pool_node(op: &str, attrs: Vec<crate::proto::AttributeProto>) -> crate::proto::NodeProto {
+        node(op, 1, 1, attrs)
     }
 
     #[test]
@@ -422,29 +539,33 @@ mod tests {
                 attr_ints("strides", &[2, 2]),
             ],
         );
-        let out = run(pool, &n, 12, &[t(F32, &["N", "64", "112", "112"])]);
-        assert_eq!(out[0].shape, shape(&["N", "64", "55", "55"]));
+        let out = run(pool, &n, 12, &[t(F32, &["N", "64", "112", "H"])]);
+        assert_eq!(text(&out[0].shape), "[N, 64, 55, ceil(H/2)-1]");
+        assert_eq!(out[1].shape, out[0].shape, "Indices has Y's shape");
         assert_eq!(out[1].elem, I64);
-        let n = node(
+        let n = pool_node(
             "MaxPool",
-            1,
-            1,
             vec![
                 attr_ints("kernel_shape", &[3, 3]),
                 attr_ints("strides", &[2, 2]),
                 attr_i("ceil_mode", 1),
+                attr_i("storage_order", 1),
             ],
         );
+        // Ceil mode with no end padding never drops a window here: ceil((H-3)/2)+1 = floor(H/2).
         assert_eq!(
-            out_shape(pool, &n, 12, &[t(F32, &["N", "64", "112", "6"])]),
-            shape(&["N", "64", "56", "3"])
+            text(&out_shape(
+                pool,
+                &n,
+                12,
+                &[t(F32, &["N", "64", "112", "H"])]
+            )),
+            "[N, 64, 56, floor(H/2)]"
         );
         // ceil mode: 5 + 1 pad, k 2, s 2 gives ceil(4/2)+1 = 3 windows; the third starts at 4, inside
         // the input (pads begin at 0), so it stays.
-        let n = node(
+        let n = pool_node(
             "AveragePool",
-            1,
-            1,
             vec![
                 attr_ints("kernel_shape", &[2]),
                 attr_ints("strides", &[2]),
@@ -456,11 +577,18 @@ mod tests {
             out_shape(pool, &n, 19, &[t(F32, &["1", "1", "5"])]),
             shape(&["1", "1", "3"])
         );
+        // The same on 2*h: the last window starts at 2*h, in the end padding, for every h: dropped.
+        let two_h = mul(&d("h"), &d("2"));
+        let s = out_shape(pool, &n, 19, &[dims(vec![d("1"), d("1"), two_h])]);
+        assert_eq!(text(&s), "[1, 1, h]");
+        // On h it depends on h's parity: no expression says it.
+        assert_eq!(
+            out_shape(pool, &n, 19, &[t(F32, &["1", "1", "h"])]),
+            shape(&["1", "1", "?"])
+        );
         // 4 + pads (1, 2), k 2, s 2: ceil(5/2)+1 = 4, but the 4th window starts at 6 >= 4 + 1.
-        let n = node(
+        let n = pool_node(
             "AveragePool",
-            1,
-            1,
             vec![
                 attr_ints("kernel_shape", &[2]),
                 attr_ints("strides", &[2]),
@@ -472,9 +600,43 @@ mod tests {
             out_shape(pool, &n, 19, &[t(F32, &["1", "1", "4"])]),
             shape(&["1", "1", "3"])
         );
+        // An end pad of the whole kernel: the last window always starts in it.
+        let n = pool_node(
+            "LpPool",
+            vec![
+                attr_ints("kernel_shape", &[1]),
+                attr_ints("strides", &[2]),
+                attr_ints("pads", &[0, 1]),
+                attr_i("ceil_mode", 1),
+            ],
+        );
+        assert_eq!(
+            text(&out_shape(pool, &n, 18, &[t(F32, &["1", "1", "h"])])),
+            "[1, 1, ceil(h/2)]"
+        );
+        // SAME: ceil(in / s), except for a dilated pool, where onnxruntime pads differently.
+        let same = |dil: i64| {
+            pool_node(
+                "MaxPool",
+                vec![
+                    attr_ints("kernel_shape", &[3]),
+                    attr_ints("strides", &[2]),
+                    attr_ints("dilations", &[dil]),
+                    attr_s("auto_pad", "SAME_UPPER"),
+                ],
+            )
+        };
+        assert_eq!(
+            text(&out_shape(pool, &same(1), 12, &[t(F32, &["N", "C", "h"])])),
+            "[N, C, ceil(h/2)]"
+        );
+        assert_eq!(
+            out_shape(pool, &same(2), 12, &[t(F32, &["N", "C", "9"])]),
+            shape(&["N", "C", "?"])
+        );
         let g = node("GlobalAveragePool", 1, 1, vec![]);
         assert_eq!(
-            out_shape(global_pool, &g, 1, &[t(F32, &["N", "C", "7", "7"])]),
+            out_shape(global_pool, &g, 1, &[t(F32, &["N", "C", "h", "7"])]),
             shape(&["N", "C", "1", "1"])
         );
     }
@@ -500,23 +662,69 @@ mod tests {
                 t(F32, &["16", "4", "3", "3"]),
             ],
         );
-        assert_eq!(s, shape(&["N", "4", "16", "?"]));
+        // 2 * (in - 1) + 1 + 3 - 2 = 2 * in.
+        assert_eq!(text(&s), "[N, 4, 16, H*2]");
         let n = node(
             "ConvTranspose",
             2,
             1,
             vec![attr_ints("output_shape", &[20, 21]), attr_i("group", 2)],
         );
-        let s = out_shape(
-            conv_transpose,
-            &n,
-            11,
-            &[
-                t(F32, &["N", "16", "8", "8"]),
-                t(F32, &["16", "4", "3", "3"]),
-            ],
-        );
+        let x = t(F32, &["N", "16", "8", "h"]);
+        let w = t(F32, &["16", "4", "3", "3"]);
+        let s = out_shape(conv_transpose, &n, 11, &[x.clone(), w.clone()]);
         assert_eq!(s, shape(&["N", "8", "20", "21"]));
+        // The whole shape is accepted too (its spatial part counts); another length, or a size of 0,
+        // says nothing.
+        for (given, want) in [
+            (&[1, 8, 20, 21][..], "[N, 8, 20, 21]"),
+            (&[20, 21, 22], "[N, 8, ?, ?]"),
+            (&[0, -5], "[N, 8, ?, ?]"),
+        ] {
+            let n = node(
+                "ConvTranspose",
+                2,
+                1,
+                vec![attr_ints("output_shape", given), attr_i("group", 2)],
+            );
+            let s = out_shape(conv_transpose, &n, 11, &[x.clone(), w.clone()]);
+            assert_eq!(text(&s), want, "{given:?}");
+        }
+        // Upsampling a ceil(h/4) by 2 with a 2x2 kernel doubles it exactly; with a 3x3 kernel, pad 0,
+        // it is one more.
+        let ceil4 = Poly::of(&crate::shape::dim::SymExpr::var("h"))
+            .ceil_div(4)
+            .unwrap()
+            .into_size();
+        let up = |k: &str, attrs| {
+            let n = node("ConvTranspose", 2, 1, attrs);
+            let x = dims(vec![d("N"), d("16"), ceil4.clone()]);
+            out_shape(conv_transpose, &n, 22, &[x, t(F32, &["16", "4", k])])
+        };
+        let s2 = || vec![attr_ints("strides", &[2])];
+        assert_eq!(text(&up("2", s2())), "[N, 4, ceil(h/4)*2]");
+        assert_eq!(text(&up("3", s2())), "[N, 4, ceil(h/4)*2+1]");
+        // SAME: in * s when the kernel covers the stride, the unpadded size when it does not.
+        let same = || vec![attr_ints("strides", &[2]), attr_s("auto_pad", "SAME_UPPER")];
+        assert_eq!(text(&up("3", same())), "[N, 4, ceil(h/4)*2]");
+        assert_eq!(text(&up("1", same())), "[N, 4, ceil(h/4)*2-1]");
+        let mut with_padding = same();
+        with_padding.push(attr_ints("output_padding", &[1]));
+        assert_eq!(text(&up("3", with_padding)), "[N, 4, ceil(h/4)*2]");
+        // Pads larger than the output: no size; hostile values: no size, no panic.
+        for bad in [
+            vec![attr_ints("pads", &[9, 9])],
+            vec![attr_ints("output_padding", &[i64::MAX])],
+            vec![attr_ints("output_padding", &[-1])],
+            vec![attr_ints("strides", &[i64::MAX])],
+            vec![attr_ints("dilations", &[i64::MAX])],
+            vec![attr_ints("pads", &[i64::MAX, i64::MAX])],
+        ] {
+            let n = node("ConvTranspose", 2, 1, bad.clone());
+            let x = t(F32, &["N", "16", "3"]);
+            let s = out_shape(conv_transpose, &n, 22, &[x, t(F32, &["16", "4", "3"])]);
+            assert_eq!(text(&s), "[N, 4, ?]", "{bad:?}");
+        }
     }
 
     #[test]
@@ -530,8 +738,8 @@ mod tests {
                 attr_ints("strides", &[2, 2]),
             ],
         );
-        let s = out_shape(max_unpool, &n, 11, &[t(F32, &["1", "1", "2", "2"]), None]);
-        assert_eq!(s, shape(&["1", "1", "4", "4"]));
+        let s = out_shape(max_unpool, &n, 11, &[t(F32, &["1", "1", "2", "h"]), None]);
+        assert_eq!(text(&s), "[1, 1, 4, h*2]");
         let n = node("MaxUnpool", 3, 1, vec![attr_ints("kernel_shape", &[2, 2])]);
         let s = out_shape(
             max_unpool,
@@ -540,5 +748,260 @@ mod tests {
             &[t(F32, &["1", "1", "2", "2"]), None, ints(&[1, 1, 5, 5])],
         );
         assert_eq!(s, shape(&["1", "1", "5", "5"]));
+    }
+
+    #[test]
+    fn max_roi_pool_takes_rois_channels_and_pooled_shape() {
+        let n = node("MaxRoiPool", 2, 1, vec![attr_ints("pooled_shape", &[7, 6])]);
+        let inputs = [t(F32, &["N", "C", "H", "W"]), t(F32, &["R", "5"])];
+        assert_eq!(
+            out_shape(max_roi_pool, &n, 1, &inputs),
+            shape(&["R", "C", "7", "6"])
+        );
+        let n = node("MaxRoiPool", 2, 1, vec![attr_ints("pooled_shape", &[0, 6])]);
+        assert_eq!(
+            out_shape(max_roi_pool, &n, 1, &[None, None]),
+            shape(&["?", "?", "?", "?"])
+        );
+    }
+
+    /// onnxruntime's output size of one axis of a convolution or pool, written out as it computes it
+    /// (C++ integer division, pads as it derives them), or `None` where it refuses the model.
+    #[allow(clippy::too_many_arguments)]
+    fn ort_forward(
+        x: i64,
+        k: i64,
+        s: i64,
+        d: i64,
+        pads: (i64, i64),
+        ceil: bool,
+        auto: AutoPad,
+    ) -> Option<i64> {
+        let ek = (k - 1) * d + 1;
+        let (pb, pe) = match auto {
+            AutoPad::NotSet => pads,
+            AutoPad::Valid => (0, 0),
+            AutoPad::Same => {
+                let target = (x + s - 1) / s;
+                let needed = (target - 1) * s + ek - x;
+                (needed / 2, needed - needed / 2)
+            }
+        };
+        let span = x + pb + pe - ek;
+        let mut out = if ceil {
+            (span + s - 1).div_euclid(s) + 1
+        } else {
+            span / s + 1
+        };
+        if ceil && (out - 1) * s >= x + pb {
+            out -= 1;
+        }
+        (out > 0).then_some(out)
+    }
+
+    /// onnxruntime's output size of one axis of a transposed convolution.
+    fn ort_transposed(
+        x: i64,
+        k: i64,
+        s: i64,
+        d: i64,
+        pads: (i64, i64),
+        op: i64,
+        auto: AutoPad,
+    ) -> Option<i64> {
+        let unpadded = (x - 1) * s + op + (k - 1) * d + 1;
+        let out = match auto {
+            AutoPad::NotSet => unpadded - pads.0 - pads.1,
+            AutoPad::Valid => unpadded,
+            AutoPad::Same if unpadded >= x * s => x * s,
+            AutoPad::Same => unpadded,
+        };
+        (out > 0).then_some(out)
+    }
+
+    /// The value of a size at `h`.
+    fn at(size: &Dim, h: i64) -> Option<i64> {
+        match size {
+            Dim::Known(v) => i64::try_from(*v).ok(),
+            Dim::Sym(e) => e.eval(&|n| (n == "h").then_some(h)),
+            Dim::Unknown => None,
+        }
+    }
+
+    /// Input sizes as expressions of `h`: plain, even, a strided size, an offset.
+    fn inputs() -> Vec<Dim> {
+        let h = Poly::of(&crate::shape::dim::SymExpr::var("h"));
+        vec![
+            h.clone().into_size(),
+            h.mul(&Poly::constant(2)).unwrap().into_size(),
+            h.ceil_div(2).unwrap().into_size(),
+            h.add(&Poly::constant(3)).unwrap().into_size(),
+        ]
+    }
+
+    fn win(
+        k: i64,
+        s: i64,
+        d: i64,
+        pads: (i64, i64),
+        ceil: bool,
+        auto: AutoPad,
+        family: Family,
+    ) -> Window {
+        Window {
+            kernel: vec![k],
+            strides: vec![s],
+            dilations: vec![d],
+            pads: if auto == AutoPad::NotSet {
+                vec![pads.0, pads.1]
+            } else {
+                vec![0, 0]
+            },
+            auto_pad: auto,
+            ceil,
+            family,
+        }
+    }
+
+    /// Every symbolic window size, evaluated at h = 0..48, against onnxruntime's integer arithmetic on
+    /// the input's value, wherever the window fits; the same formula on known sizes gives the same
+    /// numbers, and unknown only where the window does not fit or onnxruntime refuses.
+    #[test]
+    fn symbolic_window_sizes_match_integer_arithmetic_at_every_value() {
+        let (mut checked, mut symbolic, mut undecided) = (0, 0, 0);
+        for (k, s, d) in itertools_product() {
+            for pads in [(0, 0), (0, 1), (1, 0), (1, 1), (2, 1), (3, 3), (0, 4)] {
+                for auto in [AutoPad::NotSet, AutoPad::Valid, AutoPad::Same] {
+                    for (ceil, family) in [
+                        (false, Family::Conv),
+                        (false, Family::Pool),
+                        (true, Family::Pool),
+                    ] {
+                        if auto != AutoPad::NotSet && pads != (0, 0) {
+                            continue;
+                        }
+                        let w = win(k, s, d, pads, ceil, auto, family);
+                        let ek = (k - 1) * d + 1;
+                        let same_dilated = auto == AutoPad::Same && d != 1;
+                        for input in inputs() {
+                            let out = w.forward(0, &input);
+                            match out {
+                                Dim::Unknown if same_dilated && family == Family::Pool => {}
+                                Dim::Unknown => {
+                                    assert!(
+                                        ceil,
+                                        "only a ceil-mode drop may be undecided: k{k} s{s} d{d} {pads:?} {auto:?} on {input}"
+                                    );
+                                    undecided += 1;
+                                }
+                                Dim::Sym(_) => symbolic += 1,
+                                Dim::Known(_) => {}
+                            }
+                            for h in 0..48 {
+                                let x = at(&input, h).unwrap();
+                                let (pb, pe) = if auto == AutoPad::NotSet {
+                                    pads
+                                } else {
+                                    (0, 0)
+                                };
+                                let fits = x + pb + pe >= ek;
+                                let want = if auto == AutoPad::Same && d != 1 {
+                                    // onnxruntime refuses a dilated SAME convolution; the spec says
+                                    // ceil(x / s).
+                                    Some((x + s - 1) / s)
+                                        .filter(|&v| v > 0 && family == Family::Conv)
+                                } else {
+                                    ort_forward(x, k, s, d, pads, ceil, auto)
+                                };
+                                let known = w.forward(0, &Dim::Known(x as u64));
+                                if auto == AutoPad::Same || fits {
+                                    assert_eq!(
+                                        at(&known, 0),
+                                        want,
+                                        "known {x}: k{k} s{s} d{d} {pads:?} {auto:?} ceil {ceil}"
+                                    );
+                                    if !matches!(out, Dim::Unknown) && want.is_some() {
+                                        assert_eq!(
+                                            at(&out, h),
+                                            want,
+                                            "{out} at h={h}: k{k} s{s} d{d} {pads:?} {auto:?} ceil {ceil}"
+                                        );
+                                        checked += 1;
+                                    }
+                                } else {
+                                    assert_eq!(
+                                        known,
+                                        Dim::Unknown,
+                                        "{x} does not fit k{k} d{d} {pads:?}"
+                                    );
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 50_000, "{checked} values checked");
+        assert!(symbolic > 1000, "{symbolic} symbolic sizes");
+        assert!(
+            undecided > 0 && undecided < symbolic / 4,
+            "{undecided} undecided"
+        );
+    }
+
+    fn itertools_product() -> Vec<(i64, i64, i64)> {
+        let mut out = Vec::new();
+        for k in 1..=4 {
+            for s in 1..=4 {
+                for d in 1..=2 {
+                    out.push((k, s, d));
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn symbolic_transposed_sizes_match_integer_arithmetic_at_every_value() {
+        let mut checked = 0;
+        for (k, s, d) in itertools_product() {
+            for pads in [(0, 0), (0, 1), (1, 1), (2, 3)] {
+                for op in 0..3 {
+                    for auto in [AutoPad::NotSet, AutoPad::Valid, AutoPad::Same] {
+                        if auto != AutoPad::NotSet && pads != (0, 0) {
+                            continue;
+                        }
+                        let w = win(k, s, d, pads, false, auto, Family::Conv);
+                        for input in inputs() {
+                            let out = w.transposed(0, &input, op);
+                            assert_ne!(
+                                out,
+                                Dim::Unknown,
+                                "k{k} s{s} d{d} {pads:?} op{op} {auto:?} on {input}"
+                            );
+                            for h in 0..48 {
+                                let x = at(&input, h).unwrap();
+                                let want = ort_transposed(x, k, s, d, pads, op, auto);
+                                let known = w.transposed(0, &Dim::Known(x as u64), op);
+                                assert_eq!(
+                                    at(&known, 0),
+                                    want,
+                                    "known {x}: k{k} s{s} d{d} {pads:?} op{op} {auto:?}"
+                                );
+                                if want.is_some() {
+                                    assert_eq!(
+                                        at(&out, h),
+                                        want,
+                                        "{out} at h={h}: k{k} s{s} d{d} {pads:?} op{op} {auto:?}"
+                                    );
+                                    checked += 1;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 20_000, "{checked} values checked");
     }
 }

@@ -361,8 +361,13 @@ fn split_sizes(ctx: &NodeCtx<'_>) -> Param<i64> {
 /// with a smaller last one.
 fn equal_parts(dim: &Dim, n: usize, uneven: bool) -> Vec<Dim> {
     let Dim::Known(total) = dim else {
-        // A symbolic size splits evenly only where it divides (`seq*12` in 3 parts of `seq*4`).
-        return vec![div_exact(dim, n as u64); n];
+        // A symbolic size splits evenly only where it divides (`seq*12` in 3 parts of `seq*4`); in
+        // chunks it is `ceil(dim / n)` each and the rest for the last, exact wherever the op runs.
+        return if uneven {
+            symbolic_chunks(dim, n)
+        } else {
+            vec![div_exact(dim, n as u64); n]
+        };
     };
     let n64 = n as u64;
     if n64 == 0 {
@@ -381,6 +386,25 @@ fn equal_parts(dim: &Dim, n: usize, uneven: bool) -> Vec<Dim> {
     let mut out = vec![Dim::Known(chunk); n - 1];
     out.push(last.map_or(Dim::Unknown, Dim::Known));
     out
+}
+
+/// `n` chunks of a symbolic `dim`: `ceil(dim / n)` for all but the last, which has the rest.
+fn symbolic_chunks(dim: &Dim, n: usize) -> Vec<Dim> {
+    let sizes = || -> Option<(Poly, Poly)> {
+        let total = Poly::of_size(dim)?;
+        let k = i64::try_from(n).ok().filter(|&k| k > 0)?;
+        let chunk = total.ceil_div(k)?;
+        let last = total.sub(&chunk.mul(&Poly::constant(k - 1))?)?;
+        Some((chunk, last))
+    };
+    match sizes() {
+        Some((chunk, last)) => {
+            let mut out = vec![chunk.into_size(); n - 1];
+            out.push(last.into_size());
+            out
+        }
+        None => vec![Dim::Unknown; n],
+    }
 }
 
 fn split(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
@@ -1297,6 +1321,25 @@ mod tests {
         let n = node("Split", 1, 4, vec![attr_i("num_outputs", 4)]);
         let out = run(split, &n, 18, &[t(F32, &["5"])]);
         assert_eq!(out[3].shape, shape(&["?"]));
+        // Symbolic chunks: ceil(L/4) each, the rest last; at every L where the last is a size, the
+        // sizes add up to L.
+        let out = run(split, &n, 18, &[t(F32, &["L"])]);
+        let sizes: Vec<String> = out.iter().map(|v| text(&v.shape)).collect();
+        assert_eq!(sizes[..3], ["[ceil(L/4)]", "[ceil(L/4)]", "[ceil(L/4)]"]);
+        let (Some([Dim::Sym(chunk)]), Some([Dim::Sym(last)])) =
+            (out[0].shape.as_deref(), out[3].shape.as_deref())
+        else {
+            panic!("{sizes:?}");
+        };
+        for l in 0..200i64 {
+            let (c, r) = (chunk.eval(&|_| Some(l)), last.eval(&|_| Some(l)));
+            assert_eq!(c, Some((l + 3) / 4), "L = {l}");
+            assert_eq!(r, Some(l - 3 * ((l + 3) / 4)), "L = {l}");
+        }
+        let x = ValueInfo::tensor(F32, Some(vec![mul(&d("seq"), &d("12"))]));
+        let n = node("Split", 1, 3, vec![attr_i("num_outputs", 3)]);
+        let out = run(split, &n, 18, &[Some(x)]);
+        assert!(out.iter().all(|v| text(&v.shape) == "[seq*4]"), "{out:?}");
         let n = node("Split", 1, 2, vec![attr_ints("split", &[1, 2])]);
         let out = run(split, &n, 11, &[ints(&[7, 8, 9])]);
         assert_eq!(out[1].data_i64(), Some(vec![8, 9]));

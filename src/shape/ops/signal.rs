@@ -14,13 +14,18 @@
 //! `frames = floor((signal_length - frame_length) / frame_step) + 1` and `bins = frame_length / 2 + 1`
 //! (one-sided, the default) or `frame_length`. A window is `[size]`; MelWeightMatrix is
 //! `[floor(dft_length / 2) + 1, num_mel_bins]`.
+//!
+//! Every one of these sizes is exact for symbolic lengths too (`floor(T/2)+1`, `F*2-2`), lengths
+//! given as scalar inputs included when data propagation knows them (a length read from a shape).
+//! The STFT's frame count assumes a symbolic signal holds one frame at least, as it must for the op
+//! to run; a known signal shorter than the frame gives no size.
 
 use super::super::ctx::NodeCtx;
-use super::super::dim::Dim;
+use super::super::dim::{Dim, Poly};
 use super::super::registry::Registry;
 use super::super::value::ValueInfo;
-use super::common::like;
-use super::support::{dim_of, elem, elem_attr, scalar_i64, signed, size};
+use super::common::{like, size_of_value};
+use super::support::{dim_of, elem, elem_attr, scalar_i64};
 use crate::proto::tensor_proto::DataType;
 
 pub fn register(r: &mut Registry) {
@@ -34,17 +39,33 @@ pub fn register(r: &mut Registry) {
     r.add("", "MelWeightMatrix", 17, mel_weight_matrix);
 }
 
-/// A positive length given as a scalar input, when known.
-fn length_input(ctx: &NodeCtx<'_>, slot: usize) -> Dim {
-    match scalar_i64(ctx, slot) {
-        Some(v) if v > 0 => Dim::Known(v as u64),
+/// A size given as a scalar input (or a one-element tensor): its value when data propagation knows
+/// it, a symbolic one included (a length read from a shape); a negative value is no size.
+fn scalar_size(ctx: &NodeCtx<'_>, slot: usize) -> Dim {
+    match ctx.data(slot) {
+        Some([v]) => size_of_value(v),
         _ => Dim::Unknown,
     }
 }
 
+/// A positive length given as a scalar input.
+fn length_input(ctx: &NodeCtx<'_>, slot: usize) -> Dim {
+    match scalar_size(ctx, slot) {
+        Dim::Known(0) => Dim::Unknown,
+        d => d,
+    }
+}
+
+/// A size computed in the polynomial algebra from one size, or unknown.
+fn from_size(n: &Dim, f: impl FnOnce(Poly) -> Option<Poly>) -> Dim {
+    Poly::of_size(n)
+        .and_then(f)
+        .map_or(Dim::Unknown, Poly::into_size)
+}
+
 /// `floor(n / 2) + 1`, the number of bins of a one-sided spectrum of length `n`.
 fn one_sided(n: &Dim) -> Dim {
-    size(signed(n).map(|n| n / 2 + 1))
+    from_size(n, |n| n.floor_div(2)?.add(&Poly::constant(1)))
 }
 
 /// The DFT's axis as an index: an attribute before 20, an input (default -2) from 20.
@@ -77,7 +98,7 @@ fn dft(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             let length = if ctx.has_input(1) {
                 length_input(ctx, 1)
             } else if irfft {
-                size(signed(n).map(|n| 2 * (n - 1)))
+                from_size(n, |n| n.mul(&Poly::constant(2))?.sub(&Poly::constant(2)))
             } else {
                 n.clone()
             };
@@ -116,8 +137,17 @@ fn stft(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let frames = if frame_length == signal_length && !matches!(frame_length, Dim::Unknown) {
         Dim::Known(1) // one frame spans the whole signal, whatever the step
     } else {
-        match (signed(&signal_length), signed(&frame_length), step) {
-            (Some(l), Some(f), Some(s)) if l >= f => size(Some((l - f) / i128::from(s) + 1)),
+        // A frame that does not fit a known signal gives no frames (the runtime refuses it); a
+        // symbolic length is taken to hold one frame at least, as it does in any model that runs.
+        let span = Poly::of_size(&signal_length)
+            .zip(Poly::of_size(&frame_length))
+            .and_then(|(l, f)| l.sub(&f))
+            .filter(|span| span.as_constant().is_none_or(|c| c >= 0));
+        match (span, step) {
+            (Some(span), Some(s)) => span
+                .floor_div(s)
+                .and_then(|q| q.add(&Poly::constant(1)))
+                .map_or(Dim::Unknown, Poly::into_size),
             _ => Dim::Unknown,
         }
     };
@@ -140,19 +170,13 @@ fn output_datatype(ctx: &NodeCtx<'_>) -> Option<i32> {
 
 /// A window of `size` samples.
 fn window(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
-    let n = match scalar_i64(ctx, 0) {
-        Some(v) if v >= 0 => Dim::Known(v as u64),
-        _ => Dim::Unknown,
-    };
+    let n = scalar_size(ctx, 0);
     vec![ValueInfo::tensor(output_datatype(ctx), Some(vec![n]))]
 }
 
 /// MelWeightMatrix(num_mel_bins, dft_length, ...): `[floor(dft_length / 2) + 1, num_mel_bins]`.
 fn mel_weight_matrix(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
-    let bins = match scalar_i64(ctx, 0) {
-        Some(v) if v >= 0 => Dim::Known(v as u64),
-        _ => Dim::Unknown,
-    };
+    let bins = scalar_size(ctx, 0);
     let spectrum = one_sided(&length_input(ctx, 1));
     vec![ValueInfo::tensor(
         output_datatype(ctx),
@@ -164,6 +188,7 @@ fn mel_weight_matrix(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
 mod tests {
     use super::super::common::test_util::*;
     use super::*;
+    use crate::shape::dim::format_shape;
 
     #[test]
     fn dft_forward_one_sided_and_inverse() {
@@ -231,10 +256,60 @@ mod tests {
             shape(&["1", "15", "16", "2"])
         );
         let n = node("STFT", 2, 1, vec![]);
-        assert_eq!(
-            out_shape(stft, &n, 17, &[t(F32, &["1", "L", "1"]), None]),
-            shape(&["1", "1", "?", "2"])
+        let s = out_shape(stft, &n, 17, &[t(F32, &["1", "L", "1"]), None]);
+        assert_eq!(format_shape(&s), "[1, 1, floor(L/2)+1, 2]");
+        // A symbolic signal: frames = floor((L - 400) / 160) + 1, checked at every L that holds a
+        // frame; a known signal shorter than the frame has none.
+        let n = node("STFT", 4, 1, vec![]);
+        let long = t(F32, &["B", "L", "1"]);
+        let s = out_shape(stft, &n, 17, &[long, int(160), None, int(400)]);
+        let frames = match s.as_deref() {
+            Some([b, Dim::Sym(frames), bins, two]) => {
+                assert_eq!((b, bins, two), (&d("B"), &d("201"), &d("2")));
+                frames.clone()
+            }
+            other => panic!("{other:?}"),
+        };
+        for l in 400..2000 {
+            let want = (l - 400) / 160 + 1;
+            assert_eq!(frames.eval(&|_| Some(l)), Some(want), "L = {l}");
+        }
+        let short = t(F32, &["1", "399", "1"]);
+        let s = out_shape(stft, &n, 17, &[short, int(160), None, int(400)]);
+        assert_eq!(s, shape(&["1", "?", "201", "2"]));
+    }
+
+    #[test]
+    fn symbolic_lengths_stay_exact() {
+        let x = t(F32, &["B", "T", "1"]);
+        let n = node("DFT", 1, 1, vec![attr_i("onesided", 1)]);
+        let s = out_shape(dft, &n, 17, std::slice::from_ref(&x));
+        assert_eq!(format_shape(&s), "[B, floor(T/2)+1, 2]");
+        let n = node(
+            "DFT",
+            1,
+            1,
+            vec![attr_i("onesided", 1), attr_i("inverse", 1)],
         );
+        let c = t(F32, &["B", "F", "2"]);
+        let s = out_shape(dft, &n, 17, std::slice::from_ref(&c));
+        assert_eq!(format_shape(&s), "[B, F*2-2, 1]");
+        // A length read from a shape (data propagation gives the symbol).
+        let n = node("DFT", 2, 1, vec![attr_i("onesided", 1)]);
+        let len = Some(ValueInfo::int64_data(vec![d("n")], true));
+        let s = out_shape(dft, &n, 17, &[x, len.clone()]);
+        assert_eq!(format_shape(&s), "[B, floor(n/2)+1, 2]");
+        let n = node("MelWeightMatrix", 5, 1, vec![]);
+        let s = out_shape(
+            mel_weight_matrix,
+            &n,
+            17,
+            &[int(80), len.clone(), int(16000), None, None],
+        );
+        assert_eq!(format_shape(&s), "[floor(n/2)+1, 80]");
+        let n = node("HannWindow", 1, 1, vec![]);
+        assert_eq!(out_shape(window, &n, 17, &[len]), shape(&["n"]));
+        assert_eq!(out_shape(window, &n, 17, &[int(-1)]), shape(&["?"]));
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Small helpers the later families share (sequences, recurrent and attention ops, signal processing,
-//! the ML domain): reading one dimension of a possibly unknown shape, adding sizes exactly, scalar
-//! inputs, and building sequence and scalar results. They sit beside [`super::common`], which holds
+//! the ML domain): reading one dimension of a possibly unknown shape, scalar inputs, and building
+//! sequence and scalar results. They sit beside [`super::common`], which holds
 //! the helpers of the first families.
 
 use super::super::ctx::NodeCtx;
@@ -34,26 +34,6 @@ pub fn rank_of(ctx: &NodeCtx<'_>, slot: usize) -> Option<usize> {
 /// `a` when it is known (a size or a symbol), else `b`: the first source that says something.
 pub fn or_dim(a: Dim, b: Dim) -> Dim {
     if matches!(a, Dim::Unknown) { b } else { a }
-}
-
-/// The sum of two sizes, kept exact: a symbol survives only an addition of 0.
-pub fn add(a: &Dim, b: &Dim) -> Dim {
-    match (a, b) {
-        (Dim::Known(x), Dim::Known(y)) => x.checked_add(*y).map_or(Dim::Unknown, Dim::Known),
-        (Dim::Known(0), other) | (other, Dim::Known(0)) => other.clone(),
-        _ => Dim::Unknown,
-    }
-}
-
-/// A size computed in signed arithmetic: known when it is a non-negative value, else unknown.
-pub fn size(v: Option<i128>) -> Dim {
-    v.and_then(|v| u64::try_from(v).ok())
-        .map_or(Dim::Unknown, Dim::Known)
-}
-
-/// A known size as a signed value to compute with.
-pub fn signed(d: &Dim) -> Option<i128> {
-    d.known().map(i128::from)
 }
 
 /// The value of input `slot` when it is a known integer scalar (or a one-element tensor, which
@@ -117,13 +97,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn sums_and_unions_stay_exact() {
-        assert_eq!(add(&d("3"), &d("4")), d("7"));
-        assert_eq!(add(&d("N"), &d("0")), d("N"));
-        assert_eq!(add(&d("N"), &d("1")), Dim::Unknown);
-        assert_eq!(add(&Dim::Known(u64::MAX), &d("1")), Dim::Unknown);
-        assert_eq!(size(Some(-1)), Dim::Unknown);
-        assert_eq!(size(Some(5)), d("5"));
+    fn unions_keep_what_both_sides_say() {
         assert_eq!(
             union_shape(&shape(&["N", "3"]), &shape(&["N", "4"])),
             shape(&["N", "?"])
