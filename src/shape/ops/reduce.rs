@@ -210,13 +210,13 @@ mod tests {
         let v = Some(ValueInfo::int64_data(vec![d("B"), d("1")], false));
         let out = run(reduce, &n, 13, &[v]);
         assert_eq!(
-            (out[0].shape.clone(), out[0].data.clone()),
+            (out[0].shape.clone(), out[0].int_vec()),
             (shape(&[]), Some(vec![d("B")]))
         );
         let out = run(reduce, &n, 13, &[ints(&[2, 3, 4])]);
         assert_eq!(out[0].data_i64(), Some(vec![24]));
         let out = run(reduce, &n, 13, &[ints(&[i64::MAX, 2])]);
-        assert_eq!(out[0].data, None);
+        assert_eq!(out[0].int_vec(), None);
         let n = node("ReduceMax", 1, 1, vec![]);
         let out = run(reduce, &n, 13, &[ints(&[2, 7, 4])]);
         assert_eq!(

@@ -30,11 +30,11 @@ use super::super::ctx::NodeCtx;
 use super::super::dim::{Dim, Poly, Shape};
 use super::super::registry::Registry;
 use super::super::value::{
-    MAX_DATA_ELEMENTS, ValueInfo, as_i64, from_i64, from_tensor, int_values,
+    Data, MAX_DATA_ELEMENTS, MAX_FLOAT_ELEMENTS, ValueInfo, as_i64, from_i64, from_tensor,
 };
 use super::common::{
-    Param, axes, axis, axis_inclusive, data_if_small, div_exact, div_exact_dim, ints_attr_or_input,
-    len_1d, like, mul, product, shift, size_of_value, sum, unknown_dims,
+    Param, axes, axis, axis_inclusive, div_exact, div_exact_dim, ints_attr_or_input, len_1d, like,
+    mul, product, shift, size_of_value, sum, unknown_dims, values_if_small,
 };
 use crate::proto::tensor_proto::DataType;
 
@@ -137,8 +137,8 @@ fn reshape(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             ctx.bind(&total, n, "the reshape");
         }
     }
-    let data = data_if_small(&shape, ctx.input(0).and_then(|v| v.data.clone()));
-    vec![like(ctx, 0, shape).with_data(data)]
+    let data = values_if_small(&shape, ctx.values(0).cloned());
+    vec![like(ctx, 0, shape).with_values(data)]
 }
 
 /// The output dims of a Reshape of `input` to the values `target`: 0 copies the input's dim (unless
@@ -219,9 +219,53 @@ fn transpose(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         (None, Some(p)) => unknown_dims(p.len() as u64),
         (None, None) => None,
     };
-    // A 1-D transpose is the identity.
-    let data = data_if_small(&shape, ctx.input(0).and_then(|v| v.data.clone()));
-    vec![like(ctx, 0, shape).with_data(data)]
+    // Values move with their elements (torch's pads computation transposes a [k, 2] matrix).
+    let data = match (ctx.shape(0), ctx.values(0)) {
+        (Some(dims), Some(values)) => {
+            let p: Option<Vec<usize>> = match ctx.attr_ints("perm") {
+                Some(p) => axes(p, dims.len()),
+                None => Some((0..dims.len()).rev().collect()),
+            };
+            p.and_then(|p| transposed(&dims, &p, values))
+        }
+        _ => None,
+    };
+    let data = values_if_small(&shape, data);
+    vec![like(ctx, 0, shape).with_values(data)]
+}
+
+/// The values of a tensor of known sizes `dims` (row-major) with its axes permuted by `perm`.
+fn transposed(dims: &[Dim], perm: &[usize], values: &Data) -> Option<Data> {
+    let sizes: Vec<usize> = dims
+        .iter()
+        .map(|d| usize::try_from(d.known()?).ok())
+        .collect::<Option<_>>()?;
+    if perm.len() != sizes.len()
+        || sizes.iter().try_fold(1usize, |a, &n| a.checked_mul(n)) != Some(values.len())
+    {
+        return None;
+    }
+    // Row-major strides of the input, read in the output's axis order.
+    let mut strides = vec![1usize; sizes.len()];
+    for i in (0..sizes.len().saturating_sub(1)).rev() {
+        strides[i] = strides[i + 1] * sizes[i + 1];
+    }
+    let out_sizes: Vec<usize> = perm.iter().map(|&a| sizes[a]).collect();
+    let out_strides: Vec<usize> = perm.iter().map(|&a| strides[a]).collect();
+    let mut index = vec![0usize; sizes.len()];
+    let mut order = Vec::with_capacity(values.len());
+    for _ in 0..values.len() {
+        order.push(index.iter().zip(&out_strides).map(|(i, s)| i * s).sum());
+        // The next output position, last axis fastest.
+        for k in (0..index.len()).rev() {
+            index[k] += 1;
+            if index[k] < out_sizes[k] {
+                break;
+            }
+            index[k] = 0;
+        }
+    }
+    values.pick(order)
 }
 
 fn squeeze(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
@@ -253,8 +297,8 @@ fn squeeze(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             unknown_dims((dims.len() as u64).checked_sub(n)?)
         }
     });
-    let data = data_if_small(&shape, ctx.input(0).and_then(|v| v.data.clone()));
-    vec![like(ctx, 0, shape).with_data(data)]
+    let data = values_if_small(&shape, ctx.values(0).cloned());
+    vec![like(ctx, 0, shape).with_values(data)]
 }
 
 fn unsqueeze(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
@@ -277,8 +321,8 @@ fn unsqueeze(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         Param::Absent => None,
         Param::Unknown => unknown_dims((dims.len() as u64).checked_add(len_1d(ctx, 1)?)?),
     });
-    let data = data_if_small(&shape, ctx.input(0).and_then(|v| v.data.clone()));
-    vec![like(ctx, 0, shape).with_data(data)]
+    let data = values_if_small(&shape, ctx.values(0).cloned());
+    vec![like(ctx, 0, shape).with_values(data)]
 }
 
 /// What several inputs say of one dimension that must be equal across them: a known size if any
@@ -326,20 +370,20 @@ fn concat(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
                 .collect(),
         )
     });
-    // Values of 1-D integer inputs concatenate (shape tensors assembled piece by piece).
+    // Values of 1-D inputs concatenate (shape tensors assembled piece by piece, scales too).
     let data = if rank == Some(1) {
         (0..ctx.num_inputs())
             .map(|k| {
-                ctx.data(k)
+                ctx.values(k)
                     .filter(|_| ctx.input(k).and_then(ValueInfo::rank) == Some(1))
             })
             .collect::<Option<Vec<_>>>()
-            .map(|parts| parts.concat())
+            .and_then(Data::concat)
     } else {
         None
     };
-    let data = data_if_small(&shape, data);
-    vec![ValueInfo::tensor(elem, shape).with_data(data)]
+    let data = values_if_small(&shape, data);
+    vec![ValueInfo::tensor(elem, shape).with_values(data)]
 }
 
 /// The split sizes.
@@ -405,7 +449,7 @@ fn split(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         }
         Param::Unknown => vec![Dim::Unknown; n],
     };
-    let data = ctx.data(0).filter(|_| dims.len() == 1);
+    let data = ctx.values(0).filter(|_| dims.len() == 1);
     let mut offset: Option<usize> = Some(0);
     sizes
         .into_iter()
@@ -419,9 +463,9 @@ fn split(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             let part = data
                 .zip(offset)
                 .zip(end)
-                .and_then(|((values, at), end)| values.get(at..end).map(<[Dim]>::to_vec));
+                .and_then(|((values, at), end)| values.pick(at..end));
             offset = end;
-            ValueInfo::tensor(elem, Some(s)).with_data(part)
+            ValueInfo::tensor(elem, Some(s)).with_values(part)
         })
         .collect()
 }
@@ -596,34 +640,52 @@ fn slice(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     for (j, &a) in which.iter().enumerate() {
         out[a] = slice_len(&dims[a], &starts[j], &ends[j], steps[j]);
     }
-    let data = slice_data(ctx.data(0).filter(|_| r == 1), &starts, &ends, &steps);
+    let data = slice_data(&dims, ctx.values(0), &which, &starts, &ends, &steps);
     let shape = Some(out);
-    let data = data_if_small(&shape, data);
-    vec![ValueInfo::tensor(elem, shape).with_data(data)]
+    let data = values_if_small(&shape, data);
+    vec![ValueInfo::tensor(elem, shape).with_values(data)]
 }
 
-/// The values of a sliced 1-D tensor.
+/// The values of a sliced tensor of known sizes (row-major): on each axis the positions
+/// [`slice_range`] visits, every other axis whole.
 fn slice_data(
-    values: Option<&[Dim]>,
+    dims: &[Dim],
+    values: Option<&Data>,
+    which: &[usize],
     starts: &[Dim],
     ends: &[Dim],
     steps: &[i64],
-) -> Option<Vec<Dim>> {
+) -> Option<Data> {
     let values = values?;
-    let ([s], [e], [st]) = (starts, ends, steps) else {
-        return None;
-    };
-    if values.is_empty() {
-        return Some(Vec::new());
+    let sizes: Vec<u64> = dims.iter().map(Dim::known).collect::<Option<_>>()?;
+    let mut picks: Vec<Vec<usize>> = sizes.iter().map(|&n| (0..n as usize).collect()).collect();
+    for (j, &a) in which.iter().enumerate() {
+        let n = sizes[a];
+        if n == 0 {
+            continue;
+        }
+        let (s, e, st) = slice_range(n, as_i64(&starts[j])?, as_i64(&ends[j])?, steps[j])?;
+        let count = slice_count(s, e, st);
+        picks[a] = (0..count)
+            .map(|i| usize::try_from(s + i128::from(i) * st).ok())
+            .collect::<Option<_>>()?;
     }
-    let (s, e, st) = slice_range(values.len() as u64, as_i64(s)?, as_i64(e)?, *st)?;
-    let count = slice_count(s, e, st);
-    (0..count)
-        .map(|i| {
-            let at = s + i128::from(i) * st;
-            values.get(usize::try_from(at).ok()?).cloned()
-        })
-        .collect()
+    // Row-major: the flat position of each picked element, last axis fastest.
+    let mut order: Vec<usize> = vec![0];
+    for (a, p) in picks.iter().enumerate() {
+        let n = usize::try_from(sizes[a]).ok()?;
+        let mut next = Vec::with_capacity(order.len().checked_mul(p.len())?);
+        for &base in &order {
+            for &i in p {
+                next.push(base.checked_mul(n)?.checked_add(i)?);
+            }
+        }
+        if next.len() as u64 > MAX_DATA_ELEMENTS {
+            return None;
+        }
+        order = next;
+    }
+    values.pick(order)
 }
 
 fn tile(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
@@ -761,10 +823,13 @@ fn constant(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         let values: Vec<Dim> = a.ints.iter().map(|&v| from_i64(v)).collect();
         let data = (values.len() as u64 <= MAX_DATA_ELEMENTS).then_some(values);
         ValueInfo::tensor(int64(), vector(a.ints.len())).with_data(data)
-    } else if ctx.attr("value_float").is_some() {
+    } else if let Some(v) = ctx.attr_f("value_float") {
         ValueInfo::tensor(Some(DataType::Float as i32), scalar)
+            .with_values(Some(Data::Floats(Box::new([f64::from(v)]))))
     } else if let Some(a) = ctx.attr("value_floats") {
-        ValueInfo::tensor(Some(DataType::Float as i32), vector(a.floats.len()))
+        let data = (a.floats.len() as u64 <= MAX_FLOAT_ELEMENTS)
+            .then(|| Data::Floats(a.floats.iter().map(|&x| f64::from(x)).collect()));
+        ValueInfo::tensor(Some(DataType::Float as i32), vector(a.floats.len())).with_values(data)
     } else if ctx.attr("value_string").is_some() {
         ValueInfo::tensor(Some(DataType::String as i32), scalar)
     } else if let Some(a) = ctx.attr("value_strings") {
@@ -785,19 +850,25 @@ fn constant_of_shape(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         Some(dims) => Some(dims),
         None => len_1d(ctx, 0).and_then(unknown_dims),
     };
-    // An integer fill of a small known shape has known values.
-    let fill = value.and_then(int_values).and_then(|v| match v.as_slice() {
-        [x] => Some(*x),
-        _ => None,
-    });
-    let data = match (shape.as_deref(), fill) {
-        (Some([]), Some(x)) => Some(vec![from_i64(x)]),
-        (Some([Dim::Known(n)]), Some(x)) if *n <= MAX_DATA_ELEMENTS => {
-            Some(vec![from_i64(x); *n as usize])
-        }
+    // A fill of a small known shape has known values (0.0 when no value is given).
+    let fill = match value {
+        Some(t) => from_tensor(t).data.filter(|d| d.len() == 1),
+        None => Some(Data::Floats(Box::new([0.0]))),
+    };
+    let count = match shape.as_deref() {
+        Some([]) => Some(1),
+        Some([Dim::Known(n)]) => Some(*n),
         _ => None,
     };
-    vec![ValueInfo::tensor(elem, shape).with_data(data)]
+    let limit = match fill {
+        Some(Data::Floats(_)) => MAX_FLOAT_ELEMENTS,
+        _ => MAX_DATA_ELEMENTS,
+    };
+    let data = count
+        .filter(|&n| n <= limit)
+        .zip(fill)
+        .and_then(|(n, x)| x.pick(std::iter::repeat_n(0, n as usize)));
+    vec![ValueInfo::tensor(elem, shape).with_values(data)]
 }
 
 /// The value of a scalar (or one-element) input.
@@ -1106,7 +1177,7 @@ mod tests {
             13,
             std::slice::from_ref(&x),
         );
-        assert_eq!(out[0].data, Some(vec![d("B"), d("S"), d("768")]));
+        assert_eq!(out[0].int_vec(), Some(vec![d("B"), d("S"), d("768")]));
         assert_eq!(out[0].shape, shape(&["3"]));
         let n = node(
             "Shape",
@@ -1115,7 +1186,7 @@ mod tests {
             vec![attr_i("start", -2), attr_i("end", i64::MAX)],
         );
         assert_eq!(
-            run(shape_op, &n, 15, std::slice::from_ref(&x))[0].data,
+            run(shape_op, &n, 15, std::slice::from_ref(&x))[0].int_vec(),
             Some(vec![d("S"), d("768")])
         );
         let n = node("Shape", 1, 1, vec![attr_i("start", 2), attr_i("end", 1)]);
@@ -1131,14 +1202,14 @@ mod tests {
             13,
             &[t(F32, &["2", "N", "1"])],
         );
-        assert_eq!(out[0].data, Some(vec![mul(&d("N"), &d("2"))]));
+        assert_eq!(out[0].int_vec(), Some(vec![mul(&d("N"), &d("2"))]));
         let out = run(
             size,
             &node("Size", 1, 1, vec![]),
             13,
             &[t(F32, &["2", "N", "?"])],
         );
-        assert_eq!(out[0].data, None);
+        assert_eq!(out[0].int_vec(), None);
         let out = run(
             size,
             &node("Size", 1, 1, vec![]),
@@ -1302,7 +1373,7 @@ mod tests {
         assert_eq!(out[1].data_i64(), Some(vec![8, 9]));
         let n = node("Split", 1, 2, vec![attr_ints("split", &[2, 2])]);
         let out = run(split, &n, 11, &[ints(&[7, 8, 9])]);
-        assert_eq!(out[1].data, None);
+        assert_eq!(out[1].int_vec(), None);
         let n = node("Split", 1, 2, vec![attr_ints("split", &[-5, i64::MAX])]);
         let out = run(split, &n, 11, &[ints(&[7, 8, 9])]);
         assert_eq!(out[0].shape, shape(&["?"]));
@@ -1392,11 +1463,11 @@ mod tests {
     fn slice_of_values() {
         let v = Some(ValueInfo::int64_data(vec![d("B"), d("S"), d("768")], false));
         let out = slice_of(v.clone(), &[1], &[i64::MAX], None, None);
-        assert_eq!(out[0].data, Some(vec![d("S"), d("768")]));
+        assert_eq!(out[0].int_vec(), Some(vec![d("S"), d("768")]));
         let out = slice_of(v.clone(), &[-1], &[i64::MIN], None, Some(&[-2]));
-        assert_eq!(out[0].data, Some(vec![d("768"), d("B")]));
+        assert_eq!(out[0].int_vec(), Some(vec![d("768"), d("B")]));
         let out = slice_of(v, &[0], &[-1], None, None);
-        assert_eq!(out[0].data, Some(vec![d("B"), d("S")]));
+        assert_eq!(out[0].int_vec(), Some(vec![d("B"), d("S")]));
     }
 
     #[test]
@@ -1462,7 +1533,7 @@ mod tests {
         assert_eq!(out[0].shape, shape(&["0"]));
         let out = run(range, &n, 11, &[int(i64::MIN), int(i64::MAX), int(1)]);
         assert_eq!(
-            (out[0].shape.clone(), out[0].data.clone()),
+            (out[0].shape.clone(), out[0].int_vec()),
             (Some(vec![Dim::Known(u64::MAX)]), None)
         );
         let seq = Some(ValueInfo::int64_data(vec![d("S")], true));
@@ -1660,14 +1731,14 @@ mod tests {
         let g = node("Gather", 2, 1, vec![attr_i("axis", 0)]);
         let b = run(gather, &g, 13, &[Some(s.clone()), int(0)]).remove(0);
         assert_eq!(
-            (b.shape.clone(), b.data.clone()),
+            (b.shape.clone(), b.int_vec()),
             (shape(&[]), Some(vec![d("batch")]))
         );
         let sq = run(gather, &g, 13, &[Some(s), int(-2)]).remove(0);
         let un = node("Unsqueeze", 2, 1, vec![]);
         let b1 = run(unsqueeze, &un, 13, &[Some(b), ints(&[0])]).remove(0);
         let s1 = run(unsqueeze, &un, 13, &[Some(sq), ints(&[0])]).remove(0);
-        assert_eq!(b1.data, Some(vec![d("batch")]));
+        assert_eq!(b1.int_vec(), Some(vec![d("batch")]));
         let cat = node("Concat", 4, 1, vec![attr_i("axis", 0)]);
         let target = run(
             concat,
