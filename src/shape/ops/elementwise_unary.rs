@@ -245,9 +245,8 @@ fn cast_floats(values: &[f64], to: Option<i32>) -> Option<Data> {
         .map(|&v| {
             let t = v.trunc();
             // Exactly representable bounds: -2^63 is an i64, 2^63 is not.
-            (t.is_finite()
-                && (-9.223_372_036_854_775_808e18..9.223_372_036_854_775_808e18).contains(&t))
-            .then(|| from_i64(t as i64))
+            const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+            (t.is_finite() && (-TWO_63..TWO_63).contains(&t)).then(|| from_i64(t as i64))
         })
         .collect::<Option<_>>()?;
     cast_data(&ints, to).map(Data::Ints)
