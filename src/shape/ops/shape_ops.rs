@@ -562,6 +562,70 @@ fn forward_slice_len(dim: &Dim, start: &Dim, end: &Dim) -> Option<Dim> {
     }
 }
 
+/// Where a slice bound lands on an axis of size `n`: a negative number counts from the end, then the
+/// position is clamped below by `lo` and above by `hi` where given (`min(max(v, lo), hi)`); a number
+/// at or beyond [`HUGE`] is `past` ("to the end"), one at or below `-HUGE` is `before`. A symbolic
+/// bound must be surely non-negative (a size): whether one that may be negative counts from the end
+/// is not an expression.
+fn clamped_position(
+    n: &Poly,
+    bound: &Dim,
+    (lo, hi): (Option<&Poly>, Option<&Poly>),
+    (before, past): (&Poly, &Poly),
+) -> Option<Poly> {
+    let v = match bound {
+        Dim::Known(_) => match as_i64(bound)? {
+            v if v >= HUGE => return Some(past.clone()),
+            v if v <= -HUGE => return Some(before.clone()),
+            v if v < 0 => n.add(&Poly::constant(v))?,
+            v => Poly::constant(v),
+        },
+        Dim::Sym(_) => {
+            Some(Poly::of_value(bound)?).filter(|p| p.lower_bound().is_some_and(|b| b >= 0))?
+        }
+        Dim::Unknown => return None,
+    };
+    let v = match lo {
+        Some(lo) => Poly::max(&[v, lo.clone()])?,
+        None => v,
+    };
+    match hi {
+        Some(hi) => Poly::min(&[v, hi.clone()]),
+        None => Some(v),
+    }
+}
+
+/// The length of a sliced axis of symbolic size or with symbolic bounds, exactly, with the clamping
+/// written as min and max (a `[1, 512]` tensor sliced `[:, :seq]` is `[1, min(seq, 512)]`).
+///
+/// ONNX clamps a forward (step `k > 0`) start and end to `[0, n]` and the length is
+/// `max(ceil((end' - start') / k), 0)`. A start beyond `n` or an end below 0 gives a span `<= 0`
+/// whether clamped or not, so only `start' = max(start, 0)` and `end' = min(end, n)` are written,
+/// which keeps the expressions short (`max(seq - 1, 0)` for `[1:]` of `seq`). Backward (`k < 0`)
+/// the start is clamped to `[0, n-1]` and the end to `[-1, n-1]`, length
+/// `max(ceil((start' - end') / -k), 0)`: there `start' = min(max(start, 0), n - 1)` (on an empty
+/// axis that is -1, so the length is 0 as onnxruntime's) and `end' = max(end, -1)` (an end beyond
+/// `n - 1` gives a span `<= 0` either way). `None` where the algebra has no expression for it.
+fn clamped_slice_len(dim: &Dim, start: &Dim, end: &Dim, step: i64) -> Option<Dim> {
+    let n = Poly::of_size(dim)?;
+    let zero = Poly::constant(0);
+    let (span, k) = if step > 0 {
+        let s = clamped_position(&n, start, (Some(&zero), None), (&zero, &n))?;
+        let e = clamped_position(&n, end, (None, Some(&n)), (&zero, &n))?;
+        (e.sub(&s)?, step)
+    } else if step < 0 {
+        let (minus_one, last) = (Poly::constant(-1), n.sub(&Poly::constant(1))?);
+        let first = Poly::min(&[zero.clone(), last.clone()])?;
+        let s = clamped_position(&n, start, (Some(&zero), Some(&last)), (&first, &last))?;
+        let e = clamped_position(&n, end, (Some(&minus_one), None), (&minus_one, &last))?;
+        (s.sub(&e)?, step.checked_neg()?)
+    } else {
+        return None;
+    };
+    let len = Poly::max(&[span.ceil_div(k)?, zero])?;
+    Some(len.into_size())
+}
+
 /// The length of one sliced axis.
 fn slice_len(dim: &Dim, start: &Dim, end: &Dim, step: i64) -> Dim {
     if let (Dim::Known(n), Some(s), Some(e)) = (dim, as_i64(start), as_i64(end)) {
@@ -597,7 +661,10 @@ fn slice_len(dim: &Dim, start: &Dim, end: &Dim, step: i64) -> Dim {
         }
         _ => false,
     };
-    if whole { dim.clone() } else { Dim::Unknown }
+    if whole {
+        return dim.clone();
+    }
+    clamped_slice_len(dim, start, end, step).unwrap_or(Dim::Unknown)
 }
 
 fn slice(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
@@ -1572,8 +1639,9 @@ mod tests {
             Some(&[-1, -1]),
         );
         assert_eq!(out[0].shape, shape(&["10", "S", "8"]));
+        // [0:4] of S is min(S, 4): S is not assumed to be at least 4.
         let out = slice_of(x.clone(), &[0], &[4], Some(&[1]), None);
-        assert_eq!(out[0].shape, shape(&["10", "?", "8"]));
+        assert_eq!(text(&out[0].shape), "[10, min(S, 4), 8]");
         let out = slice_of(x.clone(), &[0], &[4], Some(&[0]), Some(&[0]));
         assert_eq!(out[0].shape, shape(&["?", "S", "8"]));
         let out = slice_of(x.clone(), &[5], &[2], Some(&[0]), None);
@@ -1592,9 +1660,9 @@ mod tests {
             &[x.clone(), ints(&[0]), end.clone(), ints(&[1])],
         );
         assert_eq!(out[0].shape, shape(&["10", "S", "8"]));
-        // ... but not of another axis: min(S, 10) is not known.
+        // ... and of another axis, min(S, 10): S is not assumed to be at most 10.
         let out = run(slice, &n, 13, &[x.clone(), ints(&[0]), end, ints(&[0])]);
-        assert_eq!(out[0].shape, shape(&["?", "S", "8"]));
+        assert_eq!(text(&out[0].shape), "[min(S, 10), S, 8]");
         let legacy = node(
             "Slice",
             1,
@@ -1613,6 +1681,70 @@ mod tests {
             &[x, Some(ValueInfo::tensor(I64, shape(&["1"]))), ints(&[1])],
         );
         assert_eq!(out[0].shape, shape(&["?", "?", "?"]));
+    }
+
+    /// Every symbolic slice length against the numeric slice at each size of the axis and value of a
+    /// symbolic bound: bounds known (negative, past either end), a symbol, the axis's own symbol, a
+    /// symbol plus 2; steps of both signs.
+    #[test]
+    fn symbolic_slice_lengths_match_the_numbers() {
+        let (n, b) = (d("n"), d("b"));
+        let b2 = shift(&b, 2);
+        let mut bounds: Vec<Dim> = [0, 1, 3, 7, -1, -3, -20, HUGE, -HUGE, i64::MAX, i64::MIN]
+            .iter()
+            .map(|&v| from_i64(v))
+            .collect();
+        bounds.extend([b.clone(), n.clone(), b2.clone()]);
+        let value = |bound: &Dim, nv: i64, bv: i64| -> i64 {
+            match bound {
+                Dim::Sym(e) => e
+                    .eval(&|s| match s {
+                        "n" => Some(nv),
+                        "b" => Some(bv),
+                        _ => None,
+                    })
+                    .unwrap(),
+                other => as_i64(other).unwrap(),
+            }
+        };
+        let mut exact = 0;
+        for start in &bounds {
+            for end in &bounds {
+                for step in [1, 2, 3, -1, -2, -3] {
+                    for dim in [&n, &Dim::Known(5)] {
+                        let Dim::Sym(len) = slice_len(dim, start, end, step) else {
+                            continue;
+                        };
+                        exact += 1;
+                        for nv in 0..12 {
+                            for bv in 0..15 {
+                                let size = match dim {
+                                    Dim::Known(k) => *k,
+                                    _ => nv as u64,
+                                };
+                                let want = slice_len(
+                                    &Dim::Known(size),
+                                    &from_i64(value(start, nv, bv)),
+                                    &from_i64(value(end, nv, bv)),
+                                    step,
+                                );
+                                let got = len.eval(&|s| match s {
+                                    "n" => Some(nv),
+                                    "b" => Some(bv),
+                                    _ => None,
+                                });
+                                assert_eq!(
+                                    got.map(|v| Dim::Known(v as u64)),
+                                    Some(want),
+                                    "[{start}:{end}:{step}] of {dim} = {len} at n={nv} b={bv}"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(exact > 500, "only {exact} symbolic lengths");
     }
 
     #[test]
@@ -2068,7 +2200,7 @@ mod tests {
     fn symbolic_slice_pad_split_range_where_exact() {
         let s1 = shift(&d("S"), 1);
         let x = Some(ValueInfo::tensor(F32, Some(vec![s1.clone(), d("S")])));
-        // [S+1, S]: from 1 to the end is S on the first axis; on the second max(S - 1, 0) is unknown.
+        // [S+1, S]: from 1 to the end is S on the first axis, max(S - 1, 0) on the second.
         let out = slice_of(
             x.clone(),
             &[1, 1],
@@ -2076,10 +2208,10 @@ mod tests {
             Some(&[0, 1]),
             None,
         );
-        assert_eq!(text(&out[0].shape), "[S, ?]");
+        assert_eq!(text(&out[0].shape), "[S, max(S-1, 0)]");
         // Up to -1 (all but the last) of S+1 is S; 0 to 1 of S+1 is 1; 0 to 1 of S is min(S, 1).
         let out = slice_of(x.clone(), &[0, 0], &[-1, 1], Some(&[0, 1]), None);
-        assert_eq!(text(&out[0].shape), "[S, ?]");
+        assert_eq!(text(&out[0].shape), "[S, min(S, 1)]");
         let out = slice_of(x.clone(), &[0], &[1], Some(&[0]), None);
         assert_eq!(text(&out[0].shape), "[1, S]");
         // An end of S on the axis of size S+1 (from a computed shape value): S.
