@@ -120,8 +120,13 @@ fn non_zero(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
 /// OneHot(indices, depth, values): the indices' shape with `depth` inserted at `axis`; the element
 /// type of `values`.
 fn one_hot(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
-    let depth = match ctx.data(1) {
-        Some([d]) => size_of_value(d),
+    // Depth may be of any numeric type; onnxruntime converts a float one with static_cast (toward
+    // zero), kept only where that is defined.
+    let depth = match (ctx.data(1), ctx.floats(1)) {
+        (Some([d]), _) => size_of_value(d),
+        (_, Some([f])) if f.is_finite() && (0.0..9.2e18).contains(&f.trunc()) => {
+            Dim::Known(f.trunc() as u64)
+        }
         _ => Dim::Unknown,
     };
     let a = ctx.attr_i("axis").unwrap_or(-1);

@@ -31,6 +31,7 @@ use super::super::dim::{Dim, Poly, Shape};
 use super::super::registry::Registry;
 use super::super::value::{
     Data, MAX_DATA_ELEMENTS, MAX_FLOAT_ELEMENTS, ValueInfo, as_i64, from_i64, from_tensor,
+    round_to_elem,
 };
 use super::common::{
     Param, axes, axis, axis_inclusive, div_exact, div_exact_dim, ints_attr_or_input, len_1d, like,
@@ -387,18 +388,21 @@ fn concat(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
 }
 
 /// The split sizes.
-fn split_sizes(ctx: &NodeCtx<'_>) -> Param<i64> {
-    if ctx.opset < 13 {
-        if let Some(s) = ctx.attr_ints("split") {
-            return Param::Known(s.to_vec());
-        }
-        // Opset 1 also took the sizes as an optional second input.
-        if ctx.opset < 2 && ctx.has_input(1) {
-            return ctx.data_i64(1).map_or(Param::Unknown, Param::Known);
-        }
+/// The split sizes, as values: from the attribute, or from input 1 (opset 1, and from 13), where they
+/// may be computed (symbols included).
+fn split_sizes(ctx: &NodeCtx<'_>) -> Param<Dim> {
+    let from_input = ctx.opset >= 13 || (ctx.opset < 2 && ctx.attr("split").is_none());
+    if !from_input {
+        return ctx
+            .attr_ints("split")
+            .map(|s| s.iter().map(|&v| from_i64(v)).collect())
+            .into();
+    }
+    if !ctx.has_input(1) {
         return Param::Absent;
     }
-    ints_attr_or_input(ctx, "split", 1, 13)
+    ctx.data(1)
+        .map_or(Param::Unknown, |d| Param::Known(d.to_vec()))
 }
 
 /// The sizes of `n` equal parts of `dim`; from opset 18 with `num_outputs`, chunks of `ceil(dim / n)`
@@ -438,10 +442,7 @@ fn split(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     };
     let sizes: Vec<Dim> = match split_sizes(ctx) {
         Param::Known(s) => (0..n)
-            .map(|i| {
-                s.get(i)
-                    .map_or(Dim::Unknown, |&v| size_of_value(&from_i64(v)))
-            })
+            .map(|i| s.get(i).map_or(Dim::Unknown, size_of_value))
             .collect(),
         Param::Absent => {
             let uneven = ctx.opset >= 18 && ctx.attr_i("num_outputs").is_some();
@@ -771,10 +772,14 @@ fn tile(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             _ => Some(vec![Dim::Unknown; dims.len()]),
         }
     } else {
-        match ctx.data_i64(1) {
-            Some(reps) if reps.len() == dims.len() => {
-                Some(dims.iter().zip(&reps).map(|(d, &t)| times(d, t)).collect())
-            }
+        // Repeats may be computed, symbols included (`Tile(x, Concat(batch, 1))`).
+        match ctx.data(1) {
+            Some(reps) if reps.len() == dims.len() => Some(
+                dims.iter()
+                    .zip(reps)
+                    .map(|(d, t)| mul(d, &size_of_value(t)))
+                    .collect(),
+            ),
             _ => Some(vec![Dim::Unknown; dims.len()]),
         }
     };
@@ -795,10 +800,20 @@ fn times(d: &Dim, t: i64) -> Dim {
 }
 
 fn pad(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
-    let pads: Param<i64> = match ctx.opset {
-        ..2 => ctx.attr_ints("paddings").map(<[i64]>::to_vec).into(),
-        2..11 => ctx.attr_ints("pads").map(<[i64]>::to_vec).into(),
-        _ => ints_attr_or_input(ctx, "pads", 1, 11),
+    let from_attr = |name: &str| -> Param<Dim> {
+        ctx.attr_ints(name)
+            .map(|p| p.iter().map(|&v| from_i64(v)).collect())
+            .into()
+    };
+    // Pads as values: from opset 11 they may be computed (symbols included: a pad to a multiple of
+    // the sequence length, a reflection pad of a speech model's frames).
+    let pads: Param<Dim> = match ctx.opset {
+        ..2 => from_attr("paddings"),
+        2..11 => from_attr("pads"),
+        _ if !ctx.has_input(1) => Param::Absent,
+        _ => ctx
+            .data(1)
+            .map_or(Param::Unknown, |d| Param::Known(d.to_vec())),
     };
     let pad_axes: Param<i64> = if ctx.opset >= 18 {
         ints_attr_or_input(ctx, "axes", 3, 18)
@@ -824,8 +839,7 @@ fn pad(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
                 Some(which) => {
                     let mut out = dims.clone();
                     for (j, &a) in which.iter().enumerate() {
-                        let total = p[j].checked_add(p[j + which.len()]);
-                        out[a] = total.map_or(Dim::Unknown, |t| shift(&dims[a], t));
+                        out[a] = padded(&dims[a], &p[j], &p[j + which.len()]);
                     }
                     out
                 }
@@ -837,6 +851,19 @@ fn pad(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         _ => vec![Dim::Unknown; r],
     };
     vec![like(ctx, 0, Some(shape))]
+}
+
+/// `in + begin + end` for a padded axis (a negative pad crops): exact in the polynomial algebra; a
+/// known result below 0 is invalid, so unknown.
+fn padded(dim: &Dim, begin: &Dim, end: &Dim) -> Dim {
+    if let (Some(b), Some(e)) = (as_i64(begin), as_i64(end))
+        && matches!((begin, end), (Dim::Known(_), Dim::Known(_)))
+    {
+        return b.checked_add(e).map_or(Dim::Unknown, |t| shift(dim, t));
+    }
+    let total =
+        Poly::of_size(dim).and_then(|d| d.add(&Poly::of_value(begin)?)?.add(&Poly::of_value(end)?));
+    total.map_or(Dim::Unknown, Poly::into_size)
 }
 
 fn center_crop_pad(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
@@ -969,18 +996,45 @@ fn range(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             });
             (Dim::Known(n), data)
         }
-        // Range(s, l, 1) has l - s elements when that is surely not negative (Range(0, n, 1) has n,
-        // Range(past, past+seq, 1) has seq).
-        (_, _, Some(1)) => {
-            let span = start
-                .zip(limit)
-                .and_then(|(s, l)| Poly::of_value(l)?.sub(&Poly::of_value(s)?))
-                .filter(|p| p.lower_bound().is_some_and(|b| b >= 0));
-            (span.map_or(Dim::Unknown, Poly::into_size), None)
+        // Symbolic bounds and a known step k: max(ceil((limit - start) / k), 0) (Range(0, n, 1) has n
+        // elements, Range(past, past+seq, 1) has seq, Range(0, seq, 2) ceil(seq/2)).
+        (_, _, Some(k)) if k != 0 => {
+            let len = start.zip(limit).and_then(|(s, l)| {
+                let (s, l) = (Poly::of_value(s)?, Poly::of_value(l)?);
+                let (span, k) = if k > 0 {
+                    (l.sub(&s)?, k)
+                } else {
+                    (s.sub(&l)?, k.checked_neg()?)
+                };
+                Poly::max(&[span.ceil_div(k)?, Poly::constant(0)])
+            });
+            (len.map_or(Dim::Unknown, Poly::into_size), None)
         }
-        _ => (Dim::Unknown, None),
+        _ => (float_range_len(ctx, elem), None),
     };
     vec![ValueInfo::tensor(elem, Some(vec![len])).with_data(data)]
+}
+
+/// The length of a Range of known float values as onnxruntime computes it:
+/// `ceil((double)(limit - start) / delta)` with the difference taken in the element type, 0 when
+/// not positive.
+fn float_range_len(ctx: &NodeCtx<'_>, elem: Option<i32>) -> Dim {
+    let one = |slot: usize| match ctx.floats(slot) {
+        Some([v]) => Some(*v),
+        _ => None,
+    };
+    let (Some(s), Some(l), Some(d)) = (one(0), one(1), one(2)) else {
+        return Dim::Unknown;
+    };
+    let Some(span) = round_to_elem(elem, l - s) else {
+        return Dim::Unknown;
+    };
+    let n = (span / d).ceil();
+    if d == 0.0 || n.is_nan() || n >= 9.2e18 {
+        Dim::Unknown
+    } else {
+        Dim::Known(n.max(0.0) as u64)
+    }
 }
 
 /// The `blocksize` attribute, when positive.
@@ -2242,10 +2296,61 @@ mod tests {
         let end = Some(ValueInfo::int64_data(vec![add(&d("P"), &d("S"))], true));
         let out = run(range, &n, 11, &[past.clone(), end.clone(), int(1)]);
         assert_eq!(text(&out[0].shape), "[S]");
-        // Range(P + S, P, 1) may be empty or not (S = 0): unknown; so is a step of 2.
+        // Range(P + S, P, 1) runs backwards: empty whatever S; a step of 2 takes ceil(S/2); a step
+        // of -3 from P + S down to P, ceil(S/3).
         let out = run(range, &n, 11, &[end.clone(), past.clone(), int(1)]);
-        assert_eq!(out[0].shape, shape(&["?"]));
-        let out = run(range, &n, 11, &[past, end, int(2)]);
+        assert_eq!(out[0].shape, shape(&["0"]));
+        let out = run(range, &n, 11, &[past.clone(), end.clone(), int(2)]);
+        assert_eq!(text(&out[0].shape), "[ceil(S/2)]");
+        let out = run(range, &n, 11, &[end.clone(), past.clone(), int(-3)]);
+        assert_eq!(text(&out[0].shape), "[ceil(S/3)]");
+        // From a size to a constant: max(ceil((10 - S)/2), 0), checked against the numbers.
+        let seq = Some(ValueInfo::int64_data(vec![d("S")], true));
+        for (lo, hi, k) in [
+            (seq.clone(), int(10), 2),
+            (int(10), seq.clone(), -3),
+            (int(-4), seq, 5),
+        ] {
+            let (a, b) = (
+                lo.as_ref().unwrap().ints().unwrap()[0].clone(),
+                hi.as_ref().unwrap().ints().unwrap()[0].clone(),
+            );
+            let Some(Dim::Sym(len)) = run(range, &n, 11, &[lo, hi, int(k)])[0]
+                .shape
+                .as_ref()
+                .map(|s| s[0].clone())
+            else {
+                panic!("Range({a}, {b}, {k}) is not symbolic");
+            };
+            for sv in 0..40 {
+                let val = |x: &Dim| match x {
+                    Dim::Sym(_) => sv,
+                    other => as_i64(other).unwrap(),
+                };
+                let (s0, l0) = (val(&a), val(&b));
+                let want = run(range, &n, 11, &[int(s0), int(l0), int(k)])[0]
+                    .shape
+                    .clone();
+                let got = len.eval(&|_| Some(sv)).map(|v| Dim::Known(v as u64));
+                assert_eq!(
+                    got.map(|g| vec![g]),
+                    want,
+                    "Range({a}, {b}, {k}) = {len} at S={sv}"
+                );
+            }
+        }
+        // Known floats, as onnxruntime counts them: ceil((limit - start) / delta).
+        let f = |v: f32| {
+            Some(
+                ValueInfo::tensor(F32, Some(vec![]))
+                    .with_values(Some(Data::Floats(Box::new([f64::from(v)])))),
+            )
+        };
+        let out = run(range, &n, 11, &[f(0.0), f(1.0), f(0.1)]);
+        assert_eq!(out[0].shape, shape(&["10"]));
+        let out = run(range, &n, 11, &[f(1.0), f(0.0), f(0.25)]);
+        assert_eq!(out[0].shape, shape(&["0"]));
+        let out = run(range, &n, 11, &[f(1.0), f(0.0), f(0.0)]);
         assert_eq!(out[0].shape, shape(&["?"]));
     }
 
