@@ -382,3 +382,81 @@ fn fits_f16(v: f64) -> bool {
     let quantum = 2f64.powi(e.max(-14) - 10);
     (v / quantum).fract() == 0.0
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tensor(dt: DataType, dims: &[i64]) -> TensorProto {
+        TensorProto {
+            dims: dims.to_vec(),
+            data_type: Some(dt as i32),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn float_initializers_are_read_exactly_by_type() {
+        let mut t = tensor(DataType::Float, &[2]);
+        t.raw_data = Some([0.1f32.to_le_bytes(), 2.5f32.to_le_bytes()].concat().into());
+        assert_eq!(float_values(&t), Some(vec![f64::from(0.1f32), 2.5]));
+        let mut t = tensor(DataType::Double, &[1]);
+        t.double_data = vec![0.1];
+        assert_eq!(float_values(&t), Some(vec![0.1]));
+        // FLOAT16 1.5 is 0x3e00, -2.0 is 0xc000; the smallest subnormal 0x0001 is 2^-24.
+        let mut t = tensor(DataType::Float16, &[3]);
+        t.int32_data = vec![0x3e00, 0xc000, 0x0001];
+        assert_eq!(float_values(&t), Some(vec![1.5, -2.0, 2f64.powi(-24)]));
+        t.raw_data = Some(vec![0x00, 0x3e].into());
+        assert_eq!(float_values(&t), None, "3 values, 1 stored");
+        let mut t = tensor(DataType::Bfloat16, &[1]);
+        t.raw_data = Some(vec![0xc0, 0x3f].into());
+        assert_eq!(float_values(&t), Some(vec![1.5]));
+        // Too many values to be a scale: a bias, not read.
+        let mut t = tensor(DataType::Float, &[MAX_FLOAT_ELEMENTS as i64 + 1]);
+        t.float_data = vec![0.0; MAX_FLOAT_ELEMENTS as usize + 1];
+        assert_eq!(float_values(&t), None);
+        assert_eq!(from_tensor(&t).data, None);
+        let mut t = tensor(DataType::Float, &[2]);
+        t.float_data = vec![1.0];
+        assert_eq!(float_values(&t), None, "inconsistent");
+        assert_eq!(f16_to_f64(0x7c00), f64::INFINITY);
+        assert!(f16_to_f64(0x7e00).is_nan());
+        assert_eq!(f16_to_f64(0x7bff), 65504.0);
+    }
+
+    #[test]
+    fn rounding_to_the_element_type() {
+        let f32_ = Some(DataType::Float as i32);
+        // 0.1 + 0.2 in f32 is not the f64 sum rounded once more: it is the f32 sum.
+        let (a, b) = (f64::from(0.1f32), f64::from(0.2f32));
+        assert_eq!(round_to_elem(f32_, a + b), Some(f64::from(0.1f32 + 0.2f32)));
+        assert_eq!(
+            round_to_elem(f32_, 1.0 / 3.0),
+            Some(f64::from(1.0f32 / 3.0))
+        );
+        let f16 = Some(DataType::Float16 as i32);
+        assert_eq!(round_to_elem(f16, 1.5), Some(1.5));
+        assert_eq!(round_to_elem(f16, 65504.0), Some(65504.0));
+        assert_eq!(round_to_elem(f16, 65505.0), None);
+        assert_eq!(round_to_elem(f16, 0.1), None, "not exact: not carried");
+        assert_eq!(round_to_elem(f16, 2f64.powi(-24)), Some(2f64.powi(-24)));
+        assert_eq!(round_to_elem(f16, 2f64.powi(-25)), None);
+        let bf16 = Some(DataType::Bfloat16 as i32);
+        assert_eq!(round_to_elem(bf16, 1.5), Some(1.5));
+        assert_eq!(round_to_elem(bf16, 1.0 + 2f64.powi(-10)), None);
+        assert_eq!(round_to_elem(Some(DataType::Int64 as i32), 1.0), None);
+        assert_eq!(round_to_elem(None, 1.0), None);
+    }
+
+    #[test]
+    fn data_of_one_kind_concatenates_and_picks() {
+        let f = Data::Floats(Box::new([1.0, 2.0]));
+        let i = Data::Ints(vec![Dim::Known(3)]);
+        assert_eq!(Data::concat([&f, &f]).map(|d| d.len()), Some(4));
+        assert_eq!(Data::concat([&f, &i]), None, "kinds differ");
+        assert_eq!(f.pick([1, 0]), Some(Data::Floats(Box::new([2.0, 1.0]))));
+        assert_eq!(f.pick([2]), None, "out of range");
+        assert_eq!(std::mem::size_of::<ValueInfo>(), 64, "floats cost nothing");
+    }
+}

@@ -366,4 +366,67 @@ mod tests {
             "overflow"
         );
     }
+
+    fn fl(elem: Option<i32>, v: &[f64]) -> Option<ValueInfo> {
+        Some(
+            ValueInfo::tensor(elem, Some(vec![Dim::Known(v.len() as u64)]))
+                .with_values(Some(Data::Floats(v.into()))),
+        )
+    }
+
+    #[test]
+    fn float_arithmetic_rounds_to_the_element_type() {
+        let (a, b) = (f64::from(0.1f32), f64::from(0.2f32));
+        let out = run(
+            multi,
+            &node("Add", 2, 1, vec![]),
+            14,
+            &[fl(F32, &[a]), fl(F32, &[b])],
+        );
+        assert_eq!(out[0].floats(), Some(&[f64::from(0.1f32 + 0.2f32)][..]));
+        let dbl = Some(DataType::Double as i32);
+        let out = run(
+            multi,
+            &node("Add", 2, 1, vec![]),
+            14,
+            &[fl(dbl, &[0.1]), fl(dbl, &[0.2])],
+        );
+        assert_eq!(out[0].floats(), Some(&[0.1 + 0.2][..]));
+        let out = run(
+            multi,
+            &node("Mul", 2, 1, vec![]),
+            14,
+            &[fl(F32, &[1.0, 2.0, 3.0]), fl(F32, &[0.5])],
+        );
+        assert_eq!(out[0].floats(), Some(&[0.5, 1.0, 1.5][..]));
+        let out = run(
+            multi,
+            &node("Div", 2, 1, vec![]),
+            14,
+            &[fl(F32, &[1.0]), fl(F32, &[3.0])],
+        );
+        assert_eq!(out[0].floats(), Some(&[f64::from(1.0f32 / 3.0)][..]));
+        let out = run(
+            multi,
+            &node("Less", 2, 1, vec![]),
+            14,
+            &[fl(F32, &[1.0, 5.0]), fl(F32, &[3.0])],
+        );
+        assert_eq!(out[0].data_i64(), Some(vec![1, 0]));
+        let out = run(
+            multi,
+            &node("Max", 2, 1, vec![]),
+            14,
+            &[fl(F32, &[f64::NAN]), fl(F32, &[3.0])],
+        );
+        assert_eq!(out[0].data, None, "NaN is not carried");
+        // Lengths that do not broadcast as scalars or equal vectors: nothing.
+        let out = run(
+            multi,
+            &node("Add", 2, 1, vec![]),
+            14,
+            &[fl(F32, &[1.0, 2.0]), fl(F32, &[1.0, 2.0, 3.0])],
+        );
+        assert_eq!(out[0].data, None);
+    }
 }

@@ -415,4 +415,76 @@ mod tests {
         let out = run(identity, &n, 14, &[ints(&[1, 2])]);
         assert_eq!(out[0].data_i64(), Some(vec![1, 2]));
     }
+
+    fn floats_in(elem: Option<i32>, v: &[f64]) -> Option<ValueInfo> {
+        Some(
+            ValueInfo::tensor(elem, Some(vec![Dim::Known(v.len() as u64)]))
+                .with_values(Some(Data::Floats(v.into()))),
+        )
+    }
+
+    #[test]
+    fn casts_convert_values_as_onnxruntime() {
+        let to = |t: DataType| node("Cast", 1, 1, vec![attr_i("to", t as i64)]);
+        // Float to integer truncates toward zero; out of range or NaN is undefined: not carried.
+        let out = run(
+            cast,
+            &to(DataType::Int64),
+            13,
+            &[floats_in(F32, &[2.9, -2.7, 0.0])],
+        );
+        assert_eq!(out[0].data_i64(), Some(vec![2, -2, 0]));
+        let out = run(cast, &to(DataType::Int64), 13, &[floats_in(F32, &[1e19])]);
+        assert_eq!(out[0].data, None);
+        let out = run(
+            cast,
+            &to(DataType::Int64),
+            13,
+            &[floats_in(F32, &[f64::NAN])],
+        );
+        assert_eq!(out[0].data, None);
+        let out = run(
+            cast,
+            &to(DataType::Uint8),
+            13,
+            &[floats_in(F32, &[255.5, 256.0])],
+        );
+        assert_eq!(out[0].data, None, "256 wraps");
+        let out = run(
+            cast,
+            &to(DataType::Bool),
+            13,
+            &[floats_in(F32, &[0.5, 0.0])],
+        );
+        assert_eq!(out[0].data_i64(), Some(vec![1, 0]));
+        // Integer to float rounds to the nearest f32; symbols have no float value.
+        let out = run(cast, &to(DataType::Float), 13, &[ints(&[(1 << 24) + 1, 3])]);
+        assert_eq!(out[0].floats(), Some(&[16777216.0, 3.0][..]));
+        let sym = Some(ValueInfo::int64_data(vec![d("N")], false));
+        assert_eq!(run(cast, &to(DataType::Float), 13, &[sym])[0].data, None);
+        // Double to float rounds; float to float16 only when exact.
+        let out = run(
+            cast,
+            &to(DataType::Float),
+            13,
+            &[floats_in(Some(DataType::Double as i32), &[0.1])],
+        );
+        assert_eq!(out[0].floats(), Some(&[f64::from(0.1f32)][..]));
+        let out = run(
+            cast,
+            &to(DataType::Float16),
+            13,
+            &[floats_in(F32, &[0.5, 2.0])],
+        );
+        assert_eq!(out[0].floats(), Some(&[0.5, 2.0][..]));
+        let out = run(cast, &to(DataType::Float16), 13, &[floats_in(F32, &[0.1])]);
+        assert_eq!(out[0].data, None);
+        // Floor and friends on floats.
+        let n = node("Floor", 1, 1, vec![]);
+        let out = run(same, &n, 13, &[floats_in(F32, &[2.5, -2.5])]);
+        assert_eq!(out[0].floats(), Some(&[2.0, -3.0][..]));
+        let n = node("Round", 1, 1, vec![]);
+        let out = run(same, &n, 13, &[floats_in(F32, &[2.5, 3.5, -0.5])]);
+        assert_eq!(out[0].floats(), Some(&[2.0, 4.0, -0.0][..]));
+    }
 }
