@@ -16,8 +16,10 @@
 //! - RandomNormalLike, RandomUniformLike, Bernoulli, EyeLike: `dtype` when given, else the input's.
 //! - CumProd (26) like CumSum (11, 14).
 //!
-//! Values of small integer tensors flow through Identity, Cast to an integer type, Neg and Abs (a
-//! `Shape` result cast to int32 and back is common in exported graphs).
+//! Values of small tensors flow through Identity, Cast (a `Shape` result cast to int32 and back is
+//! common in exported graphs; float to integer truncates toward zero, as onnxruntime's
+//! `static_cast`), Neg and Abs, and float values through Floor, Ceil and Round (exporters compute a
+//! resized size as `Cast(Floor(Mul(Cast(size), scale)))`).
 
 use super::super::ctx::NodeCtx;
 use super::super::dim::Dim;

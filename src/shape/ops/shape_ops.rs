@@ -22,9 +22,19 @@
 //! - Resize: 10 (X, scales); 11 adds `roi` and `sizes`; 18 adds `axes` and `keep_aspect_ratio_policy`.
 //! - Upsample: `height_scale`/`width_scale` in 1, `scales` attribute in 7, input from 9.
 //!
+//! - Resize 13 makes `roi` and `scales` optional; 19 adds `half_pixel_symmetric` (no effect on sizes).
+//!   Opsets 11-12 require `scales` even with `sizes`: an empty tensor there means "not given".
+//!
 //! Sizes stay exact: symbolic sizes are computed in the polynomial algebra of [`Poly`] (a Reshape's -1
-//! of `[batch, seq, 768]` to `[0, -1, 64]` is `seq*12`, a Concat of `seq` and 1 is `seq+1`), and a
-//! size that is not exactly an expression (`seq / 5`, `min(seq, 4)`) is unknown.
+//! of `[batch, seq, 768]` to `[0, -1, 64]` is `seq*12`, a Concat of `seq` and 1 is `seq+1`, a Slice
+//! `[:seq]` of 512 is `min(seq, 512)`, a Resize by 0.5 `floor(h/2)`), and a size that is not exactly
+//! an expression (`seq / 5`, a Resize of a symbol by 0.1) is unknown.
+//!
+//! Resize and Upsample sizes are what onnxruntime computes (`upsamplebase.h`:
+//! `static_cast<int64_t>(scale * in)` with the product in f32, `round` of one f32 scale under
+//! `keep_aspect_ratio_policy`), which onnx's own inference computes too. For `tf_crop_and_resize` the
+//! spec scales the roi's span (`floor(in * (roi_end - roi_start) * scale)`) but both ignore the roi:
+//! only where the two agree (a roi of the whole axis) is a size given.
 
 use super::super::ctx::NodeCtx;
 use super::super::dim::{Dim, Poly, Shape};
