@@ -3,7 +3,7 @@
 
 use super::broadcast::Outcome;
 use super::dim::{Dim, Shape};
-use super::value::ValueInfo;
+use super::value::{Data, ValueInfo};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::ir::{Graph, OpNode};
 use crate::proto::{AttributeProto, NodeProto, TensorProto};
@@ -104,13 +104,32 @@ impl<'a> NodeCtx<'a> {
         self.input(slot)?.elem
     }
 
-    /// The known integer values of input `slot` (a small constant or propagated shape tensor).
+    /// The known integer values of input `slot` (a small constant or propagated shape tensor), when
+    /// it is a scalar or a vector.
     pub fn data_i64(&self, slot: usize) -> Option<Vec<i64>> {
-        self.input(slot)?.data_i64()
+        self.data(slot)?.iter().map(super::value::as_i64).collect()
     }
 
+    /// The integer values of input `slot`, when it is a scalar or a vector: every rule reading a
+    /// list of sizes or axes expects one, and a small matrix (torch's pads, reshaped to `[-1, 2]`)
+    /// must not pass for a list.
     pub fn data(&self, slot: usize) -> Option<&[Dim]> {
-        self.input(slot)?.data.as_deref()
+        let v = self.input(slot)?;
+        matches!(v.rank(), Some(0 | 1)).then(|| v.ints()).flatten()
+    }
+
+    /// The floating-point values of input `slot`, when it is a scalar or a vector.
+    pub fn floats(&self, slot: usize) -> Option<&[f64]> {
+        let v = self.input(slot)?;
+        matches!(v.rank(), Some(0 | 1))
+            .then(|| v.floats())
+            .flatten()
+    }
+
+    /// The values of input `slot` of any kind and rank (flattened), for rules that move values
+    /// around without reading them as a list.
+    pub fn values(&self, slot: usize) -> Option<&Data> {
+        self.input(slot)?.data.as_ref()
     }
 
     pub fn has_input(&self, slot: usize) -> bool {

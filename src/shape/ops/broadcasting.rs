@@ -13,7 +13,7 @@ use super::super::broadcast::{legacy_axis, multidirectional_of, none};
 use super::super::ctx::{NodeCtx, Rule};
 use super::super::dim::{Dim, Poly, SymExpr};
 use super::super::registry::Registry;
-use super::super::value::{ValueInfo, as_i64, from_i64};
+use super::super::value::{Data, ValueInfo, as_i64, from_i64, round_to_elem};
 use crate::proto::tensor_proto::DataType;
 use smallvec::SmallVec;
 
@@ -65,8 +65,11 @@ fn multi(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         multidirectional_of(&shapes)
     };
     ctx.report_broadcast(Rule::Multidirectional, &slots, &outcome);
-    let data = propagate(ctx);
-    vec![ValueInfo::tensor(output_elem(ctx), outcome.shape).with_data(data)]
+    let data = match propagate(ctx) {
+        Some(ints) => Some(Data::Ints(ints)),
+        None => propagate_floats(ctx),
+    };
+    vec![ValueInfo::tensor(output_elem(ctx), outcome.shape).with_values(data)]
 }
 
 /// Opset < 8 Max/Min/Sum/Mean: every input has the same shape.
@@ -126,6 +129,80 @@ fn propagate(ctx: &NodeCtx<'_>) -> Option<Vec<Dim>> {
         .collect()
 }
 
+/// Values of small float results (scales computed from constants, `Mul(Cast(size), 0.5)`): every
+/// input's float values known (Where's condition's as integers), scalars or equal-length vectors; each
+/// result rounded to the output's element type as the runtime computing in it would.
+fn propagate_floats(ctx: &NodeCtx<'_>) -> Option<Data> {
+    let op = ctx.op_type();
+    let elem = output_elem(ctx);
+    let (cond, operands): (Option<&[Dim]>, Vec<&[f64]>) = if op == "Where" {
+        if ctx.num_inputs() != 3 {
+            return None;
+        }
+        (Some(ctx.data(0)?), vec![ctx.floats(1)?, ctx.floats(2)?])
+    } else {
+        if ctx.num_inputs() != 2 {
+            return None;
+        }
+        (None, vec![ctx.floats(0)?, ctx.floats(1)?])
+    };
+    let n = operands
+        .iter()
+        .map(|d| d.len())
+        .chain(cond.map(<[Dim]>::len))
+        .max()?;
+    if operands.iter().any(|d| d.len() != n && d.len() != 1)
+        || cond.is_some_and(|c| c.len() != n && c.len() != 1)
+    {
+        return None;
+    }
+    let at = |d: &[f64], i: usize| d[if d.len() == 1 { 0 } else { i }];
+    let predicate = matches!(
+        op,
+        "Equal" | "Less" | "LessOrEqual" | "Greater" | "GreaterOrEqual"
+    );
+    if predicate {
+        let ints = (0..n)
+            .map(|i| {
+                let (x, y) = (at(operands[0], i), at(operands[1], i));
+                let b = match op {
+                    "Equal" => x == y,
+                    "Less" => x < y,
+                    "LessOrEqual" => x <= y,
+                    "Greater" => x > y,
+                    _ => x >= y,
+                };
+                Dim::Known(u64::from(b))
+            })
+            .collect();
+        return Some(Data::Ints(ints));
+    }
+    let out: Option<Box<[f64]>> = (0..n)
+        .map(|i| {
+            let (x, y) = (at(operands[0], i), at(operands[1], i));
+            let exact = match op {
+                "Where" => {
+                    let c = cond?;
+                    let c = &c[if c.len() == 1 { 0 } else { i }];
+                    return Some(if as_i64(c)? != 0 { x } else { y });
+                }
+                "Add" => x + y,
+                "Sub" => x - y,
+                "Mul" => x * y,
+                "Div" => x / y,
+                // Both operands are values of the type: the pick is one of them, no rounding. A NaN
+                // operand is not carried (runtimes differ in which they return).
+                "Max" | "Min" if x.is_nan() || y.is_nan() => return None,
+                "Max" => x.max(y),
+                "Min" => x.min(y),
+                _ => return None,
+            };
+            round_to_elem(elem, exact)
+        })
+        .collect();
+    out.map(Data::Floats)
+}
+
 /// One element of a binary op on integer values (shape arithmetic, and the comparisons exporters
 /// put around it, as torch's `Where(Equal(shape, -1), 1, shape)` before an Expand).
 fn binary_value(op: &str, x: &Dim, y: &Dim) -> Option<Dim> {
@@ -181,7 +258,7 @@ mod tests {
         let a = Some(ValueInfo::int64_data(a, false));
         let b = Some(ValueInfo::int64_data(b, false));
         let out = run(multi, &n, 14, &[a, b]).remove(0);
-        out.data.map(|v| {
+        out.int_vec().map(|v| {
             v.iter()
                 .map(|d| match as_i64(d) {
                     Some(x) => x.to_string(),
@@ -212,7 +289,12 @@ mod tests {
             &[cond, ones, Some(ValueInfo::int64_data(shape, false))],
         )
         .remove(0);
-        let got: Vec<String> = out.data.unwrap().iter().map(|d| d.to_string()).collect();
+        let got: Vec<String> = out
+            .int_vec()
+            .unwrap()
+            .iter()
+            .map(|d| d.to_string())
+            .collect();
         assert_eq!(got, ["batch", "3", "1"]);
         assert_eq!(
             values("Max", vec![from_i64(2)], vec![from_i64(5)]),
@@ -283,5 +365,68 @@ mod tests {
             None,
             "overflow"
         );
+    }
+
+    fn fl(elem: Option<i32>, v: &[f64]) -> Option<ValueInfo> {
+        Some(
+            ValueInfo::tensor(elem, Some(vec![Dim::Known(v.len() as u64)]))
+                .with_values(Some(Data::Floats(v.into()))),
+        )
+    }
+
+    #[test]
+    fn float_arithmetic_rounds_to_the_element_type() {
+        let (a, b) = (f64::from(0.1f32), f64::from(0.2f32));
+        let out = run(
+            multi,
+            &node("Add", 2, 1, vec![]),
+            14,
+            &[fl(F32, &[a]), fl(F32, &[b])],
+        );
+        assert_eq!(out[0].floats(), Some(&[f64::from(0.1f32 + 0.2f32)][..]));
+        let dbl = Some(DataType::Double as i32);
+        let out = run(
+            multi,
+            &node("Add", 2, 1, vec![]),
+            14,
+            &[fl(dbl, &[0.1]), fl(dbl, &[0.2])],
+        );
+        assert_eq!(out[0].floats(), Some(&[0.1 + 0.2][..]));
+        let out = run(
+            multi,
+            &node("Mul", 2, 1, vec![]),
+            14,
+            &[fl(F32, &[1.0, 2.0, 3.0]), fl(F32, &[0.5])],
+        );
+        assert_eq!(out[0].floats(), Some(&[0.5, 1.0, 1.5][..]));
+        let out = run(
+            multi,
+            &node("Div", 2, 1, vec![]),
+            14,
+            &[fl(F32, &[1.0]), fl(F32, &[3.0])],
+        );
+        assert_eq!(out[0].floats(), Some(&[f64::from(1.0f32 / 3.0)][..]));
+        let out = run(
+            multi,
+            &node("Less", 2, 1, vec![]),
+            14,
+            &[fl(F32, &[1.0, 5.0]), fl(F32, &[3.0])],
+        );
+        assert_eq!(out[0].data_i64(), Some(vec![1, 0]));
+        let out = run(
+            multi,
+            &node("Max", 2, 1, vec![]),
+            14,
+            &[fl(F32, &[f64::NAN]), fl(F32, &[3.0])],
+        );
+        assert_eq!(out[0].data, None, "NaN is not carried");
+        // Lengths that do not broadcast as scalars or equal vectors: nothing.
+        let out = run(
+            multi,
+            &node("Add", 2, 1, vec![]),
+            14,
+            &[fl(F32, &[1.0, 2.0]), fl(F32, &[1.0, 2.0, 3.0])],
+        );
+        assert_eq!(out[0].data, None);
     }
 }

@@ -5,7 +5,7 @@
 
 use super::super::ctx::NodeCtx;
 use super::super::dim::{Dim, Poly, Shape};
-use super::super::value::{MAX_DATA_ELEMENTS, ValueInfo, as_i64};
+use super::super::value::{Data, MAX_DATA_ELEMENTS, ValueInfo, as_i64};
 use crate::proto::tensor_proto::DataType;
 
 /// The largest rank inference builds. A rank read from a value (a shape tensor of length `n`) beyond
@@ -199,11 +199,34 @@ pub fn like(ctx: &NodeCtx<'_>, slot: usize, shape: Shape) -> ValueInfo {
     ValueInfo::tensor(ctx.elem(slot), shape)
 }
 
-/// Data for a result of rank 0 or 1 only (data describes small vectors and scalars).
+/// Integer data for a result of rank 0 or 1 only (see [`values_if_small`]).
 pub fn data_if_small(shape: &Shape, data: Option<Vec<Dim>>) -> Option<Vec<Dim>> {
     let small = matches!(shape.as_deref(), Some([]) | Some([_]));
+    match values_if_small(shape, data.map(Data::Ints)) {
+        Some(Data::Ints(v)) if small => Some(v),
+        _ => None,
+    }
+}
+
+/// Values for a result of shape `shape`, when they fit it: a scalar or vector of as many values, or a
+/// small tensor of higher rank whose sizes are all known and multiply to their number (a Reshape of
+/// pads to `[-1, 2]`). Anything else is dropped, so a rule never hands on values of the wrong shape.
+pub fn values_if_small(shape: &Shape, data: Option<Data>) -> Option<Data> {
     let data = data?;
-    (small && data.len() as u64 <= MAX_DATA_ELEMENTS).then_some(data)
+    let n = data.len() as u64;
+    if n > MAX_DATA_ELEMENTS {
+        return None;
+    }
+    let fits = match shape.as_deref()? {
+        [] => n == 1,
+        [d] => d.known().is_none_or(|k| k == n),
+        dims => {
+            dims.iter()
+                .try_fold(1u64, |acc, d| acc.checked_mul(d.known()?))
+                == Some(n)
+        }
+    };
+    fits.then_some(data)
 }
 
 #[cfg(test)]

@@ -16,13 +16,15 @@
 //! - RandomNormalLike, RandomUniformLike, Bernoulli, EyeLike: `dtype` when given, else the input's.
 //! - CumProd (26) like CumSum (11, 14).
 //!
-//! Values of small integer tensors flow through Identity, Cast to an integer type, Neg and Abs (a
-//! `Shape` result cast to int32 and back is common in exported graphs).
+//! Values of small tensors flow through Identity, Cast (a `Shape` result cast to int32 and back is
+//! common in exported graphs; float to integer truncates toward zero, as onnxruntime's
+//! `static_cast`), Neg and Abs, and float values through Floor, Ceil and Round (exporters compute a
+//! resized size as `Cast(Floor(Mul(Cast(size), scale)))`).
 
 use super::super::ctx::NodeCtx;
 use super::super::dim::Dim;
 use super::super::registry::Registry;
-use super::super::value::{ValueInfo, as_i64, from_i64};
+use super::super::value::{Data, ValueInfo, as_i64, from_i64, is_float_elem, round_to_elem};
 use super::common::{is_int_elem, like};
 use crate::proto::tensor_proto::DataType;
 
@@ -115,7 +117,27 @@ fn same(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         }),
         _ => None,
     };
-    vec![like(ctx, 0, ctx.shape(0)).with_data(data)]
+    let data = data.map(Data::Ints).or_else(|| float_unary(ctx));
+    vec![like(ctx, 0, ctx.shape(0)).with_values(data)]
+}
+
+/// The float values of Neg, Abs, Floor, Ceil and Round (exporters floor a scaled size in float before
+/// casting it back). Each result is exact in the input's type: no rounding to copy.
+fn float_unary(ctx: &NodeCtx<'_>) -> Option<Data> {
+    let f: fn(f64) -> f64 = match ctx.op_type() {
+        "Neg" => |x| -x,
+        "Abs" => f64::abs,
+        "Floor" => f64::floor,
+        "Ceil" => f64::ceil,
+        // Round halves to even (onnxruntime's std::nearbyint).
+        "Round" => f64::round_ties_even,
+        _ => return None,
+    };
+    if !is_float_elem(ctx.elem(0)) {
+        return None;
+    }
+    let v = ctx.input(0)?.floats()?;
+    Some(Data::Floats(v.iter().map(|&x| f(x)).collect()))
 }
 
 /// Input 0's values mapped one by one, when they are known integers and `f` knows every result.
@@ -156,14 +178,80 @@ fn cast_like(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     vec![cast_to(ctx, to)]
 }
 
-/// Input 0 cast to `to`: the shape is kept, and integer values are kept when `to` holds them all.
+/// Input 0 cast to `to`: the shape is kept, and values are converted as onnxruntime converts them
+/// (a C++ `static_cast`), where that is exact and defined (see [`cast_data`] and [`cast_floats`]).
 fn cast_to(ctx: &NodeCtx<'_>, to: Option<i32>) -> ValueInfo {
-    let data = if is_int_elem(ctx.elem(0)) {
-        ctx.data(0).and_then(|d| cast_data(d, to))
-    } else {
-        None
+    let from = ctx.elem(0);
+    let data = match ctx.values(0) {
+        Some(Data::Ints(d)) if is_int_elem(from) || is_bool(from) => {
+            if is_float_elem(to) {
+                int_to_float(d, to).map(Data::Floats)
+            } else if is_bool(to) {
+                d.iter()
+                    .map(|v| Some(Dim::Known(u64::from(as_i64(v)? != 0))))
+                    .collect::<Option<_>>()
+                    .map(Data::Ints)
+            } else {
+                cast_data(d, to).map(Data::Ints)
+            }
+        }
+        Some(Data::Floats(f)) if is_float_elem(from) => cast_floats(f, to),
+        _ => None,
     };
-    ValueInfo::tensor(to, ctx.shape(0)).with_data(data)
+    ValueInfo::tensor(to, ctx.shape(0)).with_values(data)
+}
+
+fn is_bool(elem: Option<i32>) -> bool {
+    elem == Some(DataType::Bool as i32)
+}
+
+/// Known integers converted to float type `to`: rounded to the nearest value of that type, as
+/// `static_cast<float>(int64_t)` does (kept only when exact for 16-bit floats). Symbols have no
+/// float value carried.
+fn int_to_float(values: &[Dim], to: Option<i32>) -> Option<Box<[f64]>> {
+    values
+        .iter()
+        .map(|d| {
+            let v = as_i64(d).filter(|_| matches!(d, Dim::Known(_)))?;
+            match DataType::try_from(to?).ok()? {
+                // Straight from the integer: through f64 first could round twice.
+                DataType::Float => Some(f64::from(v as f32)),
+                DataType::Double => Some(v as f64),
+                _ => round_to_elem(to, v as f64).filter(|&x| x == v as f64),
+            }
+        })
+        .collect()
+}
+
+/// Float values cast to `to`: to an integer type truncated toward zero (C++ conversion), kept only
+/// when the result is in the type's range (beyond it, and for NaN, the conversion is undefined); to
+/// BOOL nonzero is true (NaN too); to another float type rounded to it (see [`round_to_elem`]).
+fn cast_floats(values: &[f64], to: Option<i32>) -> Option<Data> {
+    if is_float_elem(to) {
+        return values
+            .iter()
+            .map(|&v| round_to_elem(to, v))
+            .collect::<Option<_>>()
+            .map(Data::Floats);
+    }
+    if is_bool(to) {
+        return Some(Data::Ints(
+            values
+                .iter()
+                .map(|&v| Dim::Known(u64::from(v != 0.0)))
+                .collect(),
+        ));
+    }
+    let ints: Vec<Dim> = values
+        .iter()
+        .map(|&v| {
+            let t = v.trunc();
+            // Exactly representable bounds: -2^63 is an i64, 2^63 is not.
+            const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+            (t.is_finite() && (-TWO_63..TWO_63).contains(&t)).then(|| from_i64(t as i64))
+        })
+        .collect::<Option<_>>()?;
+    cast_data(&ints, to).map(Data::Ints)
 }
 
 /// Integer values cast to integer type `to`, if none of them wraps. Symbols are sizes: they are kept
@@ -271,12 +359,12 @@ mod tests {
         let mut x = ValueInfo::int64_data(vec![d("batch"), d("8")], false);
         let out = run(cast, &n, 13, &[Some(x.clone())]);
         assert_eq!(out[0].elem, Some(DataType::Int32 as i32));
-        assert_eq!(out[0].data, Some(vec![d("batch"), d("8")]));
-        x.data = Some(vec![from_i64(1 << 40)]);
-        assert_eq!(run(cast, &n, 13, &[Some(x.clone())])[0].data, None);
+        assert_eq!(out[0].int_vec(), Some(vec![d("batch"), d("8")]));
+        x.data = Some(Data::Ints(vec![from_i64(1 << 40)]));
+        assert_eq!(run(cast, &n, 13, &[Some(x.clone())])[0].int_vec(), None);
         let to_float = node("Cast", 1, 1, vec![attr_i("to", DataType::Float as i64)]);
         let out = run(cast, &to_float, 13, &[Some(x)]);
-        assert_eq!((out[0].elem, out[0].data.clone()), (F32, None));
+        assert_eq!((out[0].elem, out[0].int_vec()), (F32, None));
         let legacy = node("Cast", 1, 1, vec![attr_s("to", "int64")]);
         assert_eq!(run(cast, &legacy, 1, &[t(F32, &["2"])])[0].elem, I64);
         let bad = node("Cast", 1, 1, vec![attr_i("to", i64::MAX)]);
@@ -288,7 +376,7 @@ mod tests {
         let n = node("Neg", 1, 1, vec![]);
         let out = run(same, &n, 13, &[ints(&[3, -1])]);
         assert_eq!(out[0].data_i64(), Some(vec![-3, 1]));
-        assert_eq!(run(same, &n, 13, &[ints(&[i64::MIN])])[0].data, None);
+        assert_eq!(run(same, &n, 13, &[ints(&[i64::MIN])])[0].int_vec(), None);
         let a = node("Abs", 1, 1, vec![]);
         assert_eq!(
             run(same, &a, 13, &[ints(&[-3])])[0].data_i64(),
@@ -328,5 +416,77 @@ mod tests {
         let n = node("Identity", 1, 1, vec![]);
         let out = run(identity, &n, 14, &[ints(&[1, 2])]);
         assert_eq!(out[0].data_i64(), Some(vec![1, 2]));
+    }
+
+    fn floats_in(elem: Option<i32>, v: &[f64]) -> Option<ValueInfo> {
+        Some(
+            ValueInfo::tensor(elem, Some(vec![Dim::Known(v.len() as u64)]))
+                .with_values(Some(Data::Floats(v.into()))),
+        )
+    }
+
+    #[test]
+    fn casts_convert_values_as_onnxruntime() {
+        let to = |t: DataType| node("Cast", 1, 1, vec![attr_i("to", t as i64)]);
+        // Float to integer truncates toward zero; out of range or NaN is undefined: not carried.
+        let out = run(
+            cast,
+            &to(DataType::Int64),
+            13,
+            &[floats_in(F32, &[2.9, -2.7, 0.0])],
+        );
+        assert_eq!(out[0].data_i64(), Some(vec![2, -2, 0]));
+        let out = run(cast, &to(DataType::Int64), 13, &[floats_in(F32, &[1e19])]);
+        assert_eq!(out[0].data, None);
+        let out = run(
+            cast,
+            &to(DataType::Int64),
+            13,
+            &[floats_in(F32, &[f64::NAN])],
+        );
+        assert_eq!(out[0].data, None);
+        let out = run(
+            cast,
+            &to(DataType::Uint8),
+            13,
+            &[floats_in(F32, &[255.5, 256.0])],
+        );
+        assert_eq!(out[0].data, None, "256 wraps");
+        let out = run(
+            cast,
+            &to(DataType::Bool),
+            13,
+            &[floats_in(F32, &[0.5, 0.0])],
+        );
+        assert_eq!(out[0].data_i64(), Some(vec![1, 0]));
+        // Integer to float rounds to the nearest f32; symbols have no float value.
+        let out = run(cast, &to(DataType::Float), 13, &[ints(&[(1 << 24) + 1, 3])]);
+        assert_eq!(out[0].floats(), Some(&[16777216.0, 3.0][..]));
+        let sym = Some(ValueInfo::int64_data(vec![d("N")], false));
+        assert_eq!(run(cast, &to(DataType::Float), 13, &[sym])[0].data, None);
+        // Double to float rounds; float to float16 only when exact.
+        let out = run(
+            cast,
+            &to(DataType::Float),
+            13,
+            &[floats_in(Some(DataType::Double as i32), &[0.1])],
+        );
+        assert_eq!(out[0].floats(), Some(&[f64::from(0.1f32)][..]));
+        let out = run(
+            cast,
+            &to(DataType::Float16),
+            13,
+            &[floats_in(F32, &[0.5, 2.0])],
+        );
+        assert_eq!(out[0].floats(), Some(&[0.5, 2.0][..]));
+        let out = run(cast, &to(DataType::Float16), 13, &[floats_in(F32, &[0.1])]);
+        assert_eq!(out[0].data, None);
+        // Floor and friends on floats.
+        let n = node("Floor", 1, 1, vec![]);
+        let out = run(same, &n, 13, &[floats_in(F32, &[2.5, -2.5])]);
+        assert_eq!(out[0].floats(), Some(&[2.0, -3.0][..]));
+        let n = node("Round", 1, 1, vec![]);
+        let out = run(same, &n, 13, &[floats_in(F32, &[2.5, 3.5, -0.5])]);
+        assert_eq!(out[0].floats(), Some(&[2.0, 4.0, -0.0][..]));
     }
 }

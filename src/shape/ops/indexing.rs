@@ -12,8 +12,8 @@
 use super::super::ctx::NodeCtx;
 use super::super::dim::{Dim, Shape};
 use super::super::registry::Registry;
-use super::super::value::ValueInfo;
-use super::common::{axis, data_if_small, like, size_of_value};
+use super::super::value::{Data, ValueInfo};
+use super::common::{axis, like, size_of_value, values_if_small};
 use crate::proto::tensor_proto::DataType;
 
 pub fn register(r: &mut Registry) {
@@ -43,24 +43,25 @@ pub(super) fn gather(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         _ => None,
     };
     let values = match data.as_deref() {
-        Some([_]) => gathered(ctx.data(0), ctx.data_i64(1).as_deref()),
+        Some([_]) => gathered(ctx.values(0), ctx.data_i64(1).as_deref()),
         _ => None,
     };
-    let values = data_if_small(&shape, values);
-    vec![like(ctx, 0, shape).with_data(values)]
+    let values = values_if_small(&shape, values);
+    vec![like(ctx, 0, shape).with_values(values)]
 }
 
 /// `values[i]` for each index (negative ones count from the end); `None` if one is out of range.
-fn gathered(values: Option<&[Dim]>, indices: Option<&[i64]>) -> Option<Vec<Dim>> {
+fn gathered(values: Option<&Data>, indices: Option<&[i64]>) -> Option<Data> {
     let (values, indices) = (values?, indices?);
     let n = i64::try_from(values.len()).ok()?;
-    indices
+    let at: Vec<usize> = indices
         .iter()
         .map(|&i| {
             let i = if i < 0 { i.checked_add(n)? } else { i };
-            values.get(usize::try_from(i).ok()?).cloned()
+            usize::try_from(i).ok()
         })
-        .collect()
+        .collect::<Option<_>>()?;
+    values.pick(at)
 }
 
 /// GatherElements: the shape of the indices, the element type of the data.
@@ -119,8 +120,13 @@ fn non_zero(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
 /// OneHot(indices, depth, values): the indices' shape with `depth` inserted at `axis`; the element
 /// type of `values`.
 fn one_hot(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
-    let depth = match ctx.data(1) {
-        Some([d]) => size_of_value(d),
+    // Depth may be of any numeric type; onnxruntime converts a float one with static_cast (toward
+    // zero), kept only where that is defined.
+    let depth = match (ctx.data(1), ctx.floats(1)) {
+        (Some([d]), _) => size_of_value(d),
+        (_, Some([f])) if f.is_finite() && (0.0..9.2e18).contains(&f.trunc()) => {
+            Dim::Known(f.trunc() as u64)
+        }
         _ => Dim::Unknown,
     };
     let a = ctx.attr_i("axis").unwrap_or(-1);
@@ -154,14 +160,14 @@ mod tests {
         let n = node("Gather", 2, 1, vec![]);
         let v = Some(ValueInfo::int64_data(vec![d("B"), d("S"), d("768")], false));
         let out = run(gather, &n, 13, &[v.clone(), ints(&[-1, 0])]);
-        assert_eq!(out[0].data, Some(vec![d("768"), d("B")]));
+        assert_eq!(out[0].int_vec(), Some(vec![d("768"), d("B")]));
         let out = run(gather, &n, 13, &[v.clone(), int(1)]);
         assert_eq!(
-            (out[0].shape.clone(), out[0].data.clone()),
+            (out[0].shape.clone(), out[0].int_vec()),
             (shape(&[]), Some(vec![d("S")]))
         );
-        assert_eq!(run(gather, &n, 13, &[v.clone(), int(3)])[0].data, None);
-        assert_eq!(run(gather, &n, 13, &[v, int(i64::MIN)])[0].data, None);
+        assert_eq!(run(gather, &n, 13, &[v.clone(), int(3)])[0].int_vec(), None);
+        assert_eq!(run(gather, &n, 13, &[v, int(i64::MIN)])[0].int_vec(), None);
     }
 
     #[test]

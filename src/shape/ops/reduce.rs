@@ -17,7 +17,7 @@ use super::super::dim::{Dim, Shape};
 use super::super::registry::Registry;
 use super::super::value::{ValueInfo, as_i64, from_i64};
 use super::common::{
-    Param, axes, axis, data_if_small, ints_attr_or_input, len_1d, like, unknown_dims,
+    Param, axes, axis, data_if_small, ints_attr_or_input, len_1d, like, size_of_value, unknown_dims,
 };
 use crate::proto::tensor_proto::DataType;
 
@@ -133,17 +133,17 @@ fn arg_reduce(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
 
 /// TopK: values and indices with the axis cut to `k`.
 fn top_k(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    // K may be computed (`Min(k, Gather(Shape(x), axis))` in exported top-k), symbols included.
     let k = if ctx.opset < 10 {
         ctx.attr_i("k")
+            .and_then(|k| u64::try_from(k).ok())
+            .map_or(Dim::Unknown, Dim::Known)
     } else {
-        match ctx.data_i64(1).as_deref() {
-            Some([k]) => Some(*k),
-            _ => None,
+        match ctx.data(1) {
+            Some([k]) => size_of_value(k),
+            _ => Dim::Unknown,
         }
     };
-    let k = k
-        .and_then(|k| u64::try_from(k).ok())
-        .map_or(Dim::Unknown, Dim::Known);
     let a = ctx.attr_i("axis").unwrap_or(-1);
     let shape = ctx.shape(0).and_then(|mut dims| {
         let i = axis(a, dims.len())?;
@@ -210,13 +210,13 @@ mod tests {
         let v = Some(ValueInfo::int64_data(vec![d("B"), d("1")], false));
         let out = run(reduce, &n, 13, &[v]);
         assert_eq!(
-            (out[0].shape.clone(), out[0].data.clone()),
+            (out[0].shape.clone(), out[0].int_vec()),
             (shape(&[]), Some(vec![d("B")]))
         );
         let out = run(reduce, &n, 13, &[ints(&[2, 3, 4])]);
         assert_eq!(out[0].data_i64(), Some(vec![24]));
         let out = run(reduce, &n, 13, &[ints(&[i64::MAX, 2])]);
-        assert_eq!(out[0].data, None);
+        assert_eq!(out[0].int_vec(), None);
         let n = node("ReduceMax", 1, 1, vec![]);
         let out = run(reduce, &n, 13, &[ints(&[2, 7, 4])]);
         assert_eq!(

@@ -22,19 +22,30 @@
 //! - Resize: 10 (X, scales); 11 adds `roi` and `sizes`; 18 adds `axes` and `keep_aspect_ratio_policy`.
 //! - Upsample: `height_scale`/`width_scale` in 1, `scales` attribute in 7, input from 9.
 //!
+//! - Resize 13 makes `roi` and `scales` optional; 19 adds `half_pixel_symmetric` (no effect on sizes).
+//!   Opsets 11-12 require `scales` even with `sizes`: an empty tensor there means "not given".
+//!
 //! Sizes stay exact: symbolic sizes are computed in the polynomial algebra of [`Poly`] (a Reshape's -1
-//! of `[batch, seq, 768]` to `[0, -1, 64]` is `seq*12`, a Concat of `seq` and 1 is `seq+1`), and a
-//! size that is not exactly an expression (`seq / 5`, `min(seq, 4)`) is unknown.
+//! of `[batch, seq, 768]` to `[0, -1, 64]` is `seq*12`, a Concat of `seq` and 1 is `seq+1`, a Slice
+//! `[:seq]` of 512 is `min(seq, 512)`, a Resize by 0.5 `floor(h/2)`), and a size that is not exactly
+//! an expression (`seq / 5`, a Resize of a symbol by 0.1) is unknown.
+//!
+//! Resize and Upsample sizes are what onnxruntime computes (`upsamplebase.h`:
+//! `static_cast<int64_t>(scale * in)` with the product in f32, `round` of one f32 scale under
+//! `keep_aspect_ratio_policy`), which onnx's own inference computes too. For `tf_crop_and_resize` the
+//! spec scales the roi's span (`floor(in * (roi_end - roi_start) * scale)`) but both ignore the roi:
+//! only where the two agree (a roi of the whole axis) is a size given.
 
 use super::super::ctx::NodeCtx;
 use super::super::dim::{Dim, Poly, Shape};
 use super::super::registry::Registry;
 use super::super::value::{
-    MAX_DATA_ELEMENTS, ValueInfo, as_i64, from_i64, from_tensor, int_values,
+    Data, MAX_DATA_ELEMENTS, MAX_FLOAT_ELEMENTS, ValueInfo, as_i64, from_i64, from_tensor,
+    round_to_elem,
 };
 use super::common::{
-    Param, axes, axis, axis_inclusive, data_if_small, div_exact, div_exact_dim, ints_attr_or_input,
-    len_1d, like, mul, product, shift, size_of_value, sum, unknown_dims,
+    Param, axes, axis, axis_inclusive, div_exact, div_exact_dim, ints_attr_or_input, len_1d, like,
+    mul, product, shift, size_of_value, sum, unknown_dims, values_if_small,
 };
 use crate::proto::tensor_proto::DataType;
 
@@ -137,8 +148,8 @@ fn reshape(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             ctx.bind(&total, n, "the reshape");
         }
     }
-    let data = data_if_small(&shape, ctx.input(0).and_then(|v| v.data.clone()));
-    vec![like(ctx, 0, shape).with_data(data)]
+    let data = values_if_small(&shape, ctx.values(0).cloned());
+    vec![like(ctx, 0, shape).with_values(data)]
 }
 
 /// The output dims of a Reshape of `input` to the values `target`: 0 copies the input's dim (unless
@@ -219,9 +230,53 @@ fn transpose(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         (None, Some(p)) => unknown_dims(p.len() as u64),
         (None, None) => None,
     };
-    // A 1-D transpose is the identity.
-    let data = data_if_small(&shape, ctx.input(0).and_then(|v| v.data.clone()));
-    vec![like(ctx, 0, shape).with_data(data)]
+    // Values move with their elements (torch's pads computation transposes a [k, 2] matrix).
+    let data = match (ctx.shape(0), ctx.values(0)) {
+        (Some(dims), Some(values)) => {
+            let p: Option<Vec<usize>> = match ctx.attr_ints("perm") {
+                Some(p) => axes(p, dims.len()),
+                None => Some((0..dims.len()).rev().collect()),
+            };
+            p.and_then(|p| transposed(&dims, &p, values))
+        }
+        _ => None,
+    };
+    let data = values_if_small(&shape, data);
+    vec![like(ctx, 0, shape).with_values(data)]
+}
+
+/// The values of a tensor of known sizes `dims` (row-major) with its axes permuted by `perm`.
+fn transposed(dims: &[Dim], perm: &[usize], values: &Data) -> Option<Data> {
+    let sizes: Vec<usize> = dims
+        .iter()
+        .map(|d| usize::try_from(d.known()?).ok())
+        .collect::<Option<_>>()?;
+    if perm.len() != sizes.len()
+        || sizes.iter().try_fold(1usize, |a, &n| a.checked_mul(n)) != Some(values.len())
+    {
+        return None;
+    }
+    // Row-major strides of the input, read in the output's axis order.
+    let mut strides = vec![1usize; sizes.len()];
+    for i in (0..sizes.len().saturating_sub(1)).rev() {
+        strides[i] = strides[i + 1] * sizes[i + 1];
+    }
+    let out_sizes: Vec<usize> = perm.iter().map(|&a| sizes[a]).collect();
+    let out_strides: Vec<usize> = perm.iter().map(|&a| strides[a]).collect();
+    let mut index = vec![0usize; sizes.len()];
+    let mut order = Vec::with_capacity(values.len());
+    for _ in 0..values.len() {
+        order.push(index.iter().zip(&out_strides).map(|(i, s)| i * s).sum());
+        // The next output position, last axis fastest.
+        for k in (0..index.len()).rev() {
+            index[k] += 1;
+            if index[k] < out_sizes[k] {
+                break;
+            }
+            index[k] = 0;
+        }
+    }
+    values.pick(order)
 }
 
 fn squeeze(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
@@ -253,8 +308,8 @@ fn squeeze(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             unknown_dims((dims.len() as u64).checked_sub(n)?)
         }
     });
-    let data = data_if_small(&shape, ctx.input(0).and_then(|v| v.data.clone()));
-    vec![like(ctx, 0, shape).with_data(data)]
+    let data = values_if_small(&shape, ctx.values(0).cloned());
+    vec![like(ctx, 0, shape).with_values(data)]
 }
 
 fn unsqueeze(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
@@ -277,8 +332,8 @@ fn unsqueeze(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         Param::Absent => None,
         Param::Unknown => unknown_dims((dims.len() as u64).checked_add(len_1d(ctx, 1)?)?),
     });
-    let data = data_if_small(&shape, ctx.input(0).and_then(|v| v.data.clone()));
-    vec![like(ctx, 0, shape).with_data(data)]
+    let data = values_if_small(&shape, ctx.values(0).cloned());
+    vec![like(ctx, 0, shape).with_values(data)]
 }
 
 /// What several inputs say of one dimension that must be equal across them: a known size if any
@@ -326,35 +381,38 @@ fn concat(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
                 .collect(),
         )
     });
-    // Values of 1-D integer inputs concatenate (shape tensors assembled piece by piece).
+    // Values of 1-D inputs concatenate (shape tensors assembled piece by piece, scales too).
     let data = if rank == Some(1) {
         (0..ctx.num_inputs())
             .map(|k| {
-                ctx.data(k)
+                ctx.values(k)
                     .filter(|_| ctx.input(k).and_then(ValueInfo::rank) == Some(1))
             })
             .collect::<Option<Vec<_>>>()
-            .map(|parts| parts.concat())
+            .and_then(Data::concat)
     } else {
         None
     };
-    let data = data_if_small(&shape, data);
-    vec![ValueInfo::tensor(elem, shape).with_data(data)]
+    let data = values_if_small(&shape, data);
+    vec![ValueInfo::tensor(elem, shape).with_values(data)]
 }
 
 /// The split sizes.
-fn split_sizes(ctx: &NodeCtx<'_>) -> Param<i64> {
-    if ctx.opset < 13 {
-        if let Some(s) = ctx.attr_ints("split") {
-            return Param::Known(s.to_vec());
-        }
-        // Opset 1 also took the sizes as an optional second input.
-        if ctx.opset < 2 && ctx.has_input(1) {
-            return ctx.data_i64(1).map_or(Param::Unknown, Param::Known);
-        }
+/// The split sizes, as values: from the attribute, or from input 1 (opset 1, and from 13), where they
+/// may be computed (symbols included).
+fn split_sizes(ctx: &NodeCtx<'_>) -> Param<Dim> {
+    let from_input = ctx.opset >= 13 || (ctx.opset < 2 && ctx.attr("split").is_none());
+    if !from_input {
+        return ctx
+            .attr_ints("split")
+            .map(|s| s.iter().map(|&v| from_i64(v)).collect())
+            .into();
+    }
+    if !ctx.has_input(1) {
         return Param::Absent;
     }
-    ints_attr_or_input(ctx, "split", 1, 13)
+    ctx.data(1)
+        .map_or(Param::Unknown, |d| Param::Known(d.to_vec()))
 }
 
 /// The sizes of `n` equal parts of `dim`; from opset 18 with `num_outputs`, chunks of `ceil(dim / n)`
@@ -418,10 +476,7 @@ fn split(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     };
     let sizes: Vec<Dim> = match split_sizes(ctx) {
         Param::Known(s) => (0..n)
-            .map(|i| {
-                s.get(i)
-                    .map_or(Dim::Unknown, |&v| size_of_value(&from_i64(v)))
-            })
+            .map(|i| s.get(i).map_or(Dim::Unknown, size_of_value))
             .collect(),
         Param::Absent => {
             let uneven = ctx.opset >= 18 && ctx.attr_i("num_outputs").is_some();
@@ -429,7 +484,7 @@ fn split(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         }
         Param::Unknown => vec![Dim::Unknown; n],
     };
-    let data = ctx.data(0).filter(|_| dims.len() == 1);
+    let data = ctx.values(0).filter(|_| dims.len() == 1);
     let mut offset: Option<usize> = Some(0);
     sizes
         .into_iter()
@@ -443,9 +498,9 @@ fn split(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             let part = data
                 .zip(offset)
                 .zip(end)
-                .and_then(|((values, at), end)| values.get(at..end).map(<[Dim]>::to_vec));
+                .and_then(|((values, at), end)| values.pick(at..end));
             offset = end;
-            ValueInfo::tensor(elem, Some(s)).with_data(part)
+            ValueInfo::tensor(elem, Some(s)).with_values(part)
         })
         .collect()
 }
@@ -542,6 +597,70 @@ fn forward_slice_len(dim: &Dim, start: &Dim, end: &Dim) -> Option<Dim> {
     }
 }
 
+/// Where a slice bound lands on an axis of size `n`: a negative number counts from the end, then the
+/// position is clamped below by `lo` and above by `hi` where given (`min(max(v, lo), hi)`); a number
+/// at or beyond [`HUGE`] is `past` ("to the end"), one at or below `-HUGE` is `before`. A symbolic
+/// bound must be surely non-negative (a size): whether one that may be negative counts from the end
+/// is not an expression.
+fn clamped_position(
+    n: &Poly,
+    bound: &Dim,
+    (lo, hi): (Option<&Poly>, Option<&Poly>),
+    (before, past): (&Poly, &Poly),
+) -> Option<Poly> {
+    let v = match bound {
+        Dim::Known(_) => match as_i64(bound)? {
+            v if v >= HUGE => return Some(past.clone()),
+            v if v <= -HUGE => return Some(before.clone()),
+            v if v < 0 => n.add(&Poly::constant(v))?,
+            v => Poly::constant(v),
+        },
+        Dim::Sym(_) => {
+            Some(Poly::of_value(bound)?).filter(|p| p.lower_bound().is_some_and(|b| b >= 0))?
+        }
+        Dim::Unknown => return None,
+    };
+    let v = match lo {
+        Some(lo) => Poly::max(&[v, lo.clone()])?,
+        None => v,
+    };
+    match hi {
+        Some(hi) => Poly::min(&[v, hi.clone()]),
+        None => Some(v),
+    }
+}
+
+/// The length of a sliced axis of symbolic size or with symbolic bounds, exactly, with the clamping
+/// written as min and max (a `[1, 512]` tensor sliced `[:, :seq]` is `[1, min(seq, 512)]`).
+///
+/// ONNX clamps a forward (step `k > 0`) start and end to `[0, n]` and the length is
+/// `max(ceil((end' - start') / k), 0)`. A start beyond `n` or an end below 0 gives a span `<= 0`
+/// whether clamped or not, so only `start' = max(start, 0)` and `end' = min(end, n)` are written,
+/// which keeps the expressions short (`max(seq - 1, 0)` for `[1:]` of `seq`). Backward (`k < 0`)
+/// the start is clamped to `[0, n-1]` and the end to `[-1, n-1]`, length
+/// `max(ceil((start' - end') / -k), 0)`: there `start' = min(max(start, 0), n - 1)` (on an empty
+/// axis that is -1, so the length is 0 as onnxruntime's) and `end' = max(end, -1)` (an end beyond
+/// `n - 1` gives a span `<= 0` either way). `None` where the algebra has no expression for it.
+fn clamped_slice_len(dim: &Dim, start: &Dim, end: &Dim, step: i64) -> Option<Dim> {
+    let n = Poly::of_size(dim)?;
+    let zero = Poly::constant(0);
+    let (span, k) = if step > 0 {
+        let s = clamped_position(&n, start, (Some(&zero), None), (&zero, &n))?;
+        let e = clamped_position(&n, end, (None, Some(&n)), (&zero, &n))?;
+        (e.sub(&s)?, step)
+    } else if step < 0 {
+        let (minus_one, last) = (Poly::constant(-1), n.sub(&Poly::constant(1))?);
+        let first = Poly::min(&[zero.clone(), last.clone()])?;
+        let s = clamped_position(&n, start, (Some(&zero), Some(&last)), (&first, &last))?;
+        let e = clamped_position(&n, end, (Some(&minus_one), None), (&minus_one, &last))?;
+        (s.sub(&e)?, step.checked_neg()?)
+    } else {
+        return None;
+    };
+    let len = Poly::max(&[span.ceil_div(k)?, zero])?;
+    Some(len.into_size())
+}
+
 /// The length of one sliced axis.
 fn slice_len(dim: &Dim, start: &Dim, end: &Dim, step: i64) -> Dim {
     if let (Dim::Known(n), Some(s), Some(e)) = (dim, as_i64(start), as_i64(end)) {
@@ -577,7 +696,10 @@ fn slice_len(dim: &Dim, start: &Dim, end: &Dim, step: i64) -> Dim {
         }
         _ => false,
     };
-    if whole { dim.clone() } else { Dim::Unknown }
+    if whole {
+        return dim.clone();
+    }
+    clamped_slice_len(dim, start, end, step).unwrap_or(Dim::Unknown)
 }
 
 fn slice(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
@@ -620,34 +742,52 @@ fn slice(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     for (j, &a) in which.iter().enumerate() {
         out[a] = slice_len(&dims[a], &starts[j], &ends[j], steps[j]);
     }
-    let data = slice_data(ctx.data(0).filter(|_| r == 1), &starts, &ends, &steps);
+    let data = slice_data(&dims, ctx.values(0), &which, &starts, &ends, &steps);
     let shape = Some(out);
-    let data = data_if_small(&shape, data);
-    vec![ValueInfo::tensor(elem, shape).with_data(data)]
+    let data = values_if_small(&shape, data);
+    vec![ValueInfo::tensor(elem, shape).with_values(data)]
 }
 
-/// The values of a sliced 1-D tensor.
+/// The values of a sliced tensor of known sizes (row-major): on each axis the positions
+/// [`slice_range`] visits, every other axis whole.
 fn slice_data(
-    values: Option<&[Dim]>,
+    dims: &[Dim],
+    values: Option<&Data>,
+    which: &[usize],
     starts: &[Dim],
     ends: &[Dim],
     steps: &[i64],
-) -> Option<Vec<Dim>> {
+) -> Option<Data> {
     let values = values?;
-    let ([s], [e], [st]) = (starts, ends, steps) else {
-        return None;
-    };
-    if values.is_empty() {
-        return Some(Vec::new());
+    let sizes: Vec<u64> = dims.iter().map(Dim::known).collect::<Option<_>>()?;
+    let mut picks: Vec<Vec<usize>> = sizes.iter().map(|&n| (0..n as usize).collect()).collect();
+    for (j, &a) in which.iter().enumerate() {
+        let n = sizes[a];
+        if n == 0 {
+            continue;
+        }
+        let (s, e, st) = slice_range(n, as_i64(&starts[j])?, as_i64(&ends[j])?, steps[j])?;
+        let count = slice_count(s, e, st);
+        picks[a] = (0..count)
+            .map(|i| usize::try_from(s + i128::from(i) * st).ok())
+            .collect::<Option<_>>()?;
     }
-    let (s, e, st) = slice_range(values.len() as u64, as_i64(s)?, as_i64(e)?, *st)?;
-    let count = slice_count(s, e, st);
-    (0..count)
-        .map(|i| {
-            let at = s + i128::from(i) * st;
-            values.get(usize::try_from(at).ok()?).cloned()
-        })
-        .collect()
+    // Row-major: the flat position of each picked element, last axis fastest.
+    let mut order: Vec<usize> = vec![0];
+    for (a, p) in picks.iter().enumerate() {
+        let n = usize::try_from(sizes[a]).ok()?;
+        let mut next = Vec::with_capacity(order.len().checked_mul(p.len())?);
+        for &base in &order {
+            for &i in p {
+                next.push(base.checked_mul(n)?.checked_add(i)?);
+            }
+        }
+        if next.len() as u64 > MAX_DATA_ELEMENTS {
+            return None;
+        }
+        order = next;
+    }
+    values.pick(order)
 }
 
 fn tile(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
@@ -666,10 +806,14 @@ fn tile(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             _ => Some(vec![Dim::Unknown; dims.len()]),
         }
     } else {
-        match ctx.data_i64(1) {
-            Some(reps) if reps.len() == dims.len() => {
-                Some(dims.iter().zip(&reps).map(|(d, &t)| times(d, t)).collect())
-            }
+        // Repeats may be computed, symbols included (`Tile(x, Concat(batch, 1))`).
+        match ctx.data(1) {
+            Some(reps) if reps.len() == dims.len() => Some(
+                dims.iter()
+                    .zip(reps)
+                    .map(|(d, t)| mul(d, &size_of_value(t)))
+                    .collect(),
+            ),
             _ => Some(vec![Dim::Unknown; dims.len()]),
         }
     };
@@ -690,10 +834,20 @@ fn times(d: &Dim, t: i64) -> Dim {
 }
 
 fn pad(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
-    let pads: Param<i64> = match ctx.opset {
-        ..2 => ctx.attr_ints("paddings").map(<[i64]>::to_vec).into(),
-        2..11 => ctx.attr_ints("pads").map(<[i64]>::to_vec).into(),
-        _ => ints_attr_or_input(ctx, "pads", 1, 11),
+    let from_attr = |name: &str| -> Param<Dim> {
+        ctx.attr_ints(name)
+            .map(|p| p.iter().map(|&v| from_i64(v)).collect())
+            .into()
+    };
+    // Pads as values: from opset 11 they may be computed (symbols included: a pad to a multiple of
+    // the sequence length, a reflection pad of a speech model's frames).
+    let pads: Param<Dim> = match ctx.opset {
+        ..2 => from_attr("paddings"),
+        2..11 => from_attr("pads"),
+        _ if !ctx.has_input(1) => Param::Absent,
+        _ => ctx
+            .data(1)
+            .map_or(Param::Unknown, |d| Param::Known(d.to_vec())),
     };
     let pad_axes: Param<i64> = if ctx.opset >= 18 {
         ints_attr_or_input(ctx, "axes", 3, 18)
@@ -719,8 +873,7 @@ fn pad(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
                 Some(which) => {
                     let mut out = dims.clone();
                     for (j, &a) in which.iter().enumerate() {
-                        let total = p[j].checked_add(p[j + which.len()]);
-                        out[a] = total.map_or(Dim::Unknown, |t| shift(&dims[a], t));
+                        out[a] = padded(&dims[a], &p[j], &p[j + which.len()]);
                     }
                     out
                 }
@@ -732,6 +885,19 @@ fn pad(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         _ => vec![Dim::Unknown; r],
     };
     vec![like(ctx, 0, Some(shape))]
+}
+
+/// `in + begin + end` for a padded axis (a negative pad crops): exact in the polynomial algebra; a
+/// known result below 0 is invalid, so unknown.
+fn padded(dim: &Dim, begin: &Dim, end: &Dim) -> Dim {
+    if let (Some(b), Some(e)) = (as_i64(begin), as_i64(end))
+        && matches!((begin, end), (Dim::Known(_), Dim::Known(_)))
+    {
+        return b.checked_add(e).map_or(Dim::Unknown, |t| shift(dim, t));
+    }
+    let total =
+        Poly::of_size(dim).and_then(|d| d.add(&Poly::of_value(begin)?)?.add(&Poly::of_value(end)?));
+    total.map_or(Dim::Unknown, Poly::into_size)
 }
 
 fn center_crop_pad(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
@@ -785,10 +951,13 @@ fn constant(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         let values: Vec<Dim> = a.ints.iter().map(|&v| from_i64(v)).collect();
         let data = (values.len() as u64 <= MAX_DATA_ELEMENTS).then_some(values);
         ValueInfo::tensor(int64(), vector(a.ints.len())).with_data(data)
-    } else if ctx.attr("value_float").is_some() {
+    } else if let Some(v) = ctx.attr_f("value_float") {
         ValueInfo::tensor(Some(DataType::Float as i32), scalar)
+            .with_values(Some(Data::Floats(Box::new([f64::from(v)]))))
     } else if let Some(a) = ctx.attr("value_floats") {
-        ValueInfo::tensor(Some(DataType::Float as i32), vector(a.floats.len()))
+        let data = (a.floats.len() as u64 <= MAX_FLOAT_ELEMENTS)
+            .then(|| Data::Floats(a.floats.iter().map(|&x| f64::from(x)).collect()));
+        ValueInfo::tensor(Some(DataType::Float as i32), vector(a.floats.len())).with_values(data)
     } else if ctx.attr("value_string").is_some() {
         ValueInfo::tensor(Some(DataType::String as i32), scalar)
     } else if let Some(a) = ctx.attr("value_strings") {
@@ -809,19 +978,25 @@ fn constant_of_shape(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         Some(dims) => Some(dims),
         None => len_1d(ctx, 0).and_then(unknown_dims),
     };
-    // An integer fill of a small known shape has known values.
-    let fill = value.and_then(int_values).and_then(|v| match v.as_slice() {
-        [x] => Some(*x),
-        _ => None,
-    });
-    let data = match (shape.as_deref(), fill) {
-        (Some([]), Some(x)) => Some(vec![from_i64(x)]),
-        (Some([Dim::Known(n)]), Some(x)) if *n <= MAX_DATA_ELEMENTS => {
-            Some(vec![from_i64(x); *n as usize])
-        }
+    // A fill of a small known shape has known values (0.0 when no value is given).
+    let fill = match value {
+        Some(t) => from_tensor(t).data.filter(|d| d.len() == 1),
+        None => Some(Data::Floats(Box::new([0.0]))),
+    };
+    let count = match shape.as_deref() {
+        Some([]) => Some(1),
+        Some([Dim::Known(n)]) => Some(*n),
         _ => None,
     };
-    vec![ValueInfo::tensor(elem, shape).with_data(data)]
+    let limit = match fill {
+        Some(Data::Floats(_)) => MAX_FLOAT_ELEMENTS,
+        _ => MAX_DATA_ELEMENTS,
+    };
+    let data = count
+        .filter(|&n| n <= limit)
+        .zip(fill)
+        .and_then(|(n, x)| x.pick(std::iter::repeat_n(0, n as usize)));
+    vec![ValueInfo::tensor(elem, shape).with_values(data)]
 }
 
 /// The value of a scalar (or one-element) input.
@@ -855,18 +1030,45 @@ fn range(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             });
             (Dim::Known(n), data)
         }
-        // Range(s, l, 1) has l - s elements when that is surely not negative (Range(0, n, 1) has n,
-        // Range(past, past+seq, 1) has seq).
-        (_, _, Some(1)) => {
-            let span = start
-                .zip(limit)
-                .and_then(|(s, l)| Poly::of_value(l)?.sub(&Poly::of_value(s)?))
-                .filter(|p| p.lower_bound().is_some_and(|b| b >= 0));
-            (span.map_or(Dim::Unknown, Poly::into_size), None)
+        // Symbolic bounds and a known step k: max(ceil((limit - start) / k), 0) (Range(0, n, 1) has n
+        // elements, Range(past, past+seq, 1) has seq, Range(0, seq, 2) ceil(seq/2)).
+        (_, _, Some(k)) if k != 0 => {
+            let len = start.zip(limit).and_then(|(s, l)| {
+                let (s, l) = (Poly::of_value(s)?, Poly::of_value(l)?);
+                let (span, k) = if k > 0 {
+                    (l.sub(&s)?, k)
+                } else {
+                    (s.sub(&l)?, k.checked_neg()?)
+                };
+                Poly::max(&[span.ceil_div(k)?, Poly::constant(0)])
+            });
+            (len.map_or(Dim::Unknown, Poly::into_size), None)
         }
-        _ => (Dim::Unknown, None),
+        _ => (float_range_len(ctx, elem), None),
     };
     vec![ValueInfo::tensor(elem, Some(vec![len])).with_data(data)]
+}
+
+/// The length of a Range of known float values as onnxruntime computes it:
+/// `ceil((double)(limit - start) / delta)` with the difference taken in the element type, 0 when
+/// not positive.
+fn float_range_len(ctx: &NodeCtx<'_>, elem: Option<i32>) -> Dim {
+    let one = |slot: usize| match ctx.floats(slot) {
+        Some([v]) => Some(*v),
+        _ => None,
+    };
+    let (Some(s), Some(l), Some(d)) = (one(0), one(1), one(2)) else {
+        return Dim::Unknown;
+    };
+    let Some(span) = round_to_elem(elem, l - s) else {
+        return Dim::Unknown;
+    };
+    let n = (span / d).ceil();
+    if d == 0.0 || n.is_nan() || n >= 9.2e18 {
+        Dim::Unknown
+    } else {
+        Dim::Known(n.max(0.0) as u64)
+    }
 }
 
 /// The `blocksize` attribute, when positive.
@@ -913,63 +1115,219 @@ fn space_to_depth(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     vec![like(ctx, 0, shape)]
 }
 
-/// `floor(d * scale)` as runtimes compute it (in single precision); a result that double precision
-/// would round differently is left unknown, as is a symbol scaled by anything but 1.
-fn scaled(d: &Dim, scale: f32) -> Dim {
-    if scale == 1.0 {
-        return d.clone();
+/// The largest odd numerator `p` of a scale `p / 2^e` applied to a symbolic size. The size is exact
+/// only while `in * p < 2^24` (the f32 product is then exact, see [`scaled`]); with `p` below 2^8 that
+/// holds for every size below 2^16, which covers feature maps; longer numerators (`0.1` is
+/// `13421773 / 2^27`) would need sizes of a few units, so such scales leave a symbol unknown.
+const MAX_SCALE_NUMERATOR: u32 = 255;
+
+/// An f32 as `m * 2^k` with `m` odd (or 0): every finite float is a dyadic rational.
+fn dyadic(x: f32) -> Option<(u32, i32)> {
+    if !x.is_finite() || x < 0.0 {
+        return None;
     }
-    let Dim::Known(n) = d else {
-        return Dim::Unknown;
+    let bits = x.to_bits();
+    let (exp, frac) = ((bits >> 23) & 0xff, bits & 0x7f_ffff);
+    let (mant, k) = if exp == 0 {
+        (frac, -149)
+    } else {
+        (frac | 0x80_0000, exp as i32 - 150)
     };
+    if mant == 0 {
+        return Some((0, 0));
+    }
+    let tz = mant.trailing_zeros();
+    Some((mant >> tz, k + tz as i32))
+}
+
+/// One axis of a Resize or Upsample by `scale`, as onnxruntime computes it
+/// (`static_cast<int64_t>(scales[i] * input_dims[i])`, the product in f32; onnx's inference floors the
+/// same product): for a known size, that computation itself. For a symbolic size `in` and a scale
+/// `p / 2^e` (2.0, 0.5, 1.5...), `floor(in * p / 2^e)`, which is what the f32 product truncates to as
+/// long as it is exact, i.e. `in * p < 2^24` ([`MAX_SCALE_NUMERATOR`] bounds `p`; a size of 2^24 is
+/// beyond any axis a resize is applied to). Any other scale of a symbol is unknown, as is a scale that
+/// is not a positive finite number.
+fn scaled(d: &Dim, scale: f32) -> Dim {
     if !scale.is_finite() || scale <= 0.0 {
         return Dim::Unknown;
     }
-    let single = (*n as f32 * scale).floor();
-    let double = (*n as f64 * f64::from(scale)).floor();
-    if f64::from(single) != double || !(0.0..1e18).contains(&double) {
-        return Dim::Unknown;
+    match d {
+        Dim::Known(n) => {
+            // static_cast<float>(int64_t): to the nearest float, as `as f32` rounds.
+            let product = (*n as f32) * scale;
+            if product.is_finite() && f64::from(product) < 9.2e18 {
+                Dim::Known(product.trunc() as u64)
+            } else {
+                Dim::Unknown
+            }
+        }
+        Dim::Sym(_) => {
+            let Some((p, k)) = dyadic(scale).filter(|&(p, _)| p <= MAX_SCALE_NUMERATOR) else {
+                return Dim::Unknown;
+            };
+            let Some(x) = Poly::of_size(d) else {
+                return Dim::Unknown;
+            };
+            let out = if k >= 0 {
+                1i64.checked_shl(k as u32)
+                    .filter(|&f| f > 0)
+                    .and_then(|f| x.mul(&Poly::constant(i64::from(p).checked_mul(f)?)))
+            } else if k >= -62 {
+                x.mul(&Poly::constant(i64::from(p)))
+                    .and_then(|num| num.floor_div(1i64 << (-k)))
+            } else {
+                None
+            };
+            out.map_or(Dim::Unknown, Poly::into_size)
+        }
+        Dim::Unknown => Dim::Unknown,
     }
-    Dim::Known(double as u64)
 }
 
-/// Resize: `sizes` when known (on `axes` from opset 18); scales are float values inference does not
-/// carry, so scaled axes are unknown.
+/// A list input of Resize: absent (not given, or given empty, which opsets 11-12 require for the
+/// unused one of scales and sizes), known, or given with unknown values.
+fn resize_param<T>(
+    ctx: &NodeCtx<'_>,
+    slot: usize,
+    read: impl Fn(&NodeCtx<'_>) -> Option<Vec<T>>,
+) -> Param<T> {
+    if !ctx.has_input(slot) {
+        return Param::Absent;
+    }
+    match read(ctx) {
+        Some(v) if v.is_empty() => Param::Absent,
+        Some(v) => Param::Known(v),
+        None if matches!(ctx.shape(slot).as_deref(), Some([Dim::Known(0)])) => Param::Absent,
+        None => Param::Unknown,
+    }
+}
+
+/// Resize (10: X, scales; 11: X, roi, scales, sizes; 18: `axes`, `keep_aspect_ratio_policy`): each
+/// resized axis (all, or those of `axes`) from its scale ([`scaled`]) or its size; the others keep
+/// the input's size.
 fn resize(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let Some(dims) = ctx.shape(0) else {
         return vec![like(ctx, 0, None)];
     };
     let r = dims.len();
-    let unknown = || vec![Dim::Unknown; r];
-    let sizes = if ctx.opset >= 11 && ctx.has_input(3) {
-        sizes_of(ctx, 3)
-    } else {
-        None
+    let unknown = || vec![ValueInfo::tensor(ctx.elem(0), Some(vec![Dim::Unknown; r]))];
+    let which = match ctx.attr_ints("axes").filter(|_| ctx.opset >= 18) {
+        Some(list) => axes(list, r),
+        None => Some((0..r).collect()),
     };
-    let stretch = ctx.attr_s("keep_aspect_ratio_policy").unwrap_or("stretch") == "stretch";
-    let shape = match sizes {
-        Some(sizes) if stretch => {
-            let which = match ctx.attr_ints("axes").filter(|_| ctx.opset >= 18) {
-                Some(list) => axes(list, r),
-                None => Some((0..r).collect()),
-            };
-            match which.filter(|w| w.len() == sizes.len()) {
-                Some(which) => {
-                    let mut out = dims.clone();
-                    for (j, &a) in which.iter().enumerate() {
-                        out[a] = sizes[j].clone();
-                    }
-                    out
-                }
-                None => unknown(),
+    let Some(which) = which else {
+        return unknown();
+    };
+    let scale_slot = if ctx.opset >= 11 { 2 } else { 1 };
+    let scales = resize_param(ctx, scale_slot, |c| {
+        c.floats(scale_slot).map(<[f64]>::to_vec)
+    });
+    let sizes = if ctx.opset >= 11 {
+        resize_param(ctx, 3, |c| c.data(3).map(<[Dim]>::to_vec))
+    } else {
+        Param::Absent
+    };
+    let resized: Vec<Dim> = match (scales, sizes) {
+        (Param::Known(s), Param::Absent) if s.len() == which.len() => {
+            match resize_scales(ctx, &dims, &which, &s) {
+                Some(v) => v,
+                None => return unknown(),
             }
         }
-        _ => unknown(),
+        (Param::Absent, Param::Known(n)) if n.len() == which.len() => {
+            let policy = if ctx.opset >= 18 {
+                ctx.attr_s("keep_aspect_ratio_policy").unwrap_or("stretch")
+            } else {
+                "stretch"
+            };
+            match policy {
+                "stretch" => n.iter().map(size_of_value).collect(),
+                "not_larger" | "not_smaller" => {
+                    match n.iter().map(as_i64).collect::<Option<Vec<_>>>() {
+                        Some(n) => aspect_sizes(&dims, &which, &n, policy == "not_larger"),
+                        None => vec![Dim::Unknown; which.len()],
+                    }
+                }
+                _ => return unknown(),
+            }
+        }
+        // Unknown values, both given, or lengths that do not match the axes (invalid).
+        _ => vec![Dim::Unknown; which.len()],
     };
-    vec![like(ctx, 0, Some(shape))]
+    let mut out = dims;
+    for (&a, d) in which.iter().zip(resized) {
+        out[a] = d;
+    }
+    vec![like(ctx, 0, Some(out))]
 }
 
-/// Upsample: scales from attributes (opset 1 and 7); from 9 they are a float input, not carried.
+/// The resized axes from their scales. With `tf_crop_and_resize` the spec makes an axis
+/// `floor(in * (roi_end - roi_start) * scale)` while onnxruntime (and onnx's inference) ignore the
+/// roi: only a roi spanning each axis whole (end - start = 1) gives one answer; `None` otherwise.
+fn resize_scales(
+    ctx: &NodeCtx<'_>,
+    dims: &[Dim],
+    which: &[usize],
+    scales: &[f64],
+) -> Option<Vec<Dim>> {
+    let crop = ctx.opset >= 11
+        && ctx.attr_s("coordinate_transformation_mode") == Some("tf_crop_and_resize");
+    if crop {
+        let roi = ctx.floats(1)?;
+        // The roi has a start and an end for each resized axis: all axes before opset 18.
+        let n = which.len();
+        if roi.len() != 2 * n || (0..n).any(|i| roi[n + i] - roi[i] != 1.0) {
+            return None;
+        }
+    }
+    Some(
+        which
+            .iter()
+            .zip(scales)
+            .map(|(&a, &s)| {
+                // Scales are FLOAT: the values read are f32 values.
+                scaled(&dims[a], s as f32)
+            })
+            .collect(),
+    )
+}
+
+/// Sizes under `keep_aspect_ratio_policy` (opset 18), as onnxruntime and onnx compute them in f32:
+/// one scale for every resized axis, the least (`not_larger`) or greatest (`not_smaller`) of
+/// `size / in`, and each axis `round(scale * in)` (halves away from zero). Known input sizes only;
+/// an empty axis or a negative size leaves the axes unknown.
+fn aspect_sizes(dims: &[Dim], which: &[usize], sizes: &[i64], not_larger: bool) -> Vec<Dim> {
+    let unknown = vec![Dim::Unknown; which.len()];
+    let ins: Option<Vec<f32>> = which
+        .iter()
+        .map(|&a| dims[a].known().filter(|&n| n > 0).map(|n| n as f32))
+        .collect();
+    let Some(ins) = ins else {
+        return unknown;
+    };
+    if sizes.iter().any(|&s| s < 0) {
+        return unknown;
+    }
+    let ratios = sizes.iter().zip(&ins).map(|(&s, &n)| s as f32 / n);
+    let scale = if not_larger {
+        ratios.fold(f32::MAX, f32::min)
+    } else {
+        ratios.fold(f32::MIN_POSITIVE, f32::max)
+    };
+    ins.iter()
+        .map(|&n| {
+            let v = (scale * n).round();
+            if v.is_finite() && v >= 0.0 && f64::from(v) < 9.2e18 {
+                Dim::Known(v as u64)
+            } else {
+                Dim::Unknown
+            }
+        })
+        .collect()
+}
+
+/// Upsample: scales from attributes `height_scale`/`width_scale` (opset 1, 4-D) and `scales` (7), from
+/// input `scales` (9); each axis as [`scaled`].
 fn upsample(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let Some(dims) = ctx.shape(0) else {
         return vec![like(ctx, 0, None)];
@@ -981,7 +1339,7 @@ fn upsample(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             _ => None,
         },
         7..9 => ctx.attr("scales").map(|a| a.floats.clone()),
-        _ => None,
+        _ => ctx.floats(1).map(|v| v.iter().map(|&x| x as f32).collect()),
     };
     let shape = match scales.filter(|s| s.len() == r) {
         Some(s) => dims.iter().zip(&s).map(|(d, &k)| scaled(d, k)).collect(),
@@ -1130,7 +1488,7 @@ mod tests {
             13,
             std::slice::from_ref(&x),
         );
-        assert_eq!(out[0].data, Some(vec![d("B"), d("S"), d("768")]));
+        assert_eq!(out[0].int_vec(), Some(vec![d("B"), d("S"), d("768")]));
         assert_eq!(out[0].shape, shape(&["3"]));
         let n = node(
             "Shape",
@@ -1139,7 +1497,7 @@ mod tests {
             vec![attr_i("start", -2), attr_i("end", i64::MAX)],
         );
         assert_eq!(
-            run(shape_op, &n, 15, std::slice::from_ref(&x))[0].data,
+            run(shape_op, &n, 15, std::slice::from_ref(&x))[0].int_vec(),
             Some(vec![d("S"), d("768")])
         );
         let n = node("Shape", 1, 1, vec![attr_i("start", 2), attr_i("end", 1)]);
@@ -1155,14 +1513,14 @@ mod tests {
             13,
             &[t(F32, &["2", "N", "1"])],
         );
-        assert_eq!(out[0].data, Some(vec![mul(&d("N"), &d("2"))]));
+        assert_eq!(out[0].int_vec(), Some(vec![mul(&d("N"), &d("2"))]));
         let out = run(
             size,
             &node("Size", 1, 1, vec![]),
             13,
             &[t(F32, &["2", "N", "?"])],
         );
-        assert_eq!(out[0].data, None);
+        assert_eq!(out[0].int_vec(), None);
         let out = run(
             size,
             &node("Size", 1, 1, vec![]),
@@ -1345,7 +1703,7 @@ mod tests {
         assert_eq!(out[1].data_i64(), Some(vec![8, 9]));
         let n = node("Split", 1, 2, vec![attr_ints("split", &[2, 2])]);
         let out = run(split, &n, 11, &[ints(&[7, 8, 9])]);
-        assert_eq!(out[1].data, None);
+        assert_eq!(out[1].int_vec(), None);
         let n = node("Split", 1, 2, vec![attr_ints("split", &[-5, i64::MAX])]);
         let out = run(split, &n, 11, &[ints(&[7, 8, 9])]);
         assert_eq!(out[0].shape, shape(&["?"]));
@@ -1388,8 +1746,9 @@ mod tests {
             Some(&[-1, -1]),
         );
         assert_eq!(out[0].shape, shape(&["10", "S", "8"]));
+        // [0:4] of S is min(S, 4): S is not assumed to be at least 4.
         let out = slice_of(x.clone(), &[0], &[4], Some(&[1]), None);
-        assert_eq!(out[0].shape, shape(&["10", "?", "8"]));
+        assert_eq!(text(&out[0].shape), "[10, min(S, 4), 8]");
         let out = slice_of(x.clone(), &[0], &[4], Some(&[0]), Some(&[0]));
         assert_eq!(out[0].shape, shape(&["?", "S", "8"]));
         let out = slice_of(x.clone(), &[5], &[2], Some(&[0]), None);
@@ -1408,9 +1767,9 @@ mod tests {
             &[x.clone(), ints(&[0]), end.clone(), ints(&[1])],
         );
         assert_eq!(out[0].shape, shape(&["10", "S", "8"]));
-        // ... but not of another axis: min(S, 10) is not known.
+        // ... and of another axis, min(S, 10): S is not assumed to be at most 10.
         let out = run(slice, &n, 13, &[x.clone(), ints(&[0]), end, ints(&[0])]);
-        assert_eq!(out[0].shape, shape(&["?", "S", "8"]));
+        assert_eq!(text(&out[0].shape), "[min(S, 10), S, 8]");
         let legacy = node(
             "Slice",
             1,
@@ -1431,15 +1790,79 @@ mod tests {
         assert_eq!(out[0].shape, shape(&["?", "?", "?"]));
     }
 
+    /// Every symbolic slice length against the numeric slice at each size of the axis and value of a
+    /// symbolic bound: bounds known (negative, past either end), a symbol, the axis's own symbol, a
+    /// symbol plus 2; steps of both signs.
+    #[test]
+    fn symbolic_slice_lengths_match_the_numbers() {
+        let (n, b) = (d("n"), d("b"));
+        let b2 = shift(&b, 2);
+        let mut bounds: Vec<Dim> = [0, 1, 3, 7, -1, -3, -20, HUGE, -HUGE, i64::MAX, i64::MIN]
+            .iter()
+            .map(|&v| from_i64(v))
+            .collect();
+        bounds.extend([b.clone(), n.clone(), b2.clone()]);
+        let value = |bound: &Dim, nv: i64, bv: i64| -> i64 {
+            match bound {
+                Dim::Sym(e) => e
+                    .eval(&|s| match s {
+                        "n" => Some(nv),
+                        "b" => Some(bv),
+                        _ => None,
+                    })
+                    .unwrap(),
+                other => as_i64(other).unwrap(),
+            }
+        };
+        let mut exact = 0;
+        for start in &bounds {
+            for end in &bounds {
+                for step in [1, 2, 3, -1, -2, -3] {
+                    for dim in [&n, &Dim::Known(5)] {
+                        let Dim::Sym(len) = slice_len(dim, start, end, step) else {
+                            continue;
+                        };
+                        exact += 1;
+                        for nv in 0..12 {
+                            for bv in 0..15 {
+                                let size = match dim {
+                                    Dim::Known(k) => *k,
+                                    _ => nv as u64,
+                                };
+                                let want = slice_len(
+                                    &Dim::Known(size),
+                                    &from_i64(value(start, nv, bv)),
+                                    &from_i64(value(end, nv, bv)),
+                                    step,
+                                );
+                                let got = len.eval(&|s| match s {
+                                    "n" => Some(nv),
+                                    "b" => Some(bv),
+                                    _ => None,
+                                });
+                                assert_eq!(
+                                    got.map(|v| Dim::Known(v as u64)),
+                                    Some(want),
+                                    "[{start}:{end}:{step}] of {dim} = {len} at n={nv} b={bv}"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(exact > 500, "only {exact} symbolic lengths");
+    }
+
     #[test]
     fn slice_of_values() {
         let v = Some(ValueInfo::int64_data(vec![d("B"), d("S"), d("768")], false));
         let out = slice_of(v.clone(), &[1], &[i64::MAX], None, None);
-        assert_eq!(out[0].data, Some(vec![d("S"), d("768")]));
+        assert_eq!(out[0].int_vec(), Some(vec![d("S"), d("768")]));
         let out = slice_of(v.clone(), &[-1], &[i64::MIN], None, Some(&[-2]));
-        assert_eq!(out[0].data, Some(vec![d("768"), d("B")]));
+        assert_eq!(out[0].int_vec(), Some(vec![d("768"), d("B")]));
         let out = slice_of(v, &[0], &[-1], None, None);
-        assert_eq!(out[0].data, Some(vec![d("B"), d("S")]));
+        assert_eq!(out[0].int_vec(), Some(vec![d("B"), d("S")]));
     }
 
     #[test]
@@ -1505,7 +1928,7 @@ mod tests {
         assert_eq!(out[0].shape, shape(&["0"]));
         let out = run(range, &n, 11, &[int(i64::MIN), int(i64::MAX), int(1)]);
         assert_eq!(
-            (out[0].shape.clone(), out[0].data.clone()),
+            (out[0].shape.clone(), out[0].int_vec()),
             (Some(vec![Dim::Known(u64::MAX)]), None)
         );
         let seq = Some(ValueInfo::int64_data(vec![d("S")], true));
@@ -1613,6 +2036,250 @@ mod tests {
         assert_eq!(s, shape(&["N", "3", "10", "?"]));
     }
 
+    /// A 1-D FLOAT constant.
+    fn floats(v: &[f32]) -> Option<ValueInfo> {
+        Some(
+            ValueInfo::tensor(F32, Some(vec![Dim::Known(v.len() as u64)])).with_values(Some(
+                Data::Floats(v.iter().map(|&x| f64::from(x)).collect()),
+            )),
+        )
+    }
+
+    fn ceil_of(name: &str, k: i64) -> Dim {
+        Poly::of_size(&d(name))
+            .unwrap()
+            .ceil_div(k)
+            .unwrap()
+            .into_size()
+    }
+
+    /// `F.interpolate(scale_factor=2)` exported by torch: Resize(X, roi = "", scales = Constant).
+    #[test]
+    fn resize_by_constant_scales_keeps_symbols_exact() {
+        let n = node("Resize", 3, 1, vec![]);
+        let x = ValueInfo::tensor(
+            F32,
+            Some(vec![d("1"), d("64"), ceil_of("h", 32), ceil_of("w", 32)]),
+        );
+        let scales = floats(&[1.0, 1.0, 2.0, 2.0]);
+        let s = out_shape(resize, &n, 13, &[Some(x), None, scales.clone()]);
+        assert_eq!(text(&s), "[1, 64, ceil(h/32)*2, ceil(w/32)*2]");
+        let s = out_shape(
+            resize,
+            &n,
+            13,
+            &[t(F32, &["2", "6"]), None, floats(&[2.0, 2.0])],
+        );
+        assert_eq!(s, shape(&["4", "12"]));
+        // Opset 10: (X, scales).
+        let n10 = node("Resize", 2, 1, vec![]);
+        let s = out_shape(
+            resize,
+            &n10,
+            10,
+            &[t(F32, &["N", "3", "H", "5"]), scales.clone()],
+        );
+        assert_eq!(text(&s), "[N, 3, H*2, 10]");
+        // Opset 11-12: an empty scales with sizes, or scales with an empty sizes.
+        let n4 = node("Resize", 4, 1, vec![]);
+        let s = out_shape(
+            resize,
+            &n4,
+            11,
+            &[
+                t(F32, &["N", "3", "H", "5"]),
+                floats(&[]),
+                floats(&[]),
+                ints(&[1, 3, 8, 9]),
+            ],
+        );
+        assert_eq!(s, shape(&["1", "3", "8", "9"]));
+        let s = out_shape(
+            resize,
+            &n4,
+            11,
+            &[
+                t(F32, &["N", "3", "H", "5"]),
+                floats(&[]),
+                floats(&[1.0, 1.0, 0.5, 0.5]),
+                ints(&[]),
+            ],
+        );
+        assert_eq!(text(&s), "[N, 3, floor(H/2), 2]");
+        // Unknown scales: the resized axes are unknown.
+        let unknown = t(F32, &["4"]);
+        let s = out_shape(
+            resize,
+            &n,
+            13,
+            &[t(F32, &["N", "3", "H", "5"]), None, unknown],
+        );
+        assert_eq!(s, shape(&["?", "?", "?", "?"]));
+    }
+
+    #[test]
+    fn scales_of_symbols_only_where_the_f32_product_is_exact() {
+        let h = d("h");
+        assert_eq!(scaled(&h, 1.0), h);
+        assert_eq!(scaled(&h, 2.0).to_string(), "h*2");
+        assert_eq!(scaled(&h, 0.5).to_string(), "floor(h/2)");
+        assert_eq!(scaled(&h, 1.5).to_string(), "h+floor(h/2)");
+        assert_eq!(scaled(&h, 0.75).to_string(), "floor(h*3/4)");
+        assert_eq!(scaled(&h, 0.1), Dim::Unknown, "0.1 is 13421773/2^27");
+        assert_eq!(scaled(&h, 1.0 / 3.0), Dim::Unknown);
+        assert_eq!(scaled(&h, 0.0), Dim::Unknown);
+        assert_eq!(scaled(&h, -2.0), Dim::Unknown);
+        assert_eq!(scaled(&h, f32::NAN), Dim::Unknown);
+        assert_eq!(scaled(&h, f32::INFINITY), Dim::Unknown);
+        assert_eq!(scaled(&Dim::Known(5), f32::MAX), Dim::Unknown);
+        // Known sizes as onnxruntime computes them: f32 product, truncated.
+        assert_eq!(scaled(&Dim::Known(3), 0.1), Dim::Known(0));
+        assert_eq!(scaled(&Dim::Known(10), 0.3), Dim::Known(3));
+        assert_eq!(scaled(&Dim::Known(7), 1.0 / 3.0), Dim::Known(2));
+        // 2^24 + 1 is no f32: onnxruntime's product of it by 1 is 2^24.
+        assert_eq!(scaled(&Dim::Known((1 << 24) + 1), 1.0), Dim::Known(1 << 24));
+        // Each symbolic formula against the f32 computation at every size up to 5000.
+        let scales = [
+            0.5f32,
+            1.5,
+            2.0,
+            0.25,
+            0.75,
+            1.25,
+            3.0,
+            4.0,
+            0.125,
+            2.5,
+            255.0,
+            1.0 / 128.0,
+        ];
+        for s in scales {
+            let Dim::Sym(e) = scaled(&h, s) else {
+                panic!("{s} is not symbolic")
+            };
+            for n in 0..5000i64 {
+                let at = e.eval(&|name| (name == "h").then_some(n));
+                let direct = ((n as f32) * s).trunc() as i64;
+                assert_eq!(at, Some(direct), "scale {s} ({e}) at h = {n}");
+            }
+        }
+    }
+
+    #[test]
+    fn resize_axes_aspect_policy_and_crop() {
+        let n = node("Resize", 3, 1, vec![attr_ints("axes", &[-2, -1])]);
+        let s = out_shape(
+            resize,
+            &n,
+            18,
+            &[t(F32, &["N", "3", "H", "5"]), None, floats(&[2.0, 0.5])],
+        );
+        assert_eq!(text(&s), "[N, 3, H*2, 2]");
+        // not_larger: one scale min(100/200, 100/300) for both axes; each round(scale * in) in f32.
+        let n = node(
+            "Resize",
+            4,
+            1,
+            vec![
+                attr_ints("axes", &[2, 3]),
+                attr_s("keep_aspect_ratio_policy", "not_larger"),
+            ],
+        );
+        let x = t(F32, &["N", "3", "200", "300"]);
+        let s = out_shape(resize, &n, 18, &[x.clone(), None, None, ints(&[100, 100])]);
+        assert_eq!(s, shape(&["N", "3", "67", "100"]));
+        let n = node(
+            "Resize",
+            4,
+            1,
+            vec![
+                attr_ints("axes", &[2, 3]),
+                attr_s("keep_aspect_ratio_policy", "not_smaller"),
+            ],
+        );
+        let s = out_shape(resize, &n, 18, &[x, None, None, ints(&[100, 100])]);
+        assert_eq!(s, shape(&["N", "3", "100", "150"]));
+        // A symbolic input size decides the scale of every axis: unknown.
+        let s = out_shape(
+            resize,
+            &n,
+            18,
+            &[
+                t(F32, &["N", "3", "H", "300"]),
+                None,
+                None,
+                ints(&[100, 100]),
+            ],
+        );
+        assert_eq!(s, shape(&["N", "3", "?", "?"]));
+        // Before opset 18 the policy does not exist: sizes are the sizes.
+        let s = out_shape(
+            resize,
+            &n,
+            13,
+            &[
+                t(F32, &["N", "3", "H", "W"]),
+                None,
+                None,
+                ints(&[1, 3, 7, 9]),
+            ],
+        );
+        assert_eq!(s, shape(&["1", "3", "7", "9"]));
+        // Symbolic sizes (a shape computed in the graph) are taken as they are.
+        let n = node("Resize", 4, 1, vec![]);
+        let sizes = Some(ValueInfo::int64_data(
+            vec![d("B"), from_i64(3), d("S"), from_i64(8)],
+            false,
+        ));
+        let s = out_shape(
+            resize,
+            &n,
+            13,
+            &[t(F32, &["N", "3", "H", "W"]), None, None, sizes],
+        );
+        assert_eq!(s, shape(&["B", "3", "S", "8"]));
+        // tf_crop_and_resize: the spec scales the roi's span, onnxruntime ignores the roi; only a whole
+        // roi gives one answer.
+        let n = node(
+            "Resize",
+            3,
+            1,
+            vec![attr_s(
+                "coordinate_transformation_mode",
+                "tf_crop_and_resize",
+            )],
+        );
+        let x = t(F32, &["1", "1", "H", "10"]);
+        let half = floats(&[0.0, 0.0, 0.25, 0.25, 1.0, 1.0, 0.75, 0.75]);
+        let whole = floats(&[0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0]);
+        let scales = floats(&[1.0, 1.0, 2.0, 2.0]);
+        let s = out_shape(resize, &n, 13, &[x.clone(), half, scales.clone()]);
+        assert_eq!(s, shape(&["?", "?", "?", "?"]));
+        let s = out_shape(resize, &n, 13, &[x.clone(), whole, scales.clone()]);
+        assert_eq!(text(&s), "[1, 1, H*2, 20]");
+        let s = out_shape(resize, &n, 13, &[x, None, scales]);
+        assert_eq!(s, shape(&["?", "?", "?", "?"]));
+    }
+
+    #[test]
+    fn upsample_from_attributes_and_input() {
+        let n = node("Upsample", 2, 1, vec![]);
+        let s = out_shape(
+            upsample,
+            &n,
+            9,
+            &[t(F32, &["N", "3", "H", "5"]), floats(&[1.0, 1.0, 2.0, 3.0])],
+        );
+        assert_eq!(text(&s), "[N, 3, H*2, 15]");
+        let s = out_shape(
+            upsample,
+            &n,
+            9,
+            &[t(F32, &["N", "3", "H", "5"]), t(F32, &["4"])],
+        );
+        assert_eq!(s, shape(&["?", "?", "?", "?"]));
+    }
+
     #[test]
     fn flatten_of_symbols_is_their_product() {
         let n = node("Flatten", 1, 1, vec![attr_i("axis", 2)]);
@@ -1640,7 +2307,7 @@ mod tests {
     fn symbolic_slice_pad_split_range_where_exact() {
         let s1 = shift(&d("S"), 1);
         let x = Some(ValueInfo::tensor(F32, Some(vec![s1.clone(), d("S")])));
-        // [S+1, S]: from 1 to the end is S on the first axis; on the second max(S - 1, 0) is unknown.
+        // [S+1, S]: from 1 to the end is S on the first axis, max(S - 1, 0) on the second.
         let out = slice_of(
             x.clone(),
             &[1, 1],
@@ -1648,10 +2315,10 @@ mod tests {
             Some(&[0, 1]),
             None,
         );
-        assert_eq!(text(&out[0].shape), "[S, ?]");
+        assert_eq!(text(&out[0].shape), "[S, max(S-1, 0)]");
         // Up to -1 (all but the last) of S+1 is S; 0 to 1 of S+1 is 1; 0 to 1 of S is min(S, 1).
         let out = slice_of(x.clone(), &[0, 0], &[-1, 1], Some(&[0, 1]), None);
-        assert_eq!(text(&out[0].shape), "[S, ?]");
+        assert_eq!(text(&out[0].shape), "[S, min(S, 1)]");
         let out = slice_of(x.clone(), &[0], &[1], Some(&[0]), None);
         assert_eq!(text(&out[0].shape), "[1, S]");
         // An end of S on the axis of size S+1 (from a computed shape value): S.
@@ -1682,10 +2349,61 @@ mod tests {
         let end = Some(ValueInfo::int64_data(vec![add(&d("P"), &d("S"))], true));
         let out = run(range, &n, 11, &[past.clone(), end.clone(), int(1)]);
         assert_eq!(text(&out[0].shape), "[S]");
-        // Range(P + S, P, 1) may be empty or not (S = 0): unknown; so is a step of 2.
+        // Range(P + S, P, 1) runs backwards: empty whatever S; a step of 2 takes ceil(S/2); a step
+        // of -3 from P + S down to P, ceil(S/3).
         let out = run(range, &n, 11, &[end.clone(), past.clone(), int(1)]);
-        assert_eq!(out[0].shape, shape(&["?"]));
-        let out = run(range, &n, 11, &[past, end, int(2)]);
+        assert_eq!(out[0].shape, shape(&["0"]));
+        let out = run(range, &n, 11, &[past.clone(), end.clone(), int(2)]);
+        assert_eq!(text(&out[0].shape), "[ceil(S/2)]");
+        let out = run(range, &n, 11, &[end.clone(), past.clone(), int(-3)]);
+        assert_eq!(text(&out[0].shape), "[ceil(S/3)]");
+        // From a size to a constant: max(ceil((10 - S)/2), 0), checked against the numbers.
+        let seq = Some(ValueInfo::int64_data(vec![d("S")], true));
+        for (lo, hi, k) in [
+            (seq.clone(), int(10), 2),
+            (int(10), seq.clone(), -3),
+            (int(-4), seq, 5),
+        ] {
+            let (a, b) = (
+                lo.as_ref().unwrap().ints().unwrap()[0].clone(),
+                hi.as_ref().unwrap().ints().unwrap()[0].clone(),
+            );
+            let Some(Dim::Sym(len)) = run(range, &n, 11, &[lo, hi, int(k)])[0]
+                .shape
+                .as_ref()
+                .map(|s| s[0].clone())
+            else {
+                panic!("Range({a}, {b}, {k}) is not symbolic");
+            };
+            for sv in 0..40 {
+                let val = |x: &Dim| match x {
+                    Dim::Sym(_) => sv,
+                    other => as_i64(other).unwrap(),
+                };
+                let (s0, l0) = (val(&a), val(&b));
+                let want = run(range, &n, 11, &[int(s0), int(l0), int(k)])[0]
+                    .shape
+                    .clone();
+                let got = len.eval(&|_| Some(sv)).map(|v| Dim::Known(v as u64));
+                assert_eq!(
+                    got.map(|g| vec![g]),
+                    want,
+                    "Range({a}, {b}, {k}) = {len} at S={sv}"
+                );
+            }
+        }
+        // Known floats, as onnxruntime counts them: ceil((limit - start) / delta).
+        let f = |v: f32| {
+            Some(
+                ValueInfo::tensor(F32, Some(vec![]))
+                    .with_values(Some(Data::Floats(Box::new([f64::from(v)])))),
+            )
+        };
+        let out = run(range, &n, 11, &[f(0.0), f(1.0), f(0.1)]);
+        assert_eq!(out[0].shape, shape(&["10"]));
+        let out = run(range, &n, 11, &[f(1.0), f(0.0), f(0.25)]);
+        assert_eq!(out[0].shape, shape(&["0"]));
+        let out = run(range, &n, 11, &[f(1.0), f(0.0), f(0.0)]);
         assert_eq!(out[0].shape, shape(&["?"]));
     }
 
@@ -1703,14 +2421,14 @@ mod tests {
         let g = node("Gather", 2, 1, vec![attr_i("axis", 0)]);
         let b = run(gather, &g, 13, &[Some(s.clone()), int(0)]).remove(0);
         assert_eq!(
-            (b.shape.clone(), b.data.clone()),
+            (b.shape.clone(), b.int_vec()),
             (shape(&[]), Some(vec![d("batch")]))
         );
         let sq = run(gather, &g, 13, &[Some(s), int(-2)]).remove(0);
         let un = node("Unsqueeze", 2, 1, vec![]);
         let b1 = run(unsqueeze, &un, 13, &[Some(b), ints(&[0])]).remove(0);
         let s1 = run(unsqueeze, &un, 13, &[Some(sq), ints(&[0])]).remove(0);
-        assert_eq!(b1.data, Some(vec![d("batch")]));
+        assert_eq!(b1.int_vec(), Some(vec![d("batch")]));
         let cat = node("Concat", 4, 1, vec![attr_i("axis", 0)]);
         let target = run(
             concat,
