@@ -301,8 +301,14 @@ impl<'a> Builder<'a> {
                                 let e = faults
                                     .entry((id, *slot))
                                     .or_insert((Mark::None, String::new()));
-                                if m >= e.0 {
-                                    *e = (m, format!("{} axis {axis}: {size}", d.code));
+                                let text = format!("{} axis {axis}: {size}", d.code);
+                                // Findings of one severity on several axes are all shown; a worse one
+                                // replaces milder ones.
+                                if m > e.0 || e.1.is_empty() {
+                                    *e = (m, text);
+                                } else if m == e.0 {
+                                    e.1.push('\n');
+                                    e.1.push_str(&text);
                                 }
                             }
                         }
@@ -369,7 +375,7 @@ impl<'a> Builder<'a> {
                             let mut lines = vec![name, ty];
                             let mut mark = Mark::None;
                             if let Some((m, text)) = fault {
-                                lines.push(text.clone());
+                                lines.extend(text.lines().map(str::to_owned));
                                 mark = *m;
                             }
                             self.pic.add_edge(
@@ -385,7 +391,7 @@ impl<'a> Builder<'a> {
                         None => {
                             let mut line = format!("in {slot}: {name} {ty}");
                             if let Some((_, text)) = fault {
-                                let _ = write!(line, "  <- {text}");
+                                let _ = write!(line, "  <- {}", text.replace('\n', "; "));
                             }
                             self.pic[to].lines.push(line);
                         }
