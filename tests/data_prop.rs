@@ -394,3 +394,33 @@ fn casts_ranges_and_shape_slices() {
     assert_eq!(shape_of(&m, "r2"), "[N]");
     assert_eq!(shape_of(&m, "c"), "[N, 3]");
 }
+
+/// Shape arithmetic whose scalar operand `onnx-lint expand` made explicit (`Mul(Shape(ids),
+/// Expand(2, [2]))`) keeps its values: the expanded model is inferred as well as the original, so a
+/// second `expand` has nothing to add.
+#[test]
+fn an_expanded_scalar_in_shape_arithmetic_keeps_its_values() {
+    let mut two = ints("two", &[2]);
+    two.dims.clear();
+    let nodes = vec![
+        node("Shape", &["ids"], &["s"], vec![]),
+        node("Expand", &["two", "len"], &["two_x2"], vec![]),
+        node("Mul", &["s", "two_x2"], &["doubled"], vec![]),
+        node("ConstantOfShape", &["doubled"], &["z"], vec![]),
+        node("Expand", &["s", "len"], &["s_again"], vec![]),
+        node("ConstantOfShape", &["s_again"], &["z2"], vec![]),
+    ];
+    let m = load(
+        13,
+        nodes,
+        vec![typed("ids", DataType::Int64, &["batch", "seq"])],
+        vec![two, ints("len", &[2])],
+    );
+    assert_eq!(shape_of(&m, "two_x2"), "[2]");
+    assert_eq!(shape_of(&m, "z"), "[batch*2, seq*2]");
+    assert_eq!(
+        shape_of(&m, "z2"),
+        "[batch, seq]",
+        "a vector of the target's length"
+    );
+}

@@ -5,9 +5,10 @@
 
 use super::super::broadcast::bidirectional;
 use super::super::ctx::{NodeCtx, Rule};
-use super::super::dim::Dim;
+use super::super::dim::{Dim, Shape};
 use super::super::registry::Registry;
-use super::super::value::{ValueInfo, as_i64};
+use super::super::value::{Data, MAX_DATA_ELEMENTS, ValueInfo, as_i64};
+use super::common::values_if_small;
 
 pub fn register(r: &mut Registry) {
     r.add("", "Expand", 8, expand);
@@ -40,5 +41,24 @@ fn expand(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let target = target_shape(ctx);
     let outcome = bidirectional(&ctx.shape(0), &target);
     ctx.report_broadcast(Rule::Bidirectional, &[0], &outcome);
-    vec![ValueInfo::tensor(ctx.elem(0), outcome.shape)]
+    let values = expanded_values(ctx, &outcome.shape);
+    vec![ValueInfo::tensor(ctx.elem(0), outcome.shape).with_values(values)]
+}
+
+/// The values of a small expanded scalar or vector (data propagation): shape arithmetic that `onnx-lint
+/// expand` made explicit (`Mul(Shape(x), Expand(2, [2]))`) keeps its values, so a rewritten model is
+/// inferred as well as the original.
+fn expanded_values(ctx: &NodeCtx<'_>, shape: &Shape) -> Option<Data> {
+    let data = ctx.values(0)?;
+    let len = match shape.as_deref()? {
+        [] => 1,
+        [Dim::Known(n)] if *n <= MAX_DATA_ELEMENTS => usize::try_from(*n).ok()?,
+        _ => return None,
+    };
+    let picked = match data.len() {
+        1 => data.pick(std::iter::repeat_n(0, len))?,
+        n if n == len => data.clone(),
+        _ => return None,
+    };
+    values_if_small(shape, Some(picked))
 }
