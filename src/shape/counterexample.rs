@@ -7,7 +7,9 @@
 //! of real inputs, so 0 is not tried. It is bounded: at most [`BUDGET`] assignments per axis, the bound
 //! per symbol shrinking with their number (4096 for one symbol, 64 for two, 16 for three), and not at
 //! all beyond [`MAX_SYMBOLS`] symbols. Answers are cached per set of dims, since the same pair of sizes
-//! meets at every layer of a network.
+//! meets at every layer of a network. One case is answered without a search, since its first failure
+//! may lie far beyond any bound: a symbol against its clamped copy, `x` and `min(x, c)`, first differ
+//! at `x = c + 1`.
 
 use super::dim::{Dim, SymExpr};
 use std::cell::RefCell;
@@ -77,6 +79,9 @@ pub fn search(dims: &[&Dim], rule: Validity) -> Search {
 }
 
 fn run(dims: &[&Dim], rule: Validity) -> Search {
+    if let Some(found) = clamp_failure(dims) {
+        return found;
+    }
     let mut names: Vec<&str> = Vec::new();
     for d in dims {
         match d {
@@ -123,6 +128,37 @@ fn run(dims: &[&Dim], rule: Validity) -> Search {
         }
     }
     Search::NoneUpTo(bound)
+}
+
+/// A symbol against its clamped copy, `x` and `min(x, c)` (a Slice `[:, :x]` of a table of `c` rows):
+/// they first differ at `x = c + 1`, however far beyond the search's bound that is.
+fn clamp_failure(dims: &[&Dim]) -> Option<Search> {
+    let [a, b] = dims else {
+        return None;
+    };
+    let (x, c, x_first) = match (a, b) {
+        (Dim::Sym(x @ SymExpr::Var(_)), Dim::Sym(SymExpr::Min(parts, Some(c))))
+            if parts.as_slice() == std::slice::from_ref(x) =>
+        {
+            (x, *c, true)
+        }
+        (Dim::Sym(SymExpr::Min(parts, Some(c))), Dim::Sym(x @ SymExpr::Var(_)))
+            if parts.as_slice() == std::slice::from_ref(x) =>
+        {
+            (x, *c, false)
+        }
+        _ => return None,
+    };
+    if c < 2 {
+        return None;
+    }
+    let over = c.checked_add(1)?;
+    let pair = if x_first {
+        format!("{over} vs {c}")
+    } else {
+        format!("{c} vs {over}")
+    };
+    Some(Search::Fails(format!("{x} = {over} ({pair})")))
 }
 
 /// The largest value each of `n` symbols takes so that all tuples fit in [`BUDGET`].
@@ -245,6 +281,16 @@ mod tests {
         assert_eq!(
             search(&[&size(s), &clamped], Validity::Multi),
             Search::Fails("seq = 513 (513 vs 512)".into())
+        );
+    }
+
+    #[test]
+    fn a_table_clamped_far_beyond_the_bound_still_names_the_first_failure() {
+        let s = Poly::of(&SymExpr::var("n"));
+        let clamped = size(Poly::min(&[s.clone(), Poly::constant(1_000_000_000)]).unwrap());
+        assert_eq!(
+            search(&[&clamped, &size(s)], Validity::Multi),
+            Search::Fails("n = 1000000001 (1000000000 vs 1000000001)".into())
         );
     }
 
