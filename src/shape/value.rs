@@ -169,8 +169,9 @@ impl ValueInfo {
         self.shape.as_ref().map(Vec::len)
     }
 
-    /// The data as plain integers, if every value is known. Sizes stay non-negative `Dim::Known`; other
-    /// integers (axes, -1 in Reshape) are carried in `Dim::Known` by two's complement, see [`as_i64`].
+    /// The integer data (of any rank, flattened) as plain integers, if every value is known. Sizes
+    /// stay non-negative `Dim::Known`; other integers (axes, -1 in Reshape) are carried in
+    /// `Dim::Known` by two's complement, see [`as_i64`].
     pub fn data_i64(&self) -> Option<Vec<i64>> {
         self.ints()?.iter().map(as_i64).collect()
     }

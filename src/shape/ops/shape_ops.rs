@@ -256,6 +256,11 @@ fn transposed(dims: &[Dim], perm: &[usize], values: &Data) -> Option<Data> {
     {
         return None;
     }
+    // An empty tensor has no values to move (and its other sizes, which may be anything, must not
+    // be multiplied into strides).
+    if values.is_empty() {
+        return Some(values.clone());
+    }
     // Row-major strides of the input, read in the output's axis order.
     let mut strides = vec![1usize; sizes.len()];
     for i in (0..sizes.len().saturating_sub(1)).rev() {
@@ -760,6 +765,14 @@ fn slice_data(
 ) -> Option<Data> {
     let values = values?;
     let sizes: Vec<u64> = dims.iter().map(Dim::known).collect::<Option<_>>()?;
+    // The values must be those of the whole tensor, which also bounds every size by their number.
+    if sizes.iter().try_fold(1u64, |a, &n| a.checked_mul(n)) != Some(values.len() as u64) {
+        return None;
+    }
+    // An empty tensor sliced is empty (an empty axis stays empty).
+    if values.is_empty() {
+        return Some(values.clone());
+    }
     let mut picks: Vec<Vec<usize>> = sizes.iter().map(|&n| (0..n as usize).collect()).collect();
     for (j, &a) in which.iter().enumerate() {
         let n = sizes[a];
@@ -1852,6 +1865,51 @@ mod tests {
             }
         }
         assert!(exact > 500, "only {exact} symbolic lengths");
+    }
+
+    #[test]
+    fn values_of_small_matrices_move_with_their_elements() {
+        let m = Data::Ints((1..=6).map(from_i64).collect());
+        let dims = [Dim::Known(2), Dim::Known(3)];
+        // [[1, 2, 3], [4, 5, 6]] transposed is [[1, 4], [2, 5], [3, 6]].
+        let tr = transposed(&dims, &[1, 0], &m).unwrap();
+        assert_eq!(tr, Data::Ints(vals(&[1, 4, 2, 5, 3, 6])));
+        // Rows reversed (torch's flip) and every second column.
+        let rows = slice_data(&dims, Some(&m), &[0], &vals(&[-1]), &vals(&[-HUGE]), &[-1]);
+        assert_eq!(rows, Some(Data::Ints(vals(&[4, 5, 6, 1, 2, 3]))));
+        let cols = slice_data(&dims, Some(&m), &[1], &vals(&[0]), &vals(&[3]), &[2]);
+        assert_eq!(cols, Some(Data::Ints(vals(&[1, 3, 4, 6]))));
+        // Values that are not those of the whole tensor, and an empty tensor with a huge axis.
+        assert_eq!(
+            transposed(&[Dim::Known(4), Dim::Known(3)], &[1, 0], &m),
+            None
+        );
+        let huge = [Dim::Known(0), Dim::Known(1 << 62), Dim::Known(1 << 62)];
+        let empty = Data::Ints(Vec::new());
+        assert_eq!(transposed(&huge, &[2, 1, 0], &empty), Some(empty.clone()));
+        assert_eq!(
+            slice_data(&huge, Some(&empty), &[1], &vals(&[0]), &vals(&[5]), &[1]),
+            Some(empty)
+        );
+        // A Reshape to [-1, 2] keeps them; one to an unknown size does not.
+        let r = node("Reshape", 2, 1, vec![]);
+        let x = Some(ValueInfo::int64_data(vals(&[2, 2, 0, 0]), false));
+        let out = run(reshape, &r, 14, &[x.clone(), ints(&[-1, 2])]).remove(0);
+        assert_eq!(text(&out.shape), "[2, 2]");
+        assert_eq!(out.int_vec(), Some(vals(&[2, 2, 0, 0])));
+        // ... but a matrix is no list: as a Reshape target it says nothing.
+        let y = run(reshape, &r, 14, &[t(F32, &["4"]), Some(out)]).remove(0);
+        assert_eq!(y.shape, None);
+        let out = run(
+            reshape,
+            &r,
+            14,
+            &[x, Some(ValueInfo::tensor(I64, shape(&["2"])))],
+        );
+        assert_eq!(
+            (text(&out[0].shape), out[0].data.clone()),
+            ("[?, ?]".to_owned(), None)
+        );
     }
 
     #[test]

@@ -114,7 +114,7 @@ mod hostile {
     use super::super::super::ctx::NodeCtx;
     use super::super::super::dim::Dim;
     use super::super::super::registry::Registry;
-    use super::super::super::value::{Kind, ValueInfo, from_i64};
+    use super::super::super::value::{Data, Kind, ValueInfo, from_i64};
     use super::super::common::test_util::*;
     use crate::proto::attribute_proto::AttributeType;
     use crate::proto::{AttributeProto, TypeProto};
@@ -218,6 +218,56 @@ mod hostile {
                 ints(&[]),
             ],
         ];
+        // Float values (scales, roi, depths, Range bounds) at the edges of f32 and f64, and the
+        // values of an empty matrix whose other sizes overflow any product.
+        let fl = |v: &[f64]| {
+            Some(
+                ValueInfo::tensor(F32, Some(vec![Dim::Known(v.len() as u64)]))
+                    .with_values(Some(Data::Floats(v.into()))),
+            )
+        };
+        let odd = [
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            1e300,
+            -1e300,
+            1e-45,
+            -0.0,
+            0.5,
+        ];
+        let empty_matrix = Some(
+            ValueInfo::tensor(I64, Some(vec![d("0"), huge.clone(), huge.clone()]))
+                .with_values(Some(Data::Ints(Vec::new()))),
+        );
+        sets.push(vec![fl(&odd); 5]);
+        sets.push(vec![
+            Some(big.clone()),
+            fl(&odd),
+            fl(&odd[..4]),
+            ints(&[1, 2, 3, 4]),
+            fl(&[]),
+        ]);
+        sets.push(vec![
+            t(F32, &["N", "3", "H", "W"]),
+            fl(&[0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0]),
+            fl(&[1.0, 1.0, f64::from(f32::MAX), 1e-40]),
+            ints(&[i64::MAX, -1, 0, 5]),
+        ]);
+        sets.push(vec![
+            fl(&[f64::NAN]),
+            fl(&[f64::INFINITY]),
+            fl(&[-1e300]),
+            fl(&[1e-45]),
+        ]);
+        sets.push(vec![empty_matrix.clone(); 5]);
+        sets.push(vec![
+            empty_matrix,
+            ints(&[-1, 2]),
+            ints(&[0]),
+            ints(&[1]),
+            ints(&[-1]),
+        ]);
         for rank in 0..6 {
             let dims: Vec<String> = (0..rank).map(|k| (k * 7 % 5).to_string()).collect();
             let dims: Vec<&str> = dims.iter().map(String::as_str).collect();
