@@ -427,3 +427,30 @@ fn strided_convolutions_keep_symbolic_sizes_exact() {
     );
     assert!(with_code(&m, Code::BroadcastError).is_empty());
 }
+
+/// paddle2onnx declares an image `[-1, 3, ?, ?]`: `?` means "any size", not a name shared by the
+/// height and the width. Each such axis of a graph input gets a symbol of its own (`x[2]`, `x[3]`), so
+/// adding the image to its transpose is a W1 (it needs a square image), and a declared `?` elsewhere is
+/// unknown rather than a symbol equal to the input's.
+#[test]
+fn a_question_mark_dim_is_a_symbol_of_its_own_per_input_axis() {
+    let mut t = node("Transpose", "transpose", &["x"], &["xt"]);
+    t = with_ints(t, "perm", &[0, 1, 3, 2]);
+    let m = load(Graph {
+        nodes: vec![t, node("Add", "add_square", &["x", "xt"], &["y"])],
+        inputs: vec![float("x", &["?", "3", "?", "?"])],
+        outputs: vec![float("y", &["?", "3", "?", "?"])],
+        value_info: vec![],
+        initializers: vec![],
+    });
+    assert_eq!(shape_of(&m, "x"), "[x[0], 3, x[2], x[3]]");
+    assert_eq!(shape_of(&m, "xt"), "[x[0], 3, x[3], x[2]]");
+    let w1 = with_code(&m, Code::PossibleBroadcastError);
+    assert_eq!(w1.len(), 2, "{w1:#?}");
+    assert!(
+        w1[0].message.contains("needs x[2] = x[3] or one of them 1"),
+        "{}",
+        w1[0].message
+    );
+    assert!(with_code(&m, Code::BroadcastError).is_empty());
+}

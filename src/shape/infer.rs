@@ -8,7 +8,7 @@
 use super::ctx::{NodeCtx, NodeRef};
 use super::dim::{Dim, SymExpr};
 use super::registry::registry;
-use super::value::{ValueInfo, from_tensor, from_type_proto};
+use super::value::{ANONYMOUS, ValueInfo, anonymous_symbol, from_tensor, from_type_proto};
 use crate::diagnostics::{Code, Diagnostic, Severity};
 use crate::ir::{Graph, Model, NodeKind, OpNode, ValueId, opset_domain};
 use crate::proto::{NodeProto, TypeProto};
@@ -258,7 +258,13 @@ impl<'m> Driver<'m> {
         for (i, v) in g.values.iter().enumerate() {
             let info = match &g.dag[v.producer.0].kind {
                 NodeKind::Input(k) => {
-                    let declared = g.declared_type(ValueId::new(i)).map(from_type_proto);
+                    let proto = g.declared_type(ValueId::new(i));
+                    let mut declared = proto.map(from_type_proto);
+                    if formal.is_none()
+                        && let (Some(p), Some(d)) = (proto, declared.as_mut())
+                    {
+                        name_anonymous_dims(&v.name, p, d);
+                    }
                     let given = formal.and_then(|f| f.get(*k as usize)).cloned();
                     if given.is_some() {
                         prefer_known(given, declared)
@@ -526,6 +532,24 @@ impl<'m> Driver<'m> {
         let d = Diagnostic::new(Code::DeclaredShape, "", msg);
         let d = locate(d, &g.path, &label, op.op_type(), site);
         self.out.diagnostics.push(d);
+    }
+}
+
+/// Gives each axis of a graph input declared `?` a symbol of its own (`x[2]`, `x[3]`), so sizes
+/// computed from it stay exact without assuming two such axes equal.
+fn name_anonymous_dims(name: &str, proto: &crate::proto::TypeProto, info: &mut ValueInfo) {
+    use crate::proto::tensor_shape_proto::dimension::Value as DimValue;
+    use crate::proto::type_proto::Value as V;
+    let (Some(V::TensorType(t)), Some(dims)) = (&proto.value, info.shape.as_mut()) else {
+        return;
+    };
+    let Some(shape) = &t.shape else {
+        return;
+    };
+    for (axis, (d, p)) in dims.iter_mut().zip(&shape.dim).enumerate() {
+        if matches!(&p.value, Some(DimValue::DimParam(s)) if s == ANONYMOUS) {
+            *d = anonymous_symbol(name, axis);
+        }
     }
 }
 

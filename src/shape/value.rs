@@ -190,12 +190,25 @@ pub fn from_i64(v: i64) -> Dim {
     Dim::Known(v as u64)
 }
 
+/// The `dim_param` exporters (paddle2onnx) write for "any size": not a name shared by every dim that
+/// carries it. A `[-1, 3, ?, ?]` image has a height and a width that need not be equal, so `?` is no
+/// symbol: a graph input's `?` is a symbol of its own per axis ([`anonymous_symbol`]), any other
+/// declared `?` is unknown.
+pub const ANONYMOUS: &str = "?";
+
+/// The symbol standing for axis `axis` of graph input `input` declared `?`: `x[3]`.
+pub fn anonymous_symbol(input: &str, axis: usize) -> Dim {
+    Dim::sym(format!("{input}[{axis}]"))
+}
+
 /// A dimension of a declared shape: a size, a symbol, or unknown (no value, or a negative size, which
 /// the structural check reports).
 pub fn dim_from_proto(d: &crate::proto::tensor_shape_proto::Dimension) -> Dim {
     match &d.value {
         Some(DimValue::DimValue(v)) if *v >= 0 => Dim::Known(*v as u64),
-        Some(DimValue::DimParam(p)) if !p.is_empty() => Dim::Sym(SymExpr::var(p.as_str())),
+        Some(DimValue::DimParam(p)) if !p.is_empty() && p != ANONYMOUS => {
+            Dim::Sym(SymExpr::var(p.as_str()))
+        }
         _ => Dim::Unknown,
     }
 }

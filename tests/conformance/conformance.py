@@ -1556,22 +1556,47 @@ def real_symbols(model: Model) -> list[str]:
     """The dim_params of the graph inputs: the only symbols a size may be expressed in to count as known."""
     proto = real_proto(model)
     inits = {t.name for t in proto.graph.initializer}
-    return sorted(
-        {d.dim_param for vi in proto.graph.input if vi.name not in inits
-         for d in vi.type.tensor_type.shape.dim if d.HasField("dim_param") and d.dim_param}
-    )
+    named = {d.dim_param for vi in proto.graph.input if vi.name not in inits
+             for d in vi.type.tensor_type.shape.dim if d.HasField("dim_param") and d.dim_param}
+    # ours gives each axis declared `?` a symbol of its own (`x[2]`); the anchors carry `?` itself.
+    named |= {f"{name}[{k}]" for name, axes in anonymous_axes(model).items() for k in axes}
+    return sorted(named)
 
 
 def real_bindings(model: Model) -> list[dict[str, int]]:
-    """The sizes the template's names take in each run (the manifest's, else the defaults by name)."""
+    """The sizes the template's names take in each run (the manifest's, else the defaults by name), plus
+    the symbol ours gives each graph-input axis declared `?` (`x[2]`: one symbol per axis, since `?` is
+    no shared name) bound to that axis's size in the run."""
     if "bindings" in model.spec:
-        return [dict(b) for b in model.spec["bindings"]]
-    names = sorted({d for dims in real_template(model).values() for d in dims if isinstance(d, str)})
-    table = model.spec["default_bindings"]
-    missing = [n for n in names if n not in table]
-    if missing:
-        raise ValueError(f"no default binding for {missing}: give bindings in corpus.json")
-    return [{n: table[n][k] for n in names} for k in range(2)]
+        runs = [dict(b) for b in model.spec["bindings"]]
+    else:
+        names = sorted({d for dims in real_template(model).values() for d in dims if isinstance(d, str)})
+        table = model.spec["default_bindings"]
+        missing = [n for n in names if n not in table]
+        if missing:
+            raise ValueError(f"no default binding for {missing}: give bindings in corpus.json")
+        runs = [{n: table[n][k] for n in names} for k in range(2)]
+    template = real_template(model)
+    for name, axes in anonymous_axes(model).items():
+        for b in runs:
+            for k in axes:
+                d = template[name][k]
+                b[f"{name}[{k}]"] = d if isinstance(d, int) else b[d]
+    return runs
+
+
+def anonymous_axes(model: Model) -> dict[str, list[int]]:
+    """The axes of each graph input declared with the dim_param `?`."""
+    proto = real_proto(model)
+    inits = {t.name for t in proto.graph.initializer}
+    out: dict[str, list[int]] = {}
+    for vi in proto.graph.input:
+        if vi.name in inits:
+            continue
+        axes = [k for k, d in enumerate(vi.type.tensor_type.shape.dim) if d.dim_param == "?"]
+        if axes:
+            out[vi.name] = axes
+    return out
 
 
 def real_feed(model: Model, k: int, shapes: dict[str, list[int]] | None = None) -> dict[str, Any]:
