@@ -454,3 +454,35 @@ fn a_question_mark_dim_is_a_symbol_of_its_own_per_input_axis() {
     );
     assert!(with_code(&m, Code::BroadcastError).is_empty());
 }
+
+/// A hostile chain: a clamp (Slice to at most `c` rows) and a stride-2 pool per layer nest one floor and
+/// one min per layer. Expressions stop at the algebra's depth limit and the sizes after it are unknown,
+/// so 2,000 layers load on a test thread's 2 MiB stack without overflowing it.
+#[test]
+fn clamps_and_strides_nested_without_end_stop_at_the_depth_limit() {
+    let mut nodes = Vec::new();
+    let mut inits = vec![ints("zero", &[0], false), ints("axis", &[2], false)];
+    let mut x = "x".to_owned();
+    for i in 0..2000 {
+        let end = format!("end{i}");
+        inits.push(ints(&end, &[100_000 - i], false));
+        let s = format!("s{i}");
+        nodes.push(node("Slice", &s, &[&x, "zero", &end, "axis"], &[&s]));
+        let p = format!("p{i}");
+        let mut pool = node("MaxPool", &p, &[&s], &[&p]);
+        pool = with_ints(pool, "kernel_shape", &[1]);
+        pool = with_ints(pool, "strides", &[2]);
+        nodes.push(pool);
+        x = p;
+    }
+    let m = load(Graph {
+        nodes,
+        inputs: vec![float("x", &["1", "1", "h"])],
+        outputs: vec![float_any(&x)],
+        value_info: vec![],
+        initializers: inits,
+    });
+    assert_clean(&m);
+    assert_eq!(shape_of(&m, "s0"), "[1, 1, min(h, 100000)]");
+    assert_eq!(shape_of(&m, &x), "[1, 1, ?]");
+}

@@ -278,10 +278,11 @@ fn multi_axis(at: At, column: &Column<'_>, out: &mut Outcome) -> Dim {
         at.possible(out, involved(column), cond, Validity::Multi);
     }
     // An unknown may be a size the symbols must then equal, or 1: the result is not known either way.
-    if unknown {
-        Dim::Unknown
-    } else {
-        Dim::Sym(clamped_by(&syms).unwrap_or(joined))
+    match clamped_by(&syms).unwrap_or(joined) {
+        _ if unknown => Dim::Unknown,
+        // Broadcasts of computed sizes, broadcast again layer after layer, would nest without end.
+        e if e.depth() > super::dim::MAX_DEPTH => Dim::Unknown,
+        e => Dim::Sym(e),
     }
 }
 

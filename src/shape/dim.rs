@@ -77,6 +77,10 @@ pub type Shape = Option<Vec<Dim>>;
 pub const MAX_TERMS: usize = 16;
 /// Highest degree of a monomial (`a*b*c` has degree 3); beyond it the result is not built.
 pub const MAX_DEGREE: usize = 8;
+/// Deepest nesting of atoms in an expression (`floor((min(floor(h/2), 64)+1)/2)` has depth 4); deeper
+/// results are not built. A chain of strided layers and clamps would otherwise nest one level per node,
+/// and every walk of the expression (printing, comparing, evaluating) recurse as deep.
+pub const MAX_DEPTH: usize = 24;
 
 impl SymExpr {
     pub fn var(name: impl Into<Arc<str>>) -> Self {
@@ -118,6 +122,20 @@ impl SymExpr {
                 }
             }
             other => out.push(other),
+        }
+    }
+
+    /// How deeply atoms nest in it: 1 for a symbol, one more for each floor, min, max, broadcast,
+    /// product or sum around it.
+    pub fn depth(&self) -> usize {
+        match self {
+            SymExpr::Var(_) => 1,
+            SymExpr::FloorDiv(num, _) => 1 + num.depth(),
+            SymExpr::Broadcast(parts)
+            | SymExpr::Product(_, parts)
+            | SymExpr::Sum(parts, _)
+            | SymExpr::Min(parts, _)
+            | SymExpr::Max(parts, _) => 1 + parts.iter().map(SymExpr::depth).max().unwrap_or(0),
         }
     }
 
@@ -468,7 +486,11 @@ impl Poly {
             let num = Poly::of(inner).add(&Poly::constant(a.checked_mul(c)?))?;
             return whole.add(&num.floor_div(a.checked_mul(k)?)?);
         }
-        let atom = SymExpr::FloorDiv(Box::new(rest.into_expr()?), k);
+        let num = rest.into_expr()?;
+        if num.depth() >= MAX_DEPTH {
+            return None;
+        }
+        let atom = SymExpr::FloorDiv(Box::new(num), k);
         whole.add(&Poly::of(&atom))
     }
 
@@ -570,6 +592,9 @@ impl Poly {
                     .into_iter()
                     .map(Poly::into_expr)
                     .collect::<Option<_>>()?;
+                if ops.iter().any(|o| o.depth() >= MAX_DEPTH) {
+                    return None;
+                }
                 let atom = match which {
                     Extreme::Min => SymExpr::Min(ops, constant),
                     Extreme::Max => SymExpr::Max(ops, constant),
@@ -1095,6 +1120,25 @@ mod tests {
         assert_eq!(mx.lower_bound(), Some(0));
         assert_eq!(m.lower_bound(), Some(0));
         assert_eq!(Poly::min(&[]), None);
+    }
+
+    #[test]
+    fn nesting_beyond_the_limit_is_no_expression() {
+        // A clamp and a stride per layer: min(floor((x+1)/2), 100), then again, and again.
+        let mut p = v("h");
+        let mut layers = 0;
+        while let Some(next) = p
+            .add(&c(1))
+            .and_then(|q| q.floor_div(2))
+            .and_then(|q| Poly::min(&[q, c(100 + layers)]))
+        {
+            p = next;
+            layers += 1;
+            assert!(layers < 100, "nesting never stops");
+        }
+        let e = p.into_expr().unwrap();
+        assert!(e.depth() <= MAX_DEPTH, "depth {}", e.depth());
+        assert!(layers >= 5, "{layers} layers");
     }
 
     #[test]
