@@ -4,8 +4,9 @@
 # machine installs what it needs by itself.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# ONNX_LINT_VENV and ONNX_LINT_REQUIREMENTS name another venv and requirements file (tools/venv-export.sh).
 venv="${ONNX_LINT_VENV:-$root/.venv}"
-req="$root/tools/requirements.txt"
+req="${ONNX_LINT_REQUIREMENTS:-$root/tools/requirements.txt}"
 stamp="$venv/.requirements.sha256"
 want=$(sha256sum "$req" | cut -d' ' -f1)
 if [ ! -x "$venv/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
