@@ -70,6 +70,10 @@ pub enum Rule {
     Bidirectional,
     LegacyAxis,
     None,
+    /// An operator-specific shape contract (onnxruntime's contrib operators: a bias as long as the
+    /// last axis, a mask of the attention's sizes), described in words; conflicts are reported
+    /// against it.
+    Contract(&'static str),
 }
 
 impl Rule {
@@ -82,6 +86,7 @@ impl Rule {
             Rule::Bidirectional => "bidirectional broadcasting (Expand)",
             Rule::LegacyAxis => "legacy broadcast=1/axis broadcasting (opset < 7)",
             Rule::None => "no broadcasting (shapes must be equal)",
+            Rule::Contract(what) => what,
         }
     }
 }
@@ -259,6 +264,7 @@ impl<'a> NodeCtx<'a> {
                     format!("the broadcast input's size must be 1 or {a}")
                 }
                 (Rule::None, _) => "the shapes must be equal".to_owned(),
+                (Rule::Contract(what), _) => what.to_owned(),
                 _ => "neither is 1".to_owned(),
             };
             let mut d = Diagnostic::new(

@@ -368,6 +368,27 @@ pub(crate) mod test_util {
         rule(&mut ctx)
     }
 
+    /// The findings `rule` reports on a node at `opset` with `inputs`.
+    pub fn findings(
+        rule: Rule,
+        node: &NodeProto,
+        opset: i64,
+        inputs: &[Option<ValueInfo>],
+    ) -> Vec<crate::diagnostics::Diagnostic> {
+        let mut sub = |_: &str, _: &[ValueInfo]| -> Option<Vec<ValueInfo>> { None };
+        let inputs: Vec<Option<&ValueInfo>> = inputs.iter().map(Option::as_ref).collect();
+        let mut ctx = NodeCtx {
+            node: crate::shape::ctx::NodeRef::Proto(node),
+            label: "n",
+            opset,
+            inputs: &inputs,
+            findings: Vec::new(),
+            subgraph: &mut sub,
+        };
+        rule(&mut ctx);
+        ctx.findings
+    }
+
     /// The output shape of `rule`'s first output.
     pub fn out_shape(
         rule: Rule,

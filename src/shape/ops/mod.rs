@@ -4,6 +4,7 @@
 pub mod attention;
 pub mod broadcasting;
 pub mod common;
+pub mod contract;
 pub mod control_flow;
 pub mod conv_pool;
 pub mod einsum;

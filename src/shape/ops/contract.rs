@@ -1,0 +1,131 @@
+//! Shape contracts of operators that take a smaller operand without numpy broadcasting: a bias or a
+//! LayerNorm scale as long as the last axis, a skip input of the input's shape, an attention mask of
+//! the attention's sizes. onnxruntime's contrib operators (and a few standard ones) check these in
+//! their kernels at run time; here they are checked at load time and reported as the standard
+//! broadcasts are, E1 for a definite mismatch and W1 with the condition for symbolic sizes, under
+//! [`Rule::Contract`] with the contract in words.
+
+use super::super::broadcast::{Outcome, none, unidirectional};
+use super::super::ctx::{NodeCtx, Rule};
+use super::super::dim::Dim;
+
+/// Input `operand` must be 1-D and as long as the last axis of input `data` (BiasGelu's bias,
+/// SkipLayerNormalization's gamma). `what` names the contract in the finding.
+pub fn last_axis(ctx: &mut NodeCtx<'_>, data: usize, operand: usize, what: &'static str) {
+    let last = match ctx.shape(data) {
+        Some(s) => s.last().cloned().unwrap_or(Dim::Unknown),
+        None => Dim::Unknown,
+    };
+    exact(ctx, data, operand, &[last], what);
+}
+
+/// Input `operand` must have exactly the shape `expected` (sizes taken from input `source`, named in
+/// the finding's notes; unknown sizes in `expected` are not checked).
+pub fn exact(
+    ctx: &mut NodeCtx<'_>,
+    source: usize,
+    operand: usize,
+    expected: &[Dim],
+    what: &'static str,
+) {
+    let Some(actual) = ctx.shape(operand) else {
+        return;
+    };
+    let outcome = if actual.len() == expected.len() {
+        none(&[Some(expected.to_vec()), Some(actual)])
+    } else {
+        Outcome {
+            rank_error: Some(format!(
+                "input {operand} '{}' has rank {}, where {what} needs rank {}",
+                ctx.node.input_name(operand),
+                actual.len(),
+                expected.len()
+            )),
+            ..Outcome::default()
+        }
+    };
+    ctx.report_broadcast(Rule::Contract(what), &[source, operand], &outcome);
+}
+
+/// Input `operand` must broadcast onto `target` (unidirectionally: each of its axes, aligned from the
+/// right, 1 or the target's size, and no more axes than the target), as onnxruntime's attention
+/// biases do onto `(batch, heads, q, kv)`. `max_rank` also bounds the operand's rank from below when
+/// `exact_rank` is set.
+pub fn onto(
+    ctx: &mut NodeCtx<'_>,
+    source: usize,
+    operand: usize,
+    target: &[Dim],
+    exact_rank: bool,
+    what: &'static str,
+) {
+    let Some(actual) = ctx.shape(operand) else {
+        return;
+    };
+    let outcome = if exact_rank && actual.len() != target.len() {
+        Outcome {
+            rank_error: Some(format!(
+                "input {operand} '{}' has rank {}, where {what} needs rank {}",
+                ctx.node.input_name(operand),
+                actual.len(),
+                target.len()
+            )),
+            ..Outcome::default()
+        }
+    } else {
+        unidirectional(&Some(target.to_vec()), &Some(actual))
+    };
+    ctx.report_broadcast(Rule::Contract(what), &[source, operand], &outcome);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::common::test_util::*;
+    use super::*;
+    use crate::shape::value::ValueInfo;
+
+    fn bias_rule(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+        last_axis(ctx, 0, 1, "a 1-D bias as long as the input's last axis");
+        vec![]
+    }
+
+    fn codes(inputs: &[Option<ValueInfo>]) -> Vec<String> {
+        let n = node("BiasTest", inputs.len(), 1, vec![]);
+        findings(bias_rule, &n, 1, inputs)
+            .iter()
+            .map(|d| format!("{} {}", d.code.as_str(), d.message))
+            .collect()
+    }
+
+    #[test]
+    fn a_bias_of_the_last_axis_passes() {
+        assert!(codes(&[t(F32, &["2", "3", "8"]), t(F32, &["8"])]).is_empty());
+        assert!(codes(&[t(F32, &["b", "s", "8"]), t(F32, &["?"])]).is_empty());
+    }
+
+    #[test]
+    fn a_short_bias_is_e1_naming_the_contract() {
+        let c = codes(&[t(F32, &["2", "3", "8"]), t(F32, &["7"])]);
+        assert_eq!(c.len(), 1, "{c:?}");
+        assert!(c[0].starts_with("E1 "), "{c:?}");
+        assert!(c[0].contains("8 vs 7"), "{c:?}");
+        assert!(c[0].contains("as long as the input's last axis"), "{c:?}");
+    }
+
+    #[test]
+    fn a_bias_of_rank_two_is_a_rank_error() {
+        let c = codes(&[t(F32, &["2", "3", "8"]), t(F32, &["1", "8"])]);
+        assert_eq!(c.len(), 1, "{c:?}");
+        assert!(
+            c[0].contains("has rank 2") && c[0].contains("needs rank 1"),
+            "{c:?}"
+        );
+    }
+
+    #[test]
+    fn a_symbolic_last_axis_is_a_condition() {
+        let c = codes(&[t(F32, &["b", "h"]), t(F32, &["8"])]);
+        assert_eq!(c.len(), 1, "{c:?}");
+        assert!(c[0].starts_with("W1 "), "{c:?}");
+    }
+}
