@@ -309,6 +309,38 @@ class HfGpt2(nn.Module):
         return self.model(input_ids=input_ids, use_cache=False, return_dict=True).logits
 
 
+class HfVit(nn.Module):
+    """transformers' ViTModel (small random config, 32x32 images in 8x8 patches, eager attention)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        from transformers import ViTConfig, ViTModel
+
+        config = ViTConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64,
+                           image_size=32, patch_size=8, attn_implementation="eager")
+        self.model = ViTModel(config)
+
+    def forward(self, pixel_values: torch.Tensor) -> torch.Tensor:
+        return self.model(pixel_values=pixel_values, return_dict=True).last_hidden_state
+
+
+class HfLlama(nn.Module):
+    """transformers' LlamaForCausalLM (small random config: RMSNorm, rotary embeddings, grouped-query
+    attention with 4 query and 2 key/value heads, SwiGLU, no KV cache)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        from transformers import LlamaConfig, LlamaForCausalLM
+
+        config = LlamaConfig(vocab_size=100, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                             num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64,
+                             attn_implementation="eager", use_cache=False)
+        self.model = LlamaForCausalLM(config)
+
+    def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
+        return self.model(input_ids=input_ids, use_cache=False, return_dict=True).logits
+
+
 # ---------------------------------------------------------------------------------------------------------
 # Export
 
@@ -335,12 +367,19 @@ ARCHS = {
                 {"input_ids": {0: "batch", 1: "sequence"}, "attention_mask": {0: "batch", 1: "sequence"}}),
     "hf_gpt2": (HfGpt2, lambda: (torch.randint(0, 100, (2, 7)),), ["input_ids"], ["logits"],
                 {"input_ids": {0: "batch", 1: "sequence"}}),
+    "hf_vit": (HfVit, lambda: image((2, 3, 32, 32)), ["pixel_values"], ["last_hidden_state"],
+               {"pixel_values": {0: "batch"}}),
+    "hf_llama": (HfLlama, lambda: (torch.randint(0, 100, (2, 7)),), ["input_ids"], ["logits"],
+                 {"input_ids": {0: "batch", 1: "sequence"}}),
     "speech": (Speech, lambda: (torch.randn(2, 1600),), ["wave"], ["logits"], {"wave": {0: "batch", 1: "samples"}}),
 }
 
 
 # Architectures the TorchScript exporter cannot export, and why.
-DYNAMO_ONLY = {"hf_gpt2": "transformers' causal mask uses aten::diff, which it does not support"}
+DYNAMO_ONLY = {
+    "hf_gpt2": "transformers' causal mask uses aten::diff, which it does not support",
+    "hf_llama": "transformers' causal mask uses aten::diff, which it does not support",
+}
 
 
 def export(arch: str, dynamo: bool) -> Path:
@@ -422,6 +461,9 @@ QUANTIZED = {
     "gpt2_dynamo": ("qdyn",),
     "speech_script": ("qdyn",),
     "hf_bert_script": ("qdyn",),
+    "mobilenet_script": ("qop",),
+    "fpn_det_script": ("qop",),
+    "hf_bert_script_ortopt": ("qdyn",),
 }
 CALIBRATION = {"resnet": (1, 3, 64, 96), "mobilenet": (1, 3, 64, 96), "fpn_det": (1, 3, 64, 96)}
 
@@ -467,9 +509,12 @@ def quantize_in(src: Path, dest: Path, pre: Path, source: str, mode: str) -> Non
         quant_pre_process(str(src), str(pre), skip_symbolic_shape=True)
     try:
         if mode == "qdyn":
-            quantize_dynamic(str(pre), str(dest), weight_type=QuantType.QInt8)
+            # onnx's inference gives no types past the contrib operators of an optimized model: the
+            # quantizer needs the default.
+            extra = {"DefaultTensorType": onnx.TensorProto.FLOAT} if "_ortopt" in source else {}
+            quantize_dynamic(str(pre), str(dest), weight_type=QuantType.QInt8, extra_options=extra)
         else:
-            arch = source.rsplit("_", 1)[0]
+            arch = arch_of(source)
             name = onnx.load(str(src)).graph.input[0].name
             fmt = QuantFormat.QDQ if mode == "qdq" else QuantFormat.QOperator
             quantize_static(
@@ -479,6 +524,86 @@ def quantize_in(src: Path, dest: Path, pre: Path, source: str, mode: str) -> Non
     finally:
         pre.unlink(missing_ok=True)
     onnx.checker.check_model(onnx.load(str(dest)))
+
+
+def arch_of(model: str) -> str:
+    """The architecture a corpus model was made from: `hf_bert_script_ortopt` -> `hf_bert`."""
+    for tag in ("_script", "_dynamo", "_genai"):
+        if tag in model:
+            return model.split(tag)[0]
+    return model
+
+
+# ---------------------------------------------------------------------------------------------------------
+# onnxruntime's transformer optimizer (onnxruntime.transformers.optimizer): the fusions into its contrib
+# operators (Attention, EmbedLayerNormalization, SkipLayerNormalization, BiasGelu, FastGelu,
+# SkipSimplifiedLayerNormalization...) that most transformer deployments with onnxruntime go through.
+
+OPTIMIZED = {
+    # source model: (model_type, num_heads, hidden_size)
+    "bert_script": ("bert", 2, 32),
+    "bert_dynamo": ("bert", 2, 32),
+    "hf_bert_script": ("bert", 2, 32),
+    "gpt2_script": ("gpt2", 2, 32),
+    "hf_vit_script": ("vit", 2, 32),
+    "hf_llama_dynamo": ("gpt2", 4, 32),
+}
+
+
+def optimize(source: str) -> Path:
+    from onnxruntime.transformers.optimizer import optimize_model
+
+    model_type, heads, hidden = OPTIMIZED[source]
+    dest = OUT / f"{source}_ortopt.onnx"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        optimized = optimize_model(str(OUT / f"{source}.onnx"), model_type=model_type, num_heads=heads,
+                                   hidden_size=hidden, opt_level=1)
+    optimized.save_model_to_file(str(dest))
+    loads_in_ort(dest)
+    return dest
+
+
+def loads_in_ort(path: Path) -> None:
+    """onnx's checker does not know the contrib operators onnxruntime registers in the default domain
+    (SimplifiedLayerNormalization): onnxruntime loading the model is the check."""
+    import onnxruntime
+
+    onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+
+
+# ---------------------------------------------------------------------------------------------------------
+# onnxruntime-genai's model builder (onnxruntime_genai.models.builder): a Llama as it ships for generation,
+# with a KV cache, GroupQueryAttention, SkipSimplifiedLayerNormalization and, in int4, MatMulNBits.
+
+GENAI = ("fp32", "int4")
+
+
+def build_genai(precision: str) -> Path:
+    import subprocess
+
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+
+    dest = OUT / f"llama_genai_{precision}.onnx"
+    with tempfile.TemporaryDirectory(prefix="export_torch-genai-") as tmp:
+        hf, out = Path(tmp) / "hf", Path(tmp) / "out"
+        torch.manual_seed(SEED)
+        config = LlamaConfig(vocab_size=100, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                             num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64)
+        LlamaForCausalLM(config).save_pretrained(str(hf))
+        # The builder saves the tokenizer beside the model: a word-level one of the same vocabulary.
+        words = Tokenizer(models.WordLevel({f"t{i}": i for i in range(100)}, unk_token="t0"))
+        words.pre_tokenizer = pre_tokenizers.Whitespace()
+        PreTrainedTokenizerFast(tokenizer_object=words, unk_token="t0", bos_token="t1",
+                                eos_token="t2").save_pretrained(str(hf))
+        subprocess.run([sys.executable, "-m", "onnxruntime_genai.models.builder", "-i", str(hf), "-o", str(out),
+                        "-p", precision, "-e", "cpu"], check=True, capture_output=True)
+        # The weights inline (the models are small), so that the corpus has one file per model.
+        m = onnx.load(str(out / "model.onnx"))
+        onnx.save(m, str(dest), save_as_external_data=False)
+    loads_in_ort(dest)
+    return dest
 
 
 def main() -> int:
@@ -496,13 +621,21 @@ def main() -> int:
                 continue
             path = export(arch, dynamo)
             print(f"export_torch: {path.relative_to(HERE)} ({path.stat().st_size} bytes)")
+    for source in OPTIMIZED:
+        if arch_of(source) in archs:
+            path = optimize(source)
+            print(f"export_torch: {path.relative_to(HERE)} ({path.stat().st_size} bytes)")
     if not args.no_quantize:
         for source, modes in QUANTIZED.items():
-            if source.rsplit("_", 1)[0] not in archs:
+            if arch_of(source) not in archs:
                 continue
             for mode in modes:
                 path = quantize(source, mode)
                 print(f"export_torch: {path.relative_to(HERE)} ({path.stat().st_size} bytes)")
+    if "hf_llama" in archs:
+        for precision in GENAI:
+            path = build_genai(precision)
+            print(f"export_torch: {path.relative_to(HERE)} ({path.stat().st_size} bytes)")
     return 0
 
 
