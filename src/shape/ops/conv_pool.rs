@@ -248,22 +248,27 @@ fn dim_at(x: &Shape, i: usize) -> Dim {
         .unwrap_or(Dim::Unknown)
 }
 
-fn conv(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+/// Conv; also the core of onnxruntime's FusedConv (Conv with an activation and an added Z).
+pub fn conv(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let (xs, ws, elem) = conv_slots(ctx);
     let (x, w) = (ctx.shape(xs), ctx.shape(ws));
-    let Some(rank) = conv_rank(ctx, &x, &w) else {
-        return vec![ValueInfo::tensor(elem, None)];
-    };
+    vec![ValueInfo::tensor(elem, conv_of(ctx, &x, &w))]
+}
+
+/// The output shape of a convolution of data `x` (channels first) by weight `w` under the node's
+/// attributes: onnxruntime's NhwcConv gives its data here in the channels-first order.
+pub fn conv_of(ctx: &NodeCtx<'_>, x: &Shape, w: &Shape) -> Shape {
+    let rank = conv_rank(ctx, x, w)?;
     let n = rank - 2;
-    let win = window(ctx, n, kernel_from_weight(&w), Family::Conv);
-    let mut out = vec![dim_at(&x, 0), dim_at(&w, 0)];
+    let win = window(ctx, n, kernel_from_weight(w), Family::Conv);
+    let mut out = vec![dim_at(x, 0), dim_at(w, 0)];
     for i in 0..n {
         out.push(match &win {
-            Some(win) => win.forward(i, &dim_at(&x, i + 2)),
+            Some(win) => win.forward(i, &dim_at(x, i + 2)),
             None => Dim::Unknown,
         });
     }
-    vec![ValueInfo::tensor(elem, Some(out))]
+    Some(out)
 }
 
 fn conv_transpose(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {

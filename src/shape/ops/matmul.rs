@@ -6,7 +6,7 @@
 
 use super::super::broadcast::multidirectional;
 use super::super::ctx::{NodeCtx, Rule};
-use super::super::dim::Dim;
+use super::super::dim::{Dim, Shape};
 use super::super::registry::Registry;
 use super::super::value::ValueInfo;
 
@@ -16,11 +16,18 @@ pub fn register(r: &mut Registry) {
 
 fn matmul(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let elem = ctx.elem(0).or(ctx.elem(1));
-    let (Some(a), Some(b)) = (ctx.shape(0), ctx.shape(1)) else {
-        return vec![ValueInfo::tensor(elem, None)];
+    let (a, b) = (ctx.shape(0), ctx.shape(1));
+    vec![ValueInfo::tensor(elem, matmul_of(ctx, a, b))]
+}
+
+/// The numpy matmul of operands shaped `a` and `b` (inputs 0 and 1, possibly transposed by the caller),
+/// with their batch dimensions checked; the result's shape.
+pub fn matmul_of(ctx: &mut NodeCtx<'_>, a: Shape, b: Shape) -> Shape {
+    let (Some(a), Some(b)) = (a, b) else {
+        return None;
     };
     if a.is_empty() || b.is_empty() {
-        return vec![ValueInfo::tensor(elem, None)]; // scalars are not valid MatMul operands
+        return None; // scalars are not valid MatMul operands
     }
     let a_vec = a.len() == 1;
     let b_vec = b.len() == 1;
@@ -53,7 +60,7 @@ fn matmul(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         (Dim::Known(n), Dim::Sym(_)) => ctx.bind(kb, *n, "the contraction"),
         _ => {}
     }
-    let shape = outcome.shape.map(|mut batch| {
+    outcome.shape.map(|mut batch| {
         if !a_vec {
             batch.push(a2[a2.len() - 2].clone());
         }
@@ -61,6 +68,5 @@ fn matmul(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             batch.push(b2[b2.len() - 1].clone());
         }
         batch
-    });
-    vec![ValueInfo::tensor(elem, shape)]
+    })
 }

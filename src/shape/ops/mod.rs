@@ -5,6 +5,8 @@ pub mod attention;
 pub mod broadcasting;
 pub mod common;
 pub mod contract;
+pub mod contrib_activation;
+pub mod contrib_fused;
 pub mod control_flow;
 pub mod conv_pool;
 pub mod einsum;
@@ -33,6 +35,8 @@ use super::registry::Registry;
 pub fn register_all(r: &mut Registry) {
     attention::register(r);
     broadcasting::register(r);
+    contrib_activation::register(r);
+    contrib_fused::register(r);
     control_flow::register(r);
     conv_pool::register(r);
     einsum::register(r);

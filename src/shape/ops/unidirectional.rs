@@ -31,7 +31,9 @@ fn gemm_operand(ctx: &NodeCtx<'_>, slot: usize, transposed: bool) -> Option<(Dim
     }
 }
 
-fn gemm(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+/// Gemm; also onnxruntime's FusedGemm (Gemm with an activation), whose inputs and attributes are
+/// Gemm's.
+pub fn gemm(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let a = gemm_operand(ctx, 0, ctx.attr_i("transA").unwrap_or(0) != 0);
     let b = gemm_operand(ctx, 1, ctx.attr_i("transB").unwrap_or(0) != 0);
     let y: Option<Vec<Dim>> = match (&a, &b) {

@@ -33,7 +33,7 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 
-ort.set_default_logger_severity(3)
+ort.set_default_logger_severity(4)
 from onnx import TensorProto, helper, numpy_helper
 
 HERE = Path(__file__).resolve().parent
@@ -138,7 +138,7 @@ def build(case: Case) -> tuple[bytes, dict[str, np.ndarray]]:
 def run_ort(model: bytes, feed: dict[str, np.ndarray], n_out: int) -> tuple[list[Any] | None, str]:
     """onnxruntime's outputs, or None and the error (prefixed by the stage that failed)."""
     opts = ort.SessionOptions()
-    opts.log_severity_level = 3
+    opts.log_severity_level = 4
     # The node as written: no fusion or constant folding in between.
     opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     try:
