@@ -79,6 +79,9 @@ const INITIALIZER_NOT_INPUT_SINCE: i64 = 4;
 pub(crate) enum Kind {
     /// Every input to the output shape.
     Multi,
+    /// These inputs to the output shape, the others not being broadcast operands (onnxruntime's
+    /// QLinearAdd: A and B, not their scales and zero points).
+    MultiOf(&'static [usize]),
     /// These inputs to the shape of input 0 (which is the output's shape).
     ToFirst(&'static [usize]),
     /// These inputs to the normalized part of input 0's shape, `X.shape[axis:]`: the shape the
@@ -93,7 +96,65 @@ pub(crate) enum Kind {
     LegacyAxis(Option<i64>),
 }
 
+/// How `op` broadcasts, if it does; `opset` is the default domain's version in force.
 pub(crate) fn kind(op: &OpNode, opset: i64) -> Option<Kind> {
+    match opset_domain(op.domain()) {
+        "" => standard_kind(op, opset),
+        "com.microsoft" => contrib_kind(op),
+        _ => None,
+    }
+}
+
+/// onnxruntime's contrib operators that broadcast numpy-style and accept operands of one shape, so
+/// an Expand keeps the model valid. (Their inputs the definition requires smaller, a 1-D bias, are
+/// [`REQUIRED_SMALLER`].)
+fn contrib_kind(op: &OpNode) -> Option<Kind> {
+    Some(match op.op_type() {
+        "QLinearAdd" | "QLinearMul" => Kind::MultiOf(&[0, 3]),
+        "QLinearWhere" => Kind::MultiOf(&[0, 1, 4]),
+        // Gemm with an activation: C broadcasts as Gemm's.
+        "FusedGemm" => Kind::GemmC,
+        _ => return None,
+    })
+}
+
+/// Inputs of onnxruntime's contrib operators that the operator's definition requires smaller than the
+/// output (a 1-D bias, a normalization's scale): an Expand would make the model invalid, so `expand`
+/// leaves them implicit and lists them with the reason. (op_type, slots, reason.)
+pub const REQUIRED_SMALLER: &[(&str, &[usize], &str)] = &[
+    (
+        "BiasGelu",
+        &[1],
+        "onnxruntime's BiasGelu requires a 1-D bias of the last axis; an expanded one is refused",
+    ),
+    (
+        "FastGelu",
+        &[1],
+        "onnxruntime's FastGelu requires a 1-D bias of the last axis; an expanded one is refused",
+    ),
+    (
+        "BiasSplitGelu",
+        &[1],
+        "onnxruntime's BiasSplitGelu requires a 1-D bias of the last axis",
+    ),
+    (
+        "BiasAdd",
+        &[1],
+        "onnxruntime's BiasAdd requires a 1-D bias of the channels",
+    ),
+    (
+        "SkipLayerNormalization",
+        &[2, 3, 4],
+        "onnxruntime's SkipLayerNormalization requires gamma, beta and bias 1-D of the hidden size",
+    ),
+    (
+        "SkipSimplifiedLayerNormalization",
+        &[2, 3],
+        "onnxruntime's SkipSimplifiedLayerNormalization requires gamma and bias 1-D of the hidden size",
+    ),
+];
+
+fn standard_kind(op: &OpNode, opset: i64) -> Option<Kind> {
     let legacy_binary = opset < 7;
     Some(match op.op_type() {
         "Add" | "Sub" | "Mul" | "Div" | "Pow" | "And" | "Or" | "Xor" | "Equal" | "Greater"
@@ -331,8 +392,8 @@ pub fn run(model: &Model, opts: &Options) -> Result<Outcome, String> {
         };
         for &id in &g.ops {
             let Some(op) = g.op(id) else { continue };
-            if !opset_domain(op.domain()).is_empty() {
-                continue;
+            if opset_domain(op.domain()) == "com.microsoft" {
+                rw.required_smaller(op);
             }
             let Some(k) = kind(op, opset) else { continue };
             rw.node(op, k)?;
@@ -491,7 +552,7 @@ impl GraphRewriter<'_, '_> {
         };
         let slots: Vec<usize> = match k {
             Kind::Multi => (0..op.num_inputs()).collect(),
-            Kind::ToFirst(s) | Kind::Normalized(s) => s.to_vec(),
+            Kind::ToFirst(s) | Kind::Normalized(s) | Kind::MultiOf(s) => s.to_vec(),
             Kind::GemmC => vec![2],
             Kind::LegacyAxis(_) => vec![1],
         };
@@ -586,6 +647,36 @@ impl GraphRewriter<'_, '_> {
             });
         }
         Ok(())
+    }
+
+    /// Lists the inputs of a contrib `op` that its definition requires smaller than its output (and
+    /// that are), as left implicit with the reason.
+    fn required_smaller(&mut self, op: &OpNode) {
+        let Some((_, slots, reason)) = REQUIRED_SMALLER
+            .iter()
+            .find(|(name, _, _)| *name == op.op_type())
+        else {
+            return;
+        };
+        let out_shape = self.output_shape(op);
+        for &slot in *slots {
+            if self.g.input_name(op, slot).is_empty() {
+                continue;
+            }
+            let in_shape = self.input_shape(op, slot);
+            if same_shape(&in_shape, &out_shape) {
+                continue;
+            }
+            self.out.kept.push(Kept {
+                graph: self.g.path.clone(),
+                node: op.label().into_owned(),
+                op_type: op.op_type().to_owned(),
+                slot,
+                from: format_shape(&in_shape),
+                to: format_shape(&out_shape),
+                reason,
+            });
+        }
     }
 
     /// The kernel exception for input `slot` of `op` (broadcast to `target`), if one applies;
@@ -792,8 +883,16 @@ impl GraphRewriter<'_, '_> {
                 self.insert(at, concat);
                 Some(mn)
             }
-            Kind::Multi => {
-                let inputs: Vec<&str> = g.input_names(op).collect();
+            Kind::Multi | Kind::MultiOf(_) => {
+                // Only the broadcast operands take part (a QLinearAdd's scales do not).
+                let inputs: Vec<&str> = g
+                    .input_names(op)
+                    .enumerate()
+                    .map(|(j, n)| match k {
+                        Kind::MultiOf(s) if !s.contains(&j) => "",
+                        _ => n,
+                    })
+                    .collect();
                 // An input already of the output's shape gives the target directly.
                 if let Some(full) = inputs
                     .iter()

@@ -326,9 +326,6 @@ impl<'a> GraphFolder<'a> {
         (x, xs): (&str, &Shape),
         target: Option<&str>,
     ) -> Result<(), String> {
-        if !opset_domain(reader.domain()).is_empty() {
-            return Err("an op of another domain, which need not broadcast".to_owned());
-        }
         let Some(k) = kind(reader, self.opset) else {
             return Err(format!(
                 "{} does not broadcast its inputs{}",
@@ -342,7 +339,7 @@ impl<'a> GraphFolder<'a> {
         };
         let broadcast_slots: &[usize] = match k {
             Kind::Multi => &[],
-            Kind::ToFirst(s) | Kind::Normalized(s) => s,
+            Kind::ToFirst(s) | Kind::Normalized(s) | Kind::MultiOf(s) => s,
             Kind::GemmC => &[2],
             Kind::LegacyAxis(_) => {
                 return Err(
@@ -362,7 +359,17 @@ impl<'a> GraphFolder<'a> {
             ));
         }
         match k {
-            Kind::Multi => {
+            Kind::Multi | Kind::MultiOf(_) => {
+                // Only the broadcast operands take part (a QLinearAdd's scales do not).
+                let operands = |names: &[String]| -> Vec<String> {
+                    names
+                        .iter()
+                        .enumerate()
+                        .filter(|(j, _)| broadcast_slots.is_empty() || broadcast_slots.contains(j))
+                        .map(|(_, n)| n.clone())
+                        .collect()
+                };
+                let (before, after) = (&operands(before)[..], &operands(after)[..]);
                 if target.is_some_and(|t| self.target_is_the_result(t, after)) {
                     return Ok(());
                 }

@@ -7,6 +7,8 @@ onnxruntime with random inputs of the case's sizes, and judges:
 
 - a case onnxruntime runs: onnx-lint reports no error at the node, and every output's element type and
   shape is known and equal to what onnxruntime produced (symbolic sizes evaluated at the case's binding);
+- and, for a case onnxruntime runs, `onnx-lint expand` of the model: what it makes explicit must run in
+  onnxruntime to bit-identical outputs (inputs it leaves implicit are counted, with `expand`'s reason);
 - a planted fault (`fault=True`): onnxruntime must refuse it (at load or at run; otherwise the case is
   wrong and fails), and onnx-lint must report E1 at the node (W1 when a symbolic size is involved and the
   case says `symbolic_fault=True`).
@@ -38,7 +40,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
-from conformance import NotEvaluable, evaluate_size  # noqa: E402
+from conformance import EXPAND_KEPT, EXPAND_TOTAL, NotEvaluable, evaluate_size  # noqa: E402
 
 CASE_FILES = sorted(p.stem for p in HERE.glob("cases_*.py"))
 
@@ -186,6 +188,35 @@ def our_dims(value: dict[str, Any] | None, bind: dict[str, int]) -> list[int | N
 
 ELEM_NAMES = {v: k for k, v in TensorProto.DataType.items()}
 
+# Totals of the expand runs, printed at the end.
+EXPANDED = {"cases": 0, "insertions": 0, "kept": 0}
+
+
+def expand_check(binary: str, model: bytes, feed: dict[str, np.ndarray], outputs: list[Any]) -> str:
+    """'' when `expand` of the model runs bit-identically in onnxruntime (or inserts nothing), else why
+    not."""
+    with tempfile.TemporaryDirectory(prefix="contrib-ops-") as tmp:
+        src, out = Path(tmp) / "in.onnx", Path(tmp) / "out.onnx"
+        src.write_bytes(model)
+        run = subprocess.run([binary, "expand", str(src), "-o", str(out)], capture_output=True, text=True)
+        if run.returncode != 0:
+            return f"expand exited {run.returncode}: {run.stderr.strip()[:300]}"
+        total = EXPAND_TOTAL.search(run.stderr)
+        n = int(total.group(1)) if total else 0
+        EXPANDED["kept"] += len(EXPAND_KEPT.findall(run.stderr))
+        if n == 0:
+            return ""
+        EXPANDED["cases"] += 1
+        EXPANDED["insertions"] += n
+        again, why = run_ort(out.read_bytes(), feed, len(outputs))
+    if again is None:
+        return f"expand's output does not run: {why}"
+    for k, (a, b) in enumerate(zip(outputs, again)):
+        a, b = np.asarray(a), np.asarray(b)
+        if a.shape != b.shape or a.dtype != b.dtype or a.tobytes() != b.tobytes():
+            return f"expand's output differs at out{k} ({n} inputs made explicit)"
+    return ""
+
 
 def judge(binary: str, case: Case) -> tuple[bool, str]:
     model, feed = build(case)
@@ -219,6 +250,9 @@ def judge(binary: str, case: Case) -> tuple[bool, str]:
         elem = ELEM_NAMES.get(helper.np_dtype_to_tensor_dtype(np.asarray(got).dtype))
         if ours is not None and ours.get("elem_type") not in (None, elem):
             problems.append(f"out{k}: element type ours {ours.get('elem_type')}, ort {elem}")
+    expanded = expand_check(binary, model, feed, outputs)
+    if expanded:
+        problems.append(expanded)
     return (not problems), "; ".join(problems)
 
 
@@ -256,6 +290,8 @@ def main() -> int:
     for name, why in failures:
         print(f"FAIL {name}: {why}")
     passed = sum(sum(r) for r in per_op.values())
+    print(f"contrib-ops: expand made {EXPANDED['insertions']} inputs explicit in {EXPANDED['cases']} cases, "
+          f"all bit-identical in onnxruntime; {EXPANDED['kept']} left implicit as the operators require")
     print(f"contrib-ops: {passed} passed, {len(failures)} failed ({len(per_op)} operators)")
     return 1 if failures or not cases else 0
 
