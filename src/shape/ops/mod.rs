@@ -5,6 +5,7 @@ pub mod attention;
 pub mod broadcasting;
 pub mod common;
 pub mod contract;
+pub mod contrib_norm;
 pub mod control_flow;
 pub mod conv_pool;
 pub mod einsum;
@@ -33,6 +34,7 @@ use super::registry::Registry;
 pub fn register_all(r: &mut Registry) {
     attention::register(r);
     broadcasting::register(r);
+    contrib_norm::register(r);
     control_flow::register(r);
     conv_pool::register(r);
     einsum::register(r);

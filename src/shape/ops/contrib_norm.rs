@@ -1,0 +1,348 @@
+//! onnxruntime's normalization and embedding contrib operators, and a few small contrib ops beside
+//! them: SkipLayerNormalization, SkipSimplifiedLayerNormalization, EmbedLayerNormalization,
+//! QEmbedLayerNormalization, GroupNorm, SkipGroupNorm, Trilu, Range and ExpandDims (domain
+//! `com.microsoft`, all since version 1), and the LayerNormalization and SimplifiedLayerNormalization
+//! that onnxruntime registers in the default domain since version 1 (LayerNormalization only until
+//! opset 17 takes over with onnx's own, whose rule is in `unidirectional.rs`).
+//!
+//! Spec: <https://github.com/microsoft/onnxruntime/blob/main/docs/ContribOperators.md#com.microsoft.SkipLayerNormalization>
+//! and `#com.microsoft.SkipSimplifiedLayerNormalization`, `#com.microsoft.EmbedLayerNormalization`,
+//! `#com.microsoft.QEmbedLayerNormalization`, `#com.microsoft.GroupNorm`, `#com.microsoft.SkipGroupNorm`,
+//! `#com.microsoft.Trilu`, `#com.microsoft.Range`, `#com.microsoft.ExpandDims`. Version history: every
+//! op here has one version, 1 (onnxruntime 1.31.1).
+//!
+//! What onnxruntime's kernels enforce, and what is checked here (E1 for a definite mismatch, W1 for a
+//! symbolic one, under the contract named in the finding):
+//! - Skip(Simplified)LayerNormalization (`skip_layer_norm_helper.h`): input `[B, S, H]` or `[T, H]`;
+//!   gamma, beta and bias 1-D of H (the input's last axis). The skip must be 2-D or 3-D with its last
+//!   two axes equal to the input's: for a 3-D input any skip `[*, S, H]` (its batch axis is not checked:
+//!   the kernel reads the skip modulo its size, so `[1, S, H]`, `[B, S, H]` and even `[3, S, H]` run)
+//!   or `[S, H]`; for a 2-D input the skip must be the input's shape. Outputs: output and
+//!   input_skip_bias_sum of the input's shape and type; mean and inv_std_var float, the input's shape
+//!   with the last axis 1.
+//! - LayerNormalization / SimplifiedLayerNormalization of the default domain (`layer_norm_helper.h`):
+//!   scale and bias broadcast unidirectionally to X (rank at most X's, every axis from the right 1 or
+//!   X's size); Y has the scale's element type (V), the statistics the `stash_type` (float by default)
+//!   and X's shape with the axes from `axis` on set to 1.
+//! - EmbedLayerNormalization (`embed_layer_norm_helper.cc`, and onnxruntime's shape inference, which
+//!   refuses an unknown hidden size): segment_ids and mask of input_ids' shape; position and segment
+//!   embeddings 2-D with the word embedding's hidden size; gamma and beta 1-D of it; position_ids
+//!   `[1 or B, S]`. Outputs `[B, S, H]` (the embeddings' type), mask_index `[B]` (input_ids' type) and
+//!   embedding_sum `[B, S, H]`. QEmbedLayerNormalization checks the same of its first eight inputs and
+//!   outputs the scales' float type.
+//! - GroupNorm, SkipGroupNorm: no CPU kernel, so not verified against onnxruntime here; their CUDA
+//!   kernel (`contrib_ops/cuda/diffusion/group_norm.cc`) requires gamma, beta and bias 1-D of the channel
+//!   count and a skip of the input's shape, `[N, 1, 1, C]` or `[N, C]`; checked from the schema's layout
+//!   (NHWC when `channels_last` is 1, its default).
+//! - Trilu: the input's shape. Range: as onnx's Range, with `delta` optional (1). ExpandDims: a 1
+//!   inserted at `axis` (in `[-rank-1, rank]`, negative counted from the end of the result).
+
+use super::super::ctx::{NodeCtx, Rule};
+use super::super::dim::{Dim, Shape};
+use super::super::registry::{Registry, registry};
+use super::super::value::{Data, ValueInfo};
+use super::common::{axis, like, values_if_small};
+use super::contract;
+use super::support::{dim_of, elem, elem_attr, or_dim, rank_of, scalar_i64};
+use crate::proto::tensor_proto::DataType;
+
+pub fn register(r: &mut Registry) {
+    r.add(
+        "com.microsoft",
+        "SkipLayerNormalization",
+        1,
+        skip_layer_norm,
+    );
+    r.add(
+        "com.microsoft",
+        "SkipSimplifiedLayerNormalization",
+        1,
+        skip_simplified_layer_norm,
+    );
+    // onnxruntime's own LayerNormalization of the default domain, for opsets before onnx's 17.
+    r.add("", "LayerNormalization", 1, ort_layer_norm);
+    r.add("", "SimplifiedLayerNormalization", 1, ort_layer_norm);
+    r.add(
+        "com.microsoft",
+        "EmbedLayerNormalization",
+        1,
+        embed_layer_norm,
+    );
+    r.add(
+        "com.microsoft",
+        "QEmbedLayerNormalization",
+        1,
+        qembed_layer_norm,
+    );
+    r.add("com.microsoft", "GroupNorm", 1, group_norm);
+    r.add("com.microsoft", "SkipGroupNorm", 1, group_norm);
+    r.add("com.microsoft", "Trilu", 1, same_as_first);
+    r.add("com.microsoft", "Range", 1, ms_range);
+    r.add("com.microsoft", "ExpandDims", 1, expand_dims);
+}
+
+const SKIP_LN_SKIP: &str = "SkipLayerNormalization's skip: 2-D or 3-D, its last two axes the input's \
+     (sequence, hidden) — [B or any, S, H] or [S, H] for a 3-D input, the input's shape for a 2-D one";
+const SKIP_LN_GAMMA: &str =
+    "SkipLayerNormalization's gamma: 1-D, as long as the hidden size (the input's last axis)";
+const SKIP_LN_BETA: &str =
+    "SkipLayerNormalization's beta: 1-D, as long as the hidden size (the input's last axis)";
+const SKIP_LN_BIAS: &str =
+    "SkipLayerNormalization's bias: 1-D, as long as the hidden size (the input's last axis)";
+
+fn same_as_first(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    vec![like(ctx, 0, ctx.shape(0))]
+}
+
+/// The input's shape with the last axis 1: the per-row statistics of a LayerNorm over the last axis.
+fn rows(shape: &Shape) -> Shape {
+    shape.as_ref().and_then(|s| {
+        let (_, head) = s.split_last()?;
+        let mut out = head.to_vec();
+        out.push(Dim::Known(1));
+        Some(out)
+    })
+}
+
+/// SkipLayerNormalization(input, skip, gamma, beta?, bias?).
+fn skip_layer_norm(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    skip_norm(ctx, Some(3), 4)
+}
+
+/// SkipSimplifiedLayerNormalization(input, skip, gamma, bias?): no beta.
+fn skip_simplified_layer_norm(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    skip_norm(ctx, None, 3)
+}
+
+fn skip_norm(ctx: &mut NodeCtx<'_>, beta: Option<usize>, bias: usize) -> Vec<ValueInfo> {
+    let x = ctx.shape(0);
+    check_skip(ctx, &x);
+    contract::last_axis(ctx, 0, 2, SKIP_LN_GAMMA);
+    if let Some(b) = beta
+        && ctx.has_input(b)
+    {
+        contract::last_axis(ctx, 0, b, SKIP_LN_BETA);
+    }
+    if ctx.has_input(bias) {
+        contract::last_axis(ctx, 0, bias, SKIP_LN_BIAS);
+    }
+    let stats = ValueInfo::tensor(elem(DataType::Float), rows(&x));
+    vec![
+        like(ctx, 0, x.clone()),
+        stats.clone(),
+        stats,
+        like(ctx, 0, x),
+    ]
+}
+
+/// The skip against the input, as `skip_layer_norm_helper.h` checks it (only for an input of rank 2
+/// or 3, the ones the kernel takes).
+fn check_skip(ctx: &mut NodeCtx<'_>, x: &Shape) {
+    let (Some(x), Some(skip_rank)) = (x.as_ref(), rank_of(ctx, 1)) else {
+        return;
+    };
+    let expected: Vec<Dim> = match (x.as_slice(), skip_rank) {
+        ([_, _], _) => x.clone(),
+        ([_, s, h], 2) => vec![s.clone(), h.clone()],
+        // Any batch: the kernel never compares it (and reads the skip modulo its size).
+        ([_, s, h], _) => vec![Dim::Unknown, s.clone(), h.clone()],
+        _ => return,
+    };
+    contract::exact(ctx, 0, 1, &expected, SKIP_LN_SKIP);
+}
+
+/// onnxruntime's LayerNormalization (X, Scale, B?) and SimplifiedLayerNormalization (X, scale) of the
+/// default domain: Y has X's shape and the scale's type; the statistics X's shape with the axes from
+/// `axis` on set to 1, of the `stash_type` type.
+fn ort_layer_norm(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let x = ctx.shape(0);
+    for slot in 1..ctx.num_inputs().min(3) {
+        if ctx.has_input(slot) {
+            let outcome = super::super::broadcast::unidirectional(&x, &ctx.shape(slot));
+            ctx.report_broadcast(Rule::Unidirectional, &[0, slot], &outcome);
+        }
+    }
+    let axis_attr = ctx.attr_i("axis").unwrap_or(-1);
+    let stats: Shape = x.as_ref().and_then(|dims| {
+        // onnxruntime's inference takes axis in [-rank, rank).
+        let a = axis(axis_attr, dims.len())?;
+        Some(
+            dims.iter()
+                .enumerate()
+                .map(|(i, d)| if i < a { d.clone() } else { Dim::Known(1) })
+                .collect(),
+        )
+    });
+    let stash = elem_attr(ctx, "stash_type").or(elem(DataType::Float));
+    let y = ValueInfo::tensor(ctx.elem(1).or(ctx.elem(0)), x);
+    let mut out = vec![y];
+    for _ in 1..ctx.num_outputs() {
+        out.push(ValueInfo::tensor(stash, stats.clone()));
+    }
+    out
+}
+
+const EMBED_IDS: &str =
+    "EmbedLayerNormalization's segment_ids and mask: input_ids' shape (batch, sequence)";
+const EMBED_TABLE: &str = "EmbedLayerNormalization's position and segment embeddings: 2-D, (rows, hidden size), \
+     the hidden size the word embedding's";
+const EMBED_GAMMA: &str = "EmbedLayerNormalization's gamma and beta: 1-D, as long as the hidden size (the word \
+     embedding's second axis)";
+const EMBED_POSITION_IDS: &str =
+    "EmbedLayerNormalization's position_ids: (1 or batch, sequence), input_ids' sequence";
+
+/// The shared checks and outputs of EmbedLayerNormalization and QEmbedLayerNormalization over their
+/// first eight inputs (input_ids, segment_ids?, word, position and segment? embeddings, gamma, beta,
+/// mask?). Returns (batch, sequence, hidden).
+fn embed_common(ctx: &mut NodeCtx<'_>) -> (Dim, Dim, Dim) {
+    let ids = match ctx.shape(0) {
+        Some(s) if s.len() == 2 => Some(s),
+        _ => None,
+    };
+    if let Some(ids) = &ids {
+        for slot in [1, 7] {
+            if ctx.has_input(slot) {
+                contract::exact(ctx, 0, slot, ids, EMBED_IDS);
+            }
+        }
+    }
+    let hidden = dim_of(ctx, 2, 2, 1);
+    if rank_of(ctx, 2) == Some(2) {
+        for slot in [3, 4] {
+            if ctx.has_input(slot) {
+                contract::exact(ctx, 2, slot, &[Dim::Unknown, hidden.clone()], EMBED_TABLE);
+            }
+        }
+        for slot in [5, 6] {
+            if ctx.has_input(slot) {
+                contract::exact(ctx, 2, slot, std::slice::from_ref(&hidden), EMBED_GAMMA);
+            }
+        }
+    }
+    let hidden = or_dim(
+        hidden,
+        or_dim(
+            dim_of(ctx, 3, 2, 1),
+            or_dim(dim_of(ctx, 5, 1, 0), dim_of(ctx, 6, 1, 0)),
+        ),
+    );
+    let (batch, seq) = match &ids {
+        Some(s) => (s[0].clone(), s[1].clone()),
+        None => (Dim::Unknown, Dim::Unknown),
+    };
+    (batch, seq, hidden)
+}
+
+/// EmbedLayerNormalization(input_ids, segment_ids?, word_embedding, position_embedding,
+/// segment_embedding?, gamma, beta, mask?, position_ids?) -> output, mask_index, embedding_sum?.
+fn embed_layer_norm(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let (batch, seq, hidden) = embed_common(ctx);
+    // position_ids: the kernel compares its sequence with input_ids' and wants its batch 1 or B.
+    if ctx.has_input(8) && rank_of(ctx, 0) == Some(2) {
+        if let Some([_, p1]) = ctx.shape(8).as_deref() {
+            contract::exact(ctx, 0, 8, &[Dim::Unknown, seq.clone()], EMBED_POSITION_IDS);
+            let target = [batch.clone(), p1.clone()];
+            contract::onto(ctx, 0, 8, &target, true, EMBED_POSITION_IDS);
+        }
+    }
+    let out = Some(vec![batch.clone(), seq, hidden]);
+    vec![
+        like(ctx, 2, out.clone()),
+        like(ctx, 0, Some(vec![batch])),
+        like(ctx, 2, out),
+    ]
+}
+
+/// QEmbedLayerNormalization: EmbedLayerNormalization's first eight inputs quantized, then their
+/// scales (8..13) and zero points (13..18); the output has the scales' float type.
+fn qembed_layer_norm(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let (batch, seq, hidden) = embed_common(ctx);
+    let float = ctx.elem(8).or(elem(DataType::Float));
+    vec![
+        ValueInfo::tensor(float, Some(vec![batch.clone(), seq, hidden])),
+        like(ctx, 0, Some(vec![batch])),
+    ]
+}
+
+const GN_PARAM: &str =
+    "GroupNorm's gamma, beta and bias: 1-D, as long as the channel count (C of NHWC, or of NCHW)";
+const GN_SKIP: &str = "SkipGroupNorm's skip: the input's shape, (N, 1, 1, C) or (N, C)";
+
+/// GroupNorm(X, gamma, beta) and SkipGroupNorm(X, gamma, beta, skip, bias?): outputs of X's shape
+/// (SkipGroupNorm's second, the sum, too).
+fn group_norm(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let x = ctx.shape(0);
+    let channels_last = ctx.attr_i("channels_last").unwrap_or(1) != 0;
+    if let Some(dims) = x.as_ref().filter(|d| d.len() == 4) {
+        let c = if channels_last {
+            dims[3].clone()
+        } else {
+            dims[1].clone()
+        };
+        for slot in [1, 2, 4] {
+            if ctx.has_input(slot) {
+                contract::exact(ctx, 0, slot, std::slice::from_ref(&c), GN_PARAM);
+            }
+        }
+        if ctx.op_type() == "SkipGroupNorm" && channels_last {
+            match ctx.shape(3).as_deref() {
+                Some([_, _]) => contract::exact(ctx, 0, 3, &[dims[0].clone(), c], GN_SKIP),
+                Some([_, Dim::Known(1), Dim::Known(1), _]) => {
+                    let expected = [dims[0].clone(), Dim::Known(1), Dim::Known(1), c];
+                    contract::exact(ctx, 0, 3, &expected, GN_SKIP);
+                }
+                Some(_) => contract::exact(ctx, 0, 3, dims, GN_SKIP),
+                None => {}
+            }
+        }
+    }
+    vec![like(ctx, 0, x.clone()), like(ctx, 0, x)]
+}
+
+/// Range(start, limit, delta?): onnx's Range (the rule of the default domain), with delta 1 when
+/// omitted.
+fn ms_range(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let Some(rule) = registry().lookup("", "Range", 11) else {
+        return vec![];
+    };
+    if ctx.has_input(2) {
+        return rule(ctx);
+    }
+    let e = ctx.elem(0).or(ctx.elem(1));
+    let one = if super::super::value::is_float_elem(e) {
+        ValueInfo::tensor(e, Some(vec![])).with_values(Some(Data::Floats(vec![1.0].into())))
+    } else {
+        ValueInfo::tensor(e, Some(vec![])).with_data(Some(vec![Dim::Known(1)]))
+    };
+    let inputs: Vec<Option<&ValueInfo>> = vec![ctx.input(0), ctx.input(1), Some(&one)];
+    let mut sub = |_: &str, _: &[ValueInfo]| -> Option<Vec<ValueInfo>> { None };
+    let mut inner = NodeCtx {
+        node: ctx.node,
+        label: ctx.label,
+        opset: 11,
+        inputs: &inputs,
+        findings: Vec::new(),
+        subgraph: &mut sub,
+    };
+    let out = rule(&mut inner);
+    let findings = inner.findings;
+    ctx.findings.extend(findings);
+    out
+}
+
+/// ExpandDims(X, axis): X with a 1 inserted at `axis` (a scalar int32 input).
+fn expand_dims(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let shape: Shape = match (ctx.shape(0), scalar_i64(ctx, 1)) {
+        // The kernel takes axis in [-rank-1, rank], a negative one counted from the end of the
+        // result (-1 appends): an axis of the result.
+        (Some(dims), Some(a)) => axis(a, dims.len() + 1).map(|a| {
+            let mut out = dims;
+            out.insert(a, Dim::Known(1));
+            out
+        }),
+        (Some(dims), None) => Some(vec![Dim::Unknown; dims.len() + 1]),
+        _ => None,
+    };
+    let data = values_if_small(&shape, ctx.values(0).cloned());
+    vec![like(ctx, 0, shape).with_values(data)]
+}
