@@ -37,6 +37,7 @@
 //! - Trilu: the input's shape. Range: as onnx's Range, with `delta` optional (1). ExpandDims: a 1
 //!   inserted at `axis` (in `[-rank-1, rank]`, negative counted from the end of the result).
 
+use super::super::broadcast::Outcome;
 use super::super::ctx::{NodeCtx, Rule};
 use super::super::dim::{Dim, Shape};
 use super::super::registry::{Registry, registry};
@@ -81,14 +82,12 @@ pub fn register(r: &mut Registry) {
     r.add("com.microsoft", "ExpandDims", 1, expand_dims);
 }
 
-const SKIP_LN_SKIP: &str = "SkipLayerNormalization's skip: 2-D or 3-D, its last two axes the input's \
-     (sequence, hidden) — [B or any, S, H] or [S, H] for a 3-D input, the input's shape for a 2-D one";
-const SKIP_LN_GAMMA: &str =
-    "SkipLayerNormalization's gamma: 1-D, as long as the hidden size (the input's last axis)";
+const SKIP_LN_SKIP: &str = "Skip(Simplified)LayerNormalization's skip: 2-D or 3-D, with the input's last two axes \
+     (sequence, hidden) and any batch; the input's shape for a 2-D input";
+const SKIP_LN_GAMMA: &str = "Skip(Simplified)LayerNormalization's gamma: 1-D, as long as the hidden size (the input's last axis)";
 const SKIP_LN_BETA: &str =
     "SkipLayerNormalization's beta: 1-D, as long as the hidden size (the input's last axis)";
-const SKIP_LN_BIAS: &str =
-    "SkipLayerNormalization's bias: 1-D, as long as the hidden size (the input's last axis)";
+const SKIP_LN_BIAS: &str = "Skip(Simplified)LayerNormalization's bias: 1-D, as long as the hidden size (the input's last axis)";
 
 fn same_as_first(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     vec![like(ctx, 0, ctx.shape(0))]
@@ -145,7 +144,18 @@ fn check_skip(ctx: &mut NodeCtx<'_>, x: &Shape) {
         ([_, _], _) => x.clone(),
         ([_, s, h], 2) => vec![s.clone(), h.clone()],
         // Any batch: the kernel never compares it (and reads the skip modulo its size).
-        ([_, s, h], _) => vec![Dim::Unknown, s.clone(), h.clone()],
+        ([_, s, h], 3) => vec![Dim::Unknown, s.clone(), h.clone()],
+        ([_, _, _], r) => {
+            let outcome = Outcome {
+                rank_error: Some(format!(
+                    "input 1 '{}' has rank {r}, where {SKIP_LN_SKIP} needs rank 2 or 3",
+                    ctx.node.input_name(1)
+                )),
+                ..Outcome::default()
+            };
+            ctx.report_broadcast(Rule::Contract(SKIP_LN_SKIP), &[0, 1], &outcome);
+            return;
+        }
         _ => return,
     };
     contract::exact(ctx, 0, 1, &expected, SKIP_LN_SKIP);
@@ -345,4 +355,398 @@ fn expand_dims(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     };
     let data = values_if_small(&shape, ctx.values(0).cloned());
     vec![like(ctx, 0, shape).with_values(data)]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::common::test_util::*;
+    use super::*;
+    use crate::shape::dim::format_shape;
+
+    const F16: Option<i32> = Some(DataType::Float16 as i32);
+    const I32: Option<i32> = Some(DataType::Int32 as i32);
+
+    fn codes(
+        rule: super::super::super::registry::Rule,
+        n: &crate::proto::NodeProto,
+        opset: i64,
+        inputs: &[Option<ValueInfo>],
+    ) -> Vec<String> {
+        findings(rule, n, opset, inputs)
+            .iter()
+            .map(|d| format!("{} {}", d.code.as_str(), d.message))
+            .collect()
+    }
+
+    fn text(v: &ValueInfo) -> String {
+        format_shape(&v.shape)
+    }
+
+    #[test]
+    fn skip_layer_norm_outputs() {
+        let n = node("SkipLayerNormalization", 5, 4, vec![]);
+        let inputs = [
+            t(F16, &["B", "S", "768"]),
+            t(F16, &["1", "S", "768"]),
+            t(F16, &["768"]),
+            t(F16, &["768"]),
+            t(F16, &["768"]),
+        ];
+        assert!(codes(skip_layer_norm, &n, 1, &inputs).is_empty());
+        let out = run(skip_layer_norm, &n, 1, &inputs);
+        assert_eq!(text(&out[0]), "[B, S, 768]");
+        assert_eq!(out[0].elem, F16);
+        assert_eq!(text(&out[1]), "[B, S, 1]");
+        assert_eq!(out[1].elem, Some(DataType::Float as i32));
+        assert_eq!(text(&out[2]), "[B, S, 1]");
+        assert_eq!(text(&out[3]), "[B, S, 768]");
+        assert_eq!(out[3].elem, F16);
+        // A 2-D input: (tokens, hidden).
+        let n = node("SkipSimplifiedLayerNormalization", 3, 4, vec![]);
+        let inputs = [t(F32, &["T", "64"]), t(F32, &["T", "64"]), t(F32, &["64"])];
+        assert!(codes(skip_simplified_layer_norm, &n, 1, &inputs).is_empty());
+        let out = run(skip_simplified_layer_norm, &n, 1, &inputs);
+        assert_eq!(text(&out[1]), "[T, 1]");
+    }
+
+    #[test]
+    fn skip_shapes_onnxruntime_takes() {
+        let n = node("SkipLayerNormalization", 3, 1, vec![]);
+        for skip in [
+            &["2", "3", "8"][..],
+            &["1", "3", "8"],
+            &["5", "3", "8"],
+            &["3", "8"],
+        ] {
+            let inputs = [t(F32, &["2", "3", "8"]), t(F32, skip), t(F32, &["8"])];
+            assert!(
+                codes(skip_layer_norm, &n, 1, &inputs).is_empty(),
+                "{skip:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn skip_and_parameter_faults() {
+        let n = node("SkipLayerNormalization", 5, 1, vec![]);
+        let x = || t(F32, &["2", "3", "8"]);
+        let one = |inputs: &[Option<ValueInfo>]| {
+            let c = codes(skip_layer_norm, &n, 1, inputs);
+            assert_eq!(c.len(), 1, "{c:?}");
+            assert!(c[0].starts_with("E1 "), "{c:?}");
+            c[0].clone()
+        };
+        let c = one(&[x(), t(F32, &["2", "4", "8"]), t(F32, &["8"])]);
+        assert!(c.contains("3 vs 4") && c.contains("skip"), "{c}");
+        let c = one(&[x(), t(F32, &["8"]), t(F32, &["8"])]);
+        assert!(c.contains("rank 1") && c.contains("rank 2 or 3"), "{c}");
+        let c = one(&[x(), x(), t(F32, &["7"])]);
+        assert!(c.contains("gamma"), "{c}");
+        let c = one(&[x(), x(), t(F32, &["8"]), t(F32, &["7"])]);
+        assert!(c.contains("beta"), "{c}");
+        let c = one(&[x(), x(), t(F32, &["8"]), None, t(F32, &["9"])]);
+        assert!(c.contains("bias"), "{c}");
+        // A 2-D input takes only a skip of its own shape.
+        one(&[t(F32, &["6", "8"]), t(F32, &["1", "8"]), t(F32, &["8"])]);
+        // Symbolic: a condition.
+        let c = codes(
+            skip_layer_norm,
+            &n,
+            1,
+            &[
+                t(F32, &["b", "s", "8"]),
+                t(F32, &["b", "t", "8"]),
+                t(F32, &["8"]),
+            ],
+        );
+        assert_eq!(c.len(), 1, "{c:?}");
+        assert!(c[0].starts_with("W1 "), "{c:?}");
+        // SkipSimplifiedLayerNormalization's bias is input 3.
+        let n = node("SkipSimplifiedLayerNormalization", 4, 1, vec![]);
+        let c = codes(
+            skip_simplified_layer_norm,
+            &n,
+            1,
+            &[x(), x(), t(F32, &["8"]), t(F32, &["7"])],
+        );
+        assert_eq!(c.len(), 1, "{c:?}");
+        assert!(c[0].contains("bias"), "{c:?}");
+    }
+
+    #[test]
+    fn onnxruntime_layer_norm_of_the_default_domain() {
+        let n = node("LayerNormalization", 3, 3, vec![attr_i("axis", 1)]);
+        let inputs = [
+            t(F32, &["B", "S", "8"]),
+            t(F16, &["S", "8"]),
+            t(F16, &["1", "8"]),
+        ];
+        assert!(codes(ort_layer_norm, &n, 13, &inputs).is_empty());
+        let out = run(ort_layer_norm, &n, 13, &inputs);
+        assert_eq!(text(&out[0]), "[B, S, 8]");
+        // Y has the scale's type.
+        assert_eq!(out[0].elem, F16);
+        assert_eq!(text(&out[1]), "[B, 1, 1]");
+        assert_eq!(out[1].elem, Some(DataType::Float as i32));
+        let n = node("LayerNormalization", 2, 2, vec![attr_i("stash_type", 11)]);
+        let out = run(
+            ort_layer_norm,
+            &n,
+            13,
+            &[t(F32, &["2", "8"]), t(F32, &["8"])],
+        );
+        assert_eq!(out[1].elem, Some(DataType::Double as i32));
+        assert_eq!(text(&out[1]), "[2, 1]");
+        // An axis out of range: statistics unknown.
+        let n = node("LayerNormalization", 2, 2, vec![attr_i("axis", -5)]);
+        let out = run(
+            ort_layer_norm,
+            &n,
+            13,
+            &[t(F32, &["2", "8"]), t(F32, &["8"])],
+        );
+        assert_eq!(out[1].shape, None);
+        // A scale of the wrong length, or of a rank above X's.
+        let n = node("SimplifiedLayerNormalization", 2, 1, vec![]);
+        for scale in [&["7"][..], &["4", "8"], &["1", "2", "3", "8"]] {
+            let c = codes(
+                ort_layer_norm,
+                &n,
+                1,
+                &[t(F32, &["2", "3", "8"]), t(F32, scale)],
+            );
+            assert_eq!(c.len(), 1, "{scale:?} {c:?}");
+            assert!(c[0].starts_with("E1 "), "{c:?}");
+        }
+        // The registry: onnxruntime's rule before 17 (Y of the scale's type), onnx's from 17.
+        let r = registry();
+        let n = node("LayerNormalization", 2, 1, vec![]);
+        let mixed = [t(F32, &["2", "8"]), t(F16, &["8"])];
+        let y = |opset: i64| {
+            let rule = r.lookup("", "LayerNormalization", opset).expect("a rule");
+            run(rule, &n, opset, &mixed)[0].elem
+        };
+        assert_eq!(y(13), F16);
+        assert_eq!(y(17), F32);
+        assert!(r.lookup("", "SimplifiedLayerNormalization", 21).is_some());
+    }
+
+    fn embed_inputs(segment_ids: &[&str], gamma: &[&str]) -> Vec<Option<ValueInfo>> {
+        vec![
+            t(I32, &["B", "S"]),
+            t(I32, segment_ids),
+            t(F32, &["30522", "768"]),
+            t(F32, &["512", "768"]),
+            t(F32, &["2", "768"]),
+            t(F32, gamma),
+            t(F32, &["768"]),
+            t(I32, &["B", "S"]),
+        ]
+    }
+
+    #[test]
+    fn embed_layer_norm_outputs_and_contracts() {
+        let n = node("EmbedLayerNormalization", 8, 3, vec![]);
+        let inputs = embed_inputs(&["B", "S"], &["768"]);
+        assert!(codes(embed_layer_norm, &n, 1, &inputs).is_empty());
+        let out = run(embed_layer_norm, &n, 1, &inputs);
+        assert_eq!(text(&out[0]), "[B, S, 768]");
+        assert_eq!(out[0].elem, F32);
+        assert_eq!(text(&out[1]), "[B]");
+        assert_eq!(out[1].elem, I32);
+        assert_eq!(text(&out[2]), "[B, S, 768]");
+        let c = codes(
+            embed_layer_norm,
+            &n,
+            1,
+            &embed_inputs(&["B", "S"], &["512"]),
+        );
+        assert_eq!(c.len(), 1, "{c:?}");
+        assert!(c[0].starts_with("E1 ") && c[0].contains("gamma"), "{c:?}");
+        let c = codes(
+            embed_layer_norm,
+            &n,
+            1,
+            &embed_inputs(&["B", "T"], &["768"]),
+        );
+        assert_eq!(c.len(), 1, "{c:?}");
+        assert!(c[0].starts_with("W1 ") && c[0].contains("S vs T"), "{c:?}");
+        // position_ids: (1 or B, S).
+        let n = node("EmbedLayerNormalization", 9, 3, vec![]);
+        let mut inputs = embed_inputs(&["B", "S"], &["768"]);
+        inputs.push(t(I32, &["1", "S"]));
+        assert!(codes(embed_layer_norm, &n, 1, &inputs).is_empty());
+        inputs[8] = t(I32, &["3", "S"]);
+        let c = codes(embed_layer_norm, &n, 1, &inputs);
+        assert_eq!(c.len(), 1, "{c:?}");
+        assert!(c[0].starts_with("W1 "), "{c:?}");
+        // Quantized: the scales' float type.
+        let n = node("QEmbedLayerNormalization", 18, 2, vec![]);
+        let mut inputs = embed_inputs(&["B", "S"], &["768"]);
+        inputs.extend((0..10).map(|_| t(F32, &[])));
+        let out = run(qembed_layer_norm, &n, 1, &inputs);
+        assert_eq!(text(&out[0]), "[B, S, 768]");
+        assert_eq!(out[0].elem, F32);
+        assert_eq!(text(&out[1]), "[B]");
+    }
+
+    #[test]
+    fn group_norms() {
+        let n = node(
+            "GroupNorm",
+            3,
+            1,
+            vec![attr_i("groups", 32), attr_i("activation", 1)],
+        );
+        let inputs = [
+            t(F16, &["N", "H", "W", "320"]),
+            t(F32, &["320"]),
+            t(F32, &["320"]),
+        ];
+        assert!(codes(group_norm, &n, 1, &inputs).is_empty());
+        let out = run(group_norm, &n, 1, &inputs);
+        assert_eq!(text(&out[0]), "[N, H, W, 320]");
+        assert_eq!(out[0].elem, F16);
+        let bad = [
+            t(F16, &["N", "H", "W", "320"]),
+            t(F32, &["640"]),
+            t(F32, &["320"]),
+        ];
+        let c = codes(group_norm, &n, 1, &bad);
+        assert_eq!(c.len(), 1, "{c:?}");
+        assert!(c[0].starts_with("E1 "), "{c:?}");
+        // NCHW: the channels are axis 1.
+        let n = node("GroupNorm", 3, 1, vec![attr_i("channels_last", 0)]);
+        let inputs = [
+            t(F16, &["N", "320", "H", "W"]),
+            t(F32, &["320"]),
+            t(F32, &["320"]),
+        ];
+        assert!(codes(group_norm, &n, 1, &inputs).is_empty());
+        // SkipGroupNorm's skips: the input's shape, (N, 1, 1, C) or (N, C).
+        let n = node("SkipGroupNorm", 5, 2, vec![attr_i("groups", 32)]);
+        let x = || t(F16, &["N", "H", "W", "64"]);
+        for skip in [
+            &["N", "H", "W", "64"][..],
+            &["N", "1", "1", "64"],
+            &["N", "64"],
+        ] {
+            let inputs = [
+                x(),
+                t(F32, &["64"]),
+                t(F32, &["64"]),
+                t(F16, skip),
+                t(F16, &["64"]),
+            ];
+            assert!(codes(group_norm, &n, 1, &inputs).is_empty(), "{skip:?}");
+            let out = run(group_norm, &n, 1, &inputs);
+            assert_eq!(text(&out[1]), "[N, H, W, 64]");
+        }
+        for skip in [&["N", "1", "1", "32"][..], &["N", "32"], &["64"]] {
+            let inputs = [x(), t(F32, &["64"]), t(F32, &["64"]), t(F16, skip)];
+            let c = codes(group_norm, &n, 1, &inputs);
+            assert_eq!(c.len(), 1, "{skip:?} {c:?}");
+            assert!(c[0].starts_with("E1 "), "{c:?}");
+        }
+        let inputs = [x(), t(F32, &["64"]), t(F32, &["64"]), x(), t(F16, &["32"])];
+        assert_eq!(codes(group_norm, &n, 1, &inputs).len(), 1);
+    }
+
+    #[test]
+    fn trilu_range_expand_dims() {
+        let n = node("Trilu", 1, 1, vec![]);
+        assert_eq!(
+            out_shape(same_as_first, &n, 1, &[t(F32, &["B", "3", "4"])]),
+            shape(&["B", "3", "4"])
+        );
+        // Range without delta counts by 1.
+        let n = node("Range", 2, 1, vec![]);
+        let out = run(ms_range, &n, 1, &[int(2), int(7)]);
+        assert_eq!(text(&out[0]), "[5]");
+        let n = node("Range", 3, 1, vec![]);
+        let out = run(ms_range, &n, 1, &[int(0), int(7), int(2)]);
+        assert_eq!(text(&out[0]), "[4]");
+        let n = node("ExpandDims", 2, 1, vec![]);
+        let x = || t(F32, &["2", "S"]);
+        let axis = |a: i64| {
+            Some(
+                ValueInfo::tensor(I32, Some(vec![]))
+                    .with_data(Some(vec![crate::shape::value::from_i64(a)])),
+            )
+        };
+        for (a, want) in [
+            (0, "[1, 2, S]"),
+            (2, "[2, S, 1]"),
+            (-1, "[2, S, 1]"),
+            (-3, "[1, 2, S]"),
+        ] {
+            assert_eq!(
+                text(&run(expand_dims, &n, 1, &[x(), axis(a)])[0]),
+                want,
+                "{a}"
+            );
+        }
+        for a in [3, -4] {
+            assert_eq!(
+                run(expand_dims, &n, 1, &[x(), axis(a)])[0].shape,
+                None,
+                "{a}"
+            );
+        }
+        assert_eq!(
+            text(&run(expand_dims, &n, 1, &[x(), t(I32, &[])])[0]),
+            "[?, ?, ?]"
+        );
+        // Values of a small tensor go through.
+        let out = run(expand_dims, &n, 1, &[ints(&[4, 5]), axis(0)]);
+        assert_eq!(text(&out[0]), "[1, 2]");
+        assert!(out[0].data.is_some());
+    }
+
+    #[test]
+    fn no_rule_panics() {
+        let mut r = Registry::default();
+        register(&mut r);
+        let huge = Dim::Known(u64::MAX);
+        let sets: Vec<Vec<Option<ValueInfo>>> = vec![
+            vec![],
+            vec![None; 18],
+            vec![t(F32, &[]); 18],
+            vec![t(F32, &["1", "2", "3", "4", "5"]); 18],
+            vec![Some(ValueInfo::tensor(F32, Some(vec![huge.clone(), d("N")]))); 18],
+            vec![
+                int(i64::MIN),
+                int(i64::MAX),
+                int(0),
+                t(I32, &["?"]),
+                ints(&[]),
+            ],
+            vec![ints(&[1, 2]), int(i64::MAX)],
+        ];
+        let attrs = [
+            vec![],
+            vec![
+                attr_i("axis", i64::MIN),
+                attr_i("stash_type", -1),
+                attr_i("channels_last", 0),
+            ],
+            vec![
+                attr_i("axis", i64::MAX),
+                attr_i("stash_type", i64::MAX),
+                attr_i("groups", 0),
+            ],
+        ];
+        let mut ops: Vec<(&str, &str)> = r.ops().collect();
+        ops.sort();
+        for (domain, op) in ops {
+            let rule = r.lookup(domain, op, 1).expect("registered at 1");
+            for a in &attrs {
+                for inputs in &sets {
+                    for outputs in [0, 1, 4] {
+                        run(rule, &node(op, inputs.len(), outputs, a.clone()), 1, inputs);
+                    }
+                }
+            }
+        }
+    }
 }
