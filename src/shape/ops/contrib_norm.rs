@@ -1,14 +1,15 @@
 //! onnxruntime's normalization and embedding contrib operators, and a few small contrib ops beside
 //! them: SkipLayerNormalization, SkipSimplifiedLayerNormalization, EmbedLayerNormalization,
-//! QEmbedLayerNormalization, GroupNorm, SkipGroupNorm, Trilu, Range and ExpandDims (domain
-//! `com.microsoft`, all since version 1), and the LayerNormalization and SimplifiedLayerNormalization
+//! QEmbedLayerNormalization, GroupNorm, SkipGroupNorm, GatedRMSNorm, BranchwiseRMSNorm, Trilu, Range
+//! and ExpandDims (domain `com.microsoft`, all since version 1), and the LayerNormalization and SimplifiedLayerNormalization
 //! that onnxruntime registers in the default domain since version 1 (LayerNormalization only until
 //! opset 17 takes over with onnx's own, whose rule is in `unidirectional.rs`).
 //!
 //! Spec: <https://github.com/microsoft/onnxruntime/blob/main/docs/ContribOperators.md#com.microsoft.SkipLayerNormalization>
 //! and `#com.microsoft.SkipSimplifiedLayerNormalization`, `#com.microsoft.EmbedLayerNormalization`,
 //! `#com.microsoft.QEmbedLayerNormalization`, `#com.microsoft.GroupNorm`, `#com.microsoft.SkipGroupNorm`,
-//! `#com.microsoft.Trilu`, `#com.microsoft.Range`, `#com.microsoft.ExpandDims`. Version history: every
+//! `#com.microsoft.GatedRMSNorm`, `#com.microsoft.BranchwiseRMSNorm`, `#com.microsoft.Trilu`,
+//! `#com.microsoft.Range`, `#com.microsoft.ExpandDims`. Version history: every
 //! op here has one version, 1 (onnxruntime 1.31.1).
 //!
 //! What onnxruntime's kernels enforce, and what is checked here (E1 for a definite mismatch, W1 for a
@@ -34,6 +35,10 @@
 //!   kernel (`contrib_ops/cuda/diffusion/group_norm.cc`) requires gamma, beta and bias 1-D of the channel
 //!   count and a skip of the input's shape, `[N, 1, 1, C]` or `[N, C]`; checked from the schema's layout
 //!   (NHWC when `channels_last` is 1, its default).
+//! - GatedRMSNorm (`linear_attention_gates.cc`): the gate of X's shape, X's last axis a multiple of
+//!   the scale's element count. BranchwiseRMSNorm (`hyper_connection_helper.h`): X grouped `(..., C, H)`
+//!   or flattened `(..., C * H)` with `num_branches` C dividing the last axis; the scale `(H)`,
+//!   `(C * H)` or `(C, H)`. Both give Y of X's shape and type.
 //! - Trilu: the input's shape. Range: as onnx's Range, with `delta` optional (1). ExpandDims: a 1
 //!   inserted at `axis` (in `[-rank-1, rank]`, negative counted from the end of the result).
 
@@ -77,6 +82,8 @@ pub fn register(r: &mut Registry) {
     );
     r.add("com.microsoft", "GroupNorm", 1, group_norm);
     r.add("com.microsoft", "SkipGroupNorm", 1, group_norm);
+    r.add("com.microsoft", "GatedRMSNorm", 1, gated_rms_norm);
+    r.add("com.microsoft", "BranchwiseRMSNorm", 1, branchwise_rms_norm);
     r.add("com.microsoft", "Trilu", 1, same_as_first);
     r.add("com.microsoft", "Range", 1, ms_range);
     r.add("com.microsoft", "ExpandDims", 1, expand_dims);
@@ -248,12 +255,12 @@ fn embed_common(ctx: &mut NodeCtx<'_>) -> (Dim, Dim, Dim) {
 fn embed_layer_norm(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let (batch, seq, hidden) = embed_common(ctx);
     // position_ids: the kernel compares its sequence with input_ids' and wants its batch 1 or B.
-    if ctx.has_input(8) && rank_of(ctx, 0) == Some(2) {
-        if let Some([_, p1]) = ctx.shape(8).as_deref() {
-            contract::exact(ctx, 0, 8, &[Dim::Unknown, seq.clone()], EMBED_POSITION_IDS);
-            let target = [batch.clone(), p1.clone()];
-            contract::onto(ctx, 0, 8, &target, true, EMBED_POSITION_IDS);
-        }
+    if rank_of(ctx, 0) == Some(2)
+        && let Some([_, p1]) = ctx.shape(8).as_deref()
+    {
+        contract::exact(ctx, 0, 8, &[Dim::Unknown, seq.clone()], EMBED_POSITION_IDS);
+        let target = [batch.clone(), p1.clone()];
+        contract::onto(ctx, 0, 8, &target, true, EMBED_POSITION_IDS);
     }
     let out = Some(vec![batch.clone(), seq, hidden]);
     vec![
@@ -307,6 +314,105 @@ fn group_norm(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         }
     }
     vec![like(ctx, 0, x.clone()), like(ctx, 0, x)]
+}
+
+/// Reports a definite violation of contract `what` between inputs `source` and `operand`, explained
+/// by `reason` (a condition the algebra of one axis cannot state: a divisibility, one of several
+/// shapes).
+fn refuse(
+    ctx: &mut NodeCtx<'_>,
+    source: usize,
+    operand: usize,
+    reason: String,
+    what: &'static str,
+) {
+    let outcome = Outcome {
+        rank_error: Some(reason),
+        ..Outcome::default()
+    };
+    ctx.report_broadcast(Rule::Contract(what), &[source, operand], &outcome);
+}
+
+const GATED_GATE: &str = "GatedRMSNorm's gate: the input's shape";
+const GATED_SCALE: &str =
+    "GatedRMSNorm's scale: C elements, C dividing the input's last axis (groups of C normalized)";
+
+/// GatedRMSNorm(X, scale, gate): Y of X's shape. The kernel (`linear_attention_gates.cc`) wants the
+/// gate of X's shape and X's last axis a multiple of the scale's element count (of any rank).
+fn gated_rms_norm(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let x = ctx.shape(0);
+    if let Some(dims) = &x {
+        contract::exact(ctx, 0, 2, dims, GATED_GATE);
+        let last = dims.last().and_then(Dim::known);
+        let scale = ctx
+            .shape(1)
+            .and_then(|s| s.iter().map(Dim::known).product::<Option<u64>>());
+        if let (Some(l), Some(c)) = (last, scale)
+            && (c == 0 || l % c != 0)
+        {
+            let reason =
+                format!("the input's last axis {l} is not a multiple of the scale's {c} elements");
+            refuse(ctx, 0, 1, reason, GATED_SCALE);
+        }
+    }
+    vec![like(ctx, 0, x)]
+}
+
+const BRANCH_SCALE: &str = "BranchwiseRMSNorm's scale: (H), (C * H) or (C, H), for C branches of H each \
+     (the input's (..., C, H), or (..., C * H) with num_branches C)";
+const BRANCH_INPUT: &str =
+    "BranchwiseRMSNorm's input: (..., C * H) with the last axis divisible by num_branches";
+
+/// BranchwiseRMSNorm(X, scale?): Y of X's shape and type. The kernel (`hyper_connection_helper.h`)
+/// takes X grouped `(..., C, H)` (num_branches 0) or flattened `(..., C * H)` (num_branches C), and a
+/// scale of `(H)`, `(C * H)` or `(C, H)`.
+fn branchwise_rms_norm(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let x = ctx.shape(0);
+    let branches = ctx.attr_i("num_branches").unwrap_or(0);
+    let split: Option<(Dim, Dim)> = match (x.as_deref(), branches) {
+        (Some([.., c, h]), 0) => Some((c.clone(), h.clone())),
+        (Some([.., last]), b) if b > 0 => {
+            let b = b as u64;
+            if let Dim::Known(l) = last
+                && l % b != 0
+            {
+                let reason = format!("the last axis {l} is not divisible by num_branches {b}");
+                let outcome = Outcome {
+                    rank_error: Some(reason),
+                    ..Outcome::default()
+                };
+                ctx.report_broadcast(Rule::Contract(BRANCH_INPUT), &[0], &outcome);
+                None
+            } else {
+                Some((Dim::Known(b), super::common::div_exact(last, b)))
+            }
+        }
+        _ => None,
+    };
+    if let (Some((c, h)), Some(scale)) = (split, ctx.shape(1)) {
+        match scale.as_slice() {
+            [_, _] => contract::exact(ctx, 0, 1, &[c, h], BRANCH_SCALE),
+            [Dim::Known(n)] => {
+                let whole = super::common::mul(&c, &h);
+                if let (Dim::Known(hk), Dim::Known(wk)) = (&h, &whole)
+                    && *n != *hk
+                    && *n != *wk
+                {
+                    let reason = format!("a 1-D scale of {n} is neither H = {hk} nor C * H = {wk}");
+                    refuse(ctx, 0, 1, reason, BRANCH_SCALE);
+                }
+            }
+            [_] => {}
+            other => {
+                let reason = format!(
+                    "the scale has rank {}, where it needs rank 1 or 2",
+                    other.len()
+                );
+                refuse(ctx, 0, 1, reason, BRANCH_SCALE);
+            }
+        }
+    }
+    vec![like(ctx, 0, x)]
 }
 
 /// Range(start, limit, delta?): onnx's Range (the rule of the default domain), with delta 1 when
@@ -650,6 +756,57 @@ mod tests {
         }
         let inputs = [x(), t(F32, &["64"]), t(F32, &["64"]), x(), t(F16, &["32"])];
         assert_eq!(codes(group_norm, &n, 1, &inputs).len(), 1);
+    }
+
+    #[test]
+    fn gated_and_branchwise_rms_norms() {
+        let n = node("GatedRMSNorm", 3, 1, vec![]);
+        let x = || t(F16, &["B", "T", "64"]);
+        let out = run(gated_rms_norm, &n, 1, &[x(), t(F16, &["16"]), x()]);
+        assert_eq!(text(&out[0]), "[B, T, 64]");
+        assert_eq!(out[0].elem, F16);
+        assert!(codes(gated_rms_norm, &n, 1, &[x(), t(F16, &["1", "16"]), x()]).is_empty());
+        for (scale, gate) in [
+            (&["12"][..], &["B", "T", "64"][..]),
+            (&["16"], &["B", "T", "32"]),
+        ] {
+            let c = codes(gated_rms_norm, &n, 1, &[x(), t(F16, scale), t(F16, gate)]);
+            assert_eq!(c.len(), 1, "{c:?}");
+            assert!(c[0].starts_with("E1 "), "{c:?}");
+        }
+        let n = node("BranchwiseRMSNorm", 2, 1, vec![]);
+        let x = || t(F32, &["B", "4", "8"]);
+        for scale in [&["8"][..], &["32"], &["4", "8"]] {
+            assert!(
+                codes(branchwise_rms_norm, &n, 1, &[x(), t(F32, scale)]).is_empty(),
+                "{scale:?}"
+            );
+        }
+        for scale in [&["5"][..], &["8", "4"], &["1", "4", "8"]] {
+            // A transposed (H, C) scale conflicts on both axes.
+            let c = codes(branchwise_rms_norm, &n, 1, &[x(), t(F32, scale)]);
+            assert!(!c.is_empty(), "{scale:?}");
+            assert!(c.iter().all(|c| c.starts_with("E1 ")), "{c:?}");
+        }
+        let n = node("BranchwiseRMSNorm", 2, 1, vec![attr_i("num_branches", 4)]);
+        assert!(
+            codes(
+                branchwise_rms_norm,
+                &n,
+                1,
+                &[t(F32, &["B", "32"]), t(F32, &["4", "8"])]
+            )
+            .is_empty()
+        );
+        let c = codes(
+            branchwise_rms_norm,
+            &n,
+            1,
+            &[t(F32, &["B", "30"]), t(F32, &["8"])],
+        );
+        assert_eq!(c.len(), 1, "{c:?}");
+        let out = run(branchwise_rms_norm, &n, 1, &[t(F32, &["B", "S"])]);
+        assert_eq!(text(&out[0]), "[B, S]");
     }
 
     #[test]
