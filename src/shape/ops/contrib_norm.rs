@@ -1,15 +1,17 @@
 //! onnxruntime's normalization and embedding contrib operators, and a few small contrib ops beside
 //! them: SkipLayerNormalization, SkipSimplifiedLayerNormalization, EmbedLayerNormalization,
-//! QEmbedLayerNormalization, GroupNorm, SkipGroupNorm, GatedRMSNorm, BranchwiseRMSNorm, Trilu, Range
-//! and ExpandDims (domain `com.microsoft`, all since version 1), and the LayerNormalization and SimplifiedLayerNormalization
+//! QEmbedLayerNormalization, GroupNorm, SkipGroupNorm, GatedRMSNorm, BranchwiseRMSNorm,
+//! TorchEmbedding, WordConvEmbedding, Trilu, Range and ExpandDims (domain `com.microsoft`, all since
+//! version 1), and the LayerNormalization and SimplifiedLayerNormalization
 //! that onnxruntime registers in the default domain since version 1 (LayerNormalization only until
 //! opset 17 takes over with onnx's own, whose rule is in `unidirectional.rs`).
 //!
 //! Spec: <https://github.com/microsoft/onnxruntime/blob/main/docs/ContribOperators.md#com.microsoft.SkipLayerNormalization>
 //! and `#com.microsoft.SkipSimplifiedLayerNormalization`, `#com.microsoft.EmbedLayerNormalization`,
 //! `#com.microsoft.QEmbedLayerNormalization`, `#com.microsoft.GroupNorm`, `#com.microsoft.SkipGroupNorm`,
-//! `#com.microsoft.GatedRMSNorm`, `#com.microsoft.BranchwiseRMSNorm`, `#com.microsoft.Trilu`,
-//! `#com.microsoft.Range`, `#com.microsoft.ExpandDims`. Version history: every
+//! `#com.microsoft.GatedRMSNorm`, `#com.microsoft.BranchwiseRMSNorm`, `#com.microsoft.TorchEmbedding`,
+//! `#com.microsoft.WordConvEmbedding`, `#com.microsoft.Trilu`, `#com.microsoft.Range`,
+//! `#com.microsoft.ExpandDims`. Version history: every
 //! op here has one version, 1 (onnxruntime 1.31.1).
 //!
 //! What onnxruntime's kernels enforce, and what is checked here (E1 for a definite mismatch, W1 for a
@@ -39,6 +41,9 @@
 //!   the scale's element count. BranchwiseRMSNorm (`hyper_connection_helper.h`): X grouped `(..., C, H)`
 //!   or flattened `(..., C * H)` with `num_branches` C dividing the last axis; the scale `(H)`,
 //!   `(C * H)` or `(C, H)`. Both give Y of X's shape and type.
+//! - TorchEmbedding (no CPU kernel): `indices.shape + [M]` for a weight `[N, M]`. WordConvEmbedding
+//!   (`word_conv_embedding.cc`): `[words, filters]`; the char embedding's second axis must be the conv
+//!   weight's last.
 //! - Trilu: the input's shape. Range: as onnx's Range, with `delta` optional (1). ExpandDims: a 1
 //!   inserted at `axis` (in `[-rank-1, rank]`, negative counted from the end of the result).
 
@@ -84,6 +89,8 @@ pub fn register(r: &mut Registry) {
     r.add("com.microsoft", "SkipGroupNorm", 1, group_norm);
     r.add("com.microsoft", "GatedRMSNorm", 1, gated_rms_norm);
     r.add("com.microsoft", "BranchwiseRMSNorm", 1, branchwise_rms_norm);
+    r.add("com.microsoft", "TorchEmbedding", 1, torch_embedding);
+    r.add("com.microsoft", "WordConvEmbedding", 1, word_conv_embedding);
     r.add("com.microsoft", "Trilu", 1, same_as_first);
     r.add("com.microsoft", "Range", 1, ms_range);
     r.add("com.microsoft", "ExpandDims", 1, expand_dims);
@@ -413,6 +420,36 @@ fn branchwise_rms_norm(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         }
     }
     vec![like(ctx, 0, x)]
+}
+
+/// TorchEmbedding(weight `[N, M]`, indices, padding_idx?, scale_grad_by_freq?): `indices.shape + [M]`
+/// of the weight's type.
+fn torch_embedding(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let shape = ctx.shape(1).map(|mut s| {
+        s.push(dim_of(ctx, 0, 2, 1));
+        s
+    });
+    vec![like(ctx, 0, shape)]
+}
+
+const WORD_CONV_CHARS: &str = "WordConvEmbedding's char embedding C: (chars, char embedding size), the size \
+     the conv weight W's last axis (filters, 1, window, char embedding size)";
+
+/// WordConvEmbedding(Sequence `[words, word_length]`, W `[filters, 1, window, char_size]`, B
+/// `[filters]`, C `[chars, char_size]`): `[words, filters]` of the weights' float type. The kernel
+/// wants C's second axis equal to W's last.
+fn word_conv_embedding(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    if rank_of(ctx, 1) == Some(4) {
+        let char_size = dim_of(ctx, 1, 4, 3);
+        contract::exact(ctx, 1, 3, &[Dim::Unknown, char_size], WORD_CONV_CHARS);
+    }
+    let words = match ctx.shape(0) {
+        Some(s) if s.len() >= 2 => s[0].clone(),
+        _ => Dim::Unknown,
+    };
+    let filters = or_dim(dim_of(ctx, 1, 4, 0), dim_of(ctx, 2, 1, 0));
+    let float = ctx.elem(1).or(ctx.elem(3));
+    vec![ValueInfo::tensor(float, Some(vec![words, filters]))]
 }
 
 /// Range(start, limit, delta?): onnx's Range (the rule of the default domain), with delta 1 when
@@ -807,6 +844,35 @@ mod tests {
         assert_eq!(c.len(), 1, "{c:?}");
         let out = run(branchwise_rms_norm, &n, 1, &[t(F32, &["B", "S"])]);
         assert_eq!(text(&out[0]), "[B, S]");
+    }
+
+    #[test]
+    fn embeddings() {
+        let n = node("TorchEmbedding", 2, 1, vec![]);
+        let out = run(
+            torch_embedding,
+            &n,
+            1,
+            &[t(F16, &["50257", "768"]), t(I64, &["B", "S"])],
+        );
+        assert_eq!(text(&out[0]), "[B, S, 768]");
+        assert_eq!(out[0].elem, F16);
+        let n = node("WordConvEmbedding", 4, 1, vec![]);
+        let inputs = [
+            t(I32, &["W", "L"]),
+            t(F32, &["100", "1", "3", "16"]),
+            t(F32, &["100"]),
+            t(F32, &["256", "16"]),
+        ];
+        assert!(codes(word_conv_embedding, &n, 1, &inputs).is_empty());
+        let out = run(word_conv_embedding, &n, 1, &inputs);
+        assert_eq!(text(&out[0]), "[W, 100]");
+        assert_eq!(out[0].elem, F32);
+        let mut bad = inputs.to_vec();
+        bad[3] = t(F32, &["256", "15"]);
+        let c = codes(word_conv_embedding, &n, 1, &bad);
+        assert_eq!(c.len(), 1, "{c:?}");
+        assert!(c[0].starts_with("E1 "), "{c:?}");
     }
 
     #[test]

@@ -262,6 +262,16 @@ CASES = [
     Case("BranchwiseRMSNorm/scale-HC", "BranchwiseRMSNorm", [In([2, 3, 4, 8]), In([8, 4])], fault=True),
     Case("BranchwiseRMSNorm/scale-3d", "BranchwiseRMSNorm", [In([2, 3, 4, 8]), In([1, 4, 8])], fault=True),
     Case("BranchwiseRMSNorm/flat-not-divisible", "BranchwiseRMSNorm", [In([2, 3, 30]), In([8])], attrs={"num_branches": 4}, fault=True),
+    # WordConvEmbedding (TorchEmbedding has no CPU kernel).
+    Case("WordConvEmbedding/2d", "WordConvEmbedding", [ids([5, 7], 30), In([4, 1, 2, 6]), In([4]), In([30, 6])]),
+    Case(
+        "WordConvEmbedding/symbolic",
+        "WordConvEmbedding",
+        [ids(["w", 7], 30), In([8, 1, 3, 6]), In([8]), In([30, 6])],
+        attrs={"conv_window_size": 3, "embedding_size": 8},
+        bind={"w": 4},
+    ),
+    Case("WordConvEmbedding/char-size", "WordConvEmbedding", [ids([5, 7], 30), In([4, 1, 2, 6]), In([4]), In([30, 5])], fault=True),
     # Trilu, Range, ExpandDims of com.microsoft.
     Case("ms.Trilu/3d", "Trilu", [In([2, 3, 4])]),
     Case("ms.Trilu/k", "Trilu", [In(["b", 3, 4]), In([], "int64", value=1, const=True)], attrs={"upper": 0}, bind={"b": 2}),
