@@ -439,7 +439,8 @@ const WORD_CONV_CHARS: &str = "WordConvEmbedding's char embedding C: (chars, cha
 /// `[filters]`, C `[chars, char_size]`): `[words, filters]` of the weights' float type. The kernel
 /// wants C's second axis equal to W's last.
 fn word_conv_embedding(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
-    if rank_of(ctx, 1) == Some(4) {
+    // Only a 2-D C: the kernel reads C's axis 1 of any rank (a `[chars, size, 1]` runs).
+    if rank_of(ctx, 1) == Some(4) && rank_of(ctx, 3) == Some(2) {
         let char_size = dim_of(ctx, 1, 4, 3);
         contract::exact(ctx, 1, 3, &[Dim::Unknown, char_size], WORD_CONV_CHARS);
     }

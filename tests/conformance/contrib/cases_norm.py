@@ -271,6 +271,7 @@ CASES = [
         attrs={"conv_window_size": 3, "embedding_size": 8},
         bind={"w": 4},
     ),
+    Case("WordConvEmbedding/chars-3d", "WordConvEmbedding", [ids([5, 7], 30), In([4, 1, 2, 6]), In([4]), In([30, 6, 1])]),
     Case("WordConvEmbedding/char-size", "WordConvEmbedding", [ids([5, 7], 30), In([4, 1, 2, 6]), In([4]), In([30, 5])], fault=True),
     # Trilu, Range, ExpandDims of com.microsoft.
     Case("ms.Trilu/3d", "Trilu", [In([2, 3, 4])]),
