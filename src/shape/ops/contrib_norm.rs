@@ -35,8 +35,8 @@
 //!   outputs the scales' float type.
 //! - GroupNorm, SkipGroupNorm: no CPU kernel, so not verified against onnxruntime here; their CUDA
 //!   kernel (`contrib_ops/cuda/diffusion/group_norm.cc`) requires gamma, beta and bias 1-D of the channel
-//!   count and a skip of the input's shape, `[N, 1, 1, C]` or `[N, C]`; checked from the schema's layout
-//!   (NHWC when `channels_last` is 1, its default).
+//!   count, the channel count divisible by `groups`, and a skip of the input's shape, `[N, 1, 1, C]` or
+//!   `[N, C]`; checked from the schema's layout (NHWC when `channels_last` is 1, its default).
 //! - GatedRMSNorm (`linear_attention_gates.cc`): the gate of X's shape, X's last axis a multiple of
 //!   the scale's element count. BranchwiseRMSNorm (`hyper_connection_helper.h`): X grouped `(..., C, H)`
 //!   or flattened `(..., C * H)` with `num_branches` C dividing the last axis; the scale `(H)`,
@@ -290,6 +290,7 @@ fn qembed_layer_norm(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
 
 const GN_PARAM: &str =
     "GroupNorm's gamma, beta and bias: 1-D, as long as the channel count (C of NHWC, or of NCHW)";
+const GN_GROUPS: &str = "GroupNorm's groups: a divisor of the channel count";
 const GN_SKIP: &str = "SkipGroupNorm's skip: the input's shape, (N, 1, 1, C) or (N, C)";
 
 /// GroupNorm(X, gamma, beta) and SkipGroupNorm(X, gamma, beta, skip, bias?): outputs of X's shape
@@ -307,6 +308,17 @@ fn group_norm(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             if ctx.has_input(slot) {
                 contract::exact(ctx, 0, slot, std::slice::from_ref(&c), GN_PARAM);
             }
+        }
+        if let (Dim::Known(channels), Some(groups)) = (&c, ctx.attr_i("groups"))
+            && groups > 0
+            && channels % groups as u64 != 0
+        {
+            let reason = format!("{channels} channels are not divisible by groups = {groups}");
+            let outcome = Outcome {
+                rank_error: Some(reason),
+                ..Outcome::default()
+            };
+            ctx.report_broadcast(Rule::Contract(GN_GROUPS), &[0], &outcome);
         }
         if ctx.op_type() == "SkipGroupNorm" && channels_last {
             match ctx.shape(3).as_deref() {
@@ -759,6 +771,13 @@ mod tests {
         let c = codes(group_norm, &n, 1, &bad);
         assert_eq!(c.len(), 1, "{c:?}");
         assert!(c[0].starts_with("E1 "), "{c:?}");
+        let n = node("GroupNorm", 3, 1, vec![attr_i("groups", 3)]);
+        let c = codes(group_norm, &n, 1, &inputs);
+        assert_eq!(c.len(), 1, "{c:?}");
+        assert!(
+            c[0].starts_with("E1 ") && c[0].contains("divisible"),
+            "{c:?}"
+        );
         // NCHW: the channels are axis 1.
         let n = node("GroupNorm", 3, 1, vec![attr_i("channels_last", 0)]);
         let inputs = [
