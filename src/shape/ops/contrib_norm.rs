@@ -2,17 +2,17 @@
 //! them: SkipLayerNormalization, SkipSimplifiedLayerNormalization, EmbedLayerNormalization,
 //! QEmbedLayerNormalization, GroupNorm, SkipGroupNorm, GatedRMSNorm, BranchwiseRMSNorm,
 //! TorchEmbedding, WordConvEmbedding, Trilu, Range and ExpandDims (domain `com.microsoft`, all since
-//! version 1), and the LayerNormalization and SimplifiedLayerNormalization
-//! that onnxruntime registers in the default domain since version 1 (LayerNormalization only until
-//! opset 17 takes over with onnx's own, whose rule is in `unidirectional.rs`).
+//! version 1), and the LayerNormalization and SimplifiedLayerNormalization that onnxruntime registers
+//! in the default domain since version 1 (LayerNormalization only until opset 17 takes over with
+//! onnx's own, whose rule is in `unidirectional.rs`).
 //!
 //! Spec: <https://github.com/microsoft/onnxruntime/blob/main/docs/ContribOperators.md#com.microsoft.SkipLayerNormalization>
 //! and `#com.microsoft.SkipSimplifiedLayerNormalization`, `#com.microsoft.EmbedLayerNormalization`,
 //! `#com.microsoft.QEmbedLayerNormalization`, `#com.microsoft.GroupNorm`, `#com.microsoft.SkipGroupNorm`,
 //! `#com.microsoft.GatedRMSNorm`, `#com.microsoft.BranchwiseRMSNorm`, `#com.microsoft.TorchEmbedding`,
 //! `#com.microsoft.WordConvEmbedding`, `#com.microsoft.Trilu`, `#com.microsoft.Range`,
-//! `#com.microsoft.ExpandDims`. Version history: every
-//! op here has one version, 1 (onnxruntime 1.31.1).
+//! `#com.microsoft.ExpandDims`. Version history: every op here has one version, 1 (onnxruntime
+//! 1.31.1).
 //!
 //! What onnxruntime's kernels enforce, and what is checked here (E1 for a definite mismatch, W1 for a
 //! symbolic one, under the contract named in the finding):
@@ -96,12 +96,14 @@ pub fn register(r: &mut Registry) {
     r.add("com.microsoft", "ExpandDims", 1, expand_dims);
 }
 
-const SKIP_LN_SKIP: &str = "Skip(Simplified)LayerNormalization's skip: 2-D or 3-D, with the input's last two axes \
-     (sequence, hidden) and any batch; the input's shape for a 2-D input";
-const SKIP_LN_GAMMA: &str = "Skip(Simplified)LayerNormalization's gamma: 1-D, as long as the hidden size (the input's last axis)";
+const SKIP_LN_SKIP: &str = "Skip(Simplified)LayerNormalization's skip: 2-D or 3-D, with the input's \
+     last two axes (sequence, hidden) and any batch; the input's shape for a 2-D input";
+const SKIP_LN_GAMMA: &str = "Skip(Simplified)LayerNormalization's gamma: 1-D, as long as the hidden \
+     size (the input's last axis)";
 const SKIP_LN_BETA: &str =
     "SkipLayerNormalization's beta: 1-D, as long as the hidden size (the input's last axis)";
-const SKIP_LN_BIAS: &str = "Skip(Simplified)LayerNormalization's bias: 1-D, as long as the hidden size (the input's last axis)";
+const SKIP_LN_BIAS: &str = "Skip(Simplified)LayerNormalization's bias: 1-D, as long as the hidden \
+     size (the input's last axis)";
 
 fn same_as_first(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     vec![like(ctx, 0, ctx.shape(0))]
@@ -208,10 +210,10 @@ fn ort_layer_norm(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
 
 const EMBED_IDS: &str =
     "EmbedLayerNormalization's segment_ids and mask: input_ids' shape (batch, sequence)";
-const EMBED_TABLE: &str = "EmbedLayerNormalization's position and segment embeddings: 2-D, (rows, hidden size), \
-     the hidden size the word embedding's";
-const EMBED_GAMMA: &str = "EmbedLayerNormalization's gamma and beta: 1-D, as long as the hidden size (the word \
-     embedding's second axis)";
+const EMBED_TABLE: &str = "EmbedLayerNormalization's position and segment embeddings: 2-D, (rows, \
+     hidden size), the hidden size the word embedding's";
+const EMBED_GAMMA: &str = "EmbedLayerNormalization's gamma and beta: 1-D, as long as the hidden size \
+     (the word embedding's second axis)";
 const EMBED_POSITION_IDS: &str =
     "EmbedLayerNormalization's position_ids: (1 or batch, sequence), input_ids' sequence";
 
