@@ -7,6 +7,7 @@ pub mod common;
 pub mod contract;
 pub mod contrib_activation;
 pub mod contrib_fused;
+pub mod contrib_norm;
 pub mod control_flow;
 pub mod conv_pool;
 pub mod einsum;
@@ -37,6 +38,7 @@ pub fn register_all(r: &mut Registry) {
     broadcasting::register(r);
     contrib_activation::register(r);
     contrib_fused::register(r);
+    contrib_norm::register(r);
     control_flow::register(r);
     conv_pool::register(r);
     einsum::register(r);
