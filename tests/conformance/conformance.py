@@ -2248,6 +2248,83 @@ def plant_short(proto: Any, shapes: dict[str, tuple[int, ...]]) -> tuple[Any, st
     )
 
 
+# The contrib operators whose operand contract the planted contrib faults break: op_type -> (slot, axis)
+# of a constant operand shortened by one (a 1-D bias or gamma of the last axis).
+CONTRIB_OPERANDS = {
+    "BiasGelu": (1, 0),
+    "FastGelu": (1, 0),
+    "SkipLayerNormalization": (2, 0),
+    "SkipSimplifiedLayerNormalization": (2, 0),
+}
+# onnxruntime's quantized element-wise operators: their A (slot 0) and B (slot 3) broadcast.
+QLINEAR_BINARY = ("QLinearAdd", "QLinearMul")
+
+
+def plant_contrib(proto: Any, shapes: dict[str, tuple[int, ...]]) -> list[tuple[Any, str, int, str]]:
+    """Copies of the model with a planted fault at a contrib operator, one per kind present: the first
+    node of each op of CONTRIB_OPERANDS reading a constant operand gets it shortened by one; the first
+    QLinearAdd/QLinearMul one of whose operands comes (through shape-keeping ops) from a QLinearConv of
+    group 1 and constant weights gets that convolution's output channels shortened by one (weight, bias
+    and per-channel weight scale and zero point), so M - 1 channels meet M. Each as plant_short's result."""
+    import onnx
+
+    consts = constant_values(proto)
+    producer = {o: i for i, n in enumerate(proto.graph.node) for o in n.output}
+    planted = []
+    done: set[str] = set()
+    for i, node in enumerate(proto.graph.node):
+        op = node.op_type
+        if node.domain != "com.microsoft" or op in done:
+            continue
+        if op in CONTRIB_OPERANDS:
+            slot, axis = CONTRIB_OPERANDS[op]
+            if len(node.input) <= slot or node.input[slot] not in consts or consts[node.input[slot]].shape[axis] < 2:
+                continue
+            m = onnx.ModelProto()
+            m.CopyFrom(proto)
+            target = m.graph.node[i]
+            if not target.name:
+                target.name = f"planted_{op}_{i}"
+            old, new, _ = shorten_input(m, i, slot, axis)
+            planted.append((m, target.name, old[axis], f"{op} '{target.name}' input {slot} '{node.input[slot]}' {old} -> {new}"))
+            done.add(op)
+        elif op in QLINEAR_BINARY:
+            for slot in (0, 3):
+                mine = shapes.get(node.input[slot]) if len(node.input) > slot else None
+                if mine is None or len(mine) < 3:
+                    continue
+                current = node.input[slot]
+                while current in producer and proto.graph.node[producer[current]].op_type in SHAPE_KEEPING:
+                    current = proto.graph.node[producer[current]].input[0]
+                conv_index = producer.get(current)
+                if conv_index is None:
+                    continue
+                conv = proto.graph.node[conv_index]
+                group = next((a.i for a in conv.attribute if a.name == "group"), 1)
+                if conv.op_type != "QLinearConv" or group != 1 or conv.input[3] not in consts:
+                    continue
+                m_out = consts[conv.input[3]].shape[0]
+                other = shapes.get(node.input[3 - slot])
+                if m_out < 3 or mine[1] != m_out or other is None or len(other) != len(mine) or other[1] != m_out:
+                    continue
+                m = onnx.ModelProto()
+                m.CopyFrom(proto)
+                target = m.graph.node[i]
+                if not target.name:
+                    target.name = f"planted_{op}_{i}"
+                old, new, _ = shorten_input(m, conv_index, 3, 0)
+                for k in (4, 5, 8):  # per-channel weight scale and zero point, bias
+                    name = conv.input[k] if len(conv.input) > k else ""
+                    if name in consts and consts[name].ndim == 1 and consts[name].shape[0] == m_out:
+                        shorten_input(m, conv_index, k, 0)
+                planted.append((m, target.name, m_out, (
+                    f"QLinearConv '{conv.name or conv_index}' weight {old} -> {new} (and bias), so {m_out - 1} "
+                    f"channels meet {m_out} at input {slot} of {op} '{target.name}'")))
+                done.add(op)
+                break
+    return planted
+
+
 def fixed_inputs(proto: Any, shapes: dict[str, list[int]]) -> Any:
     """A copy of the model with the given graph inputs' dims fixed to integers."""
     import onnx
@@ -2306,7 +2383,9 @@ def find_e1(ctx: Context, proto: Any, node: str | None, sizes: tuple[int, int] |
 
 def check_real_faults(ctx: Context, model: Model) -> Outcome:
     """Planted faults: (1) a constant read by a broadcasting node, shortened by one element along a
-    broadcast axis; (2) for the models with a `size_fault`, the inputs fixed to a size onnxruntime refuses.
+    broadcast axis; (2) for the models with a `size_fault`, the inputs fixed to a size onnxruntime refuses;
+    (3) at onnxruntime's contrib operators, one per op present (plant_contrib): BiasGelu's and FastGelu's
+    bias, SkipLayerNormalization's gamma shortened by one, QLinearAdd/QLinearMul fed M - 1 channels.
     onnxruntime must refuse each planted model (at load or run), and ours must report E1 at the planted node
     (for (2): the node onnxruntime's error names) with both sizes."""
     missing = real_missing(model)
@@ -2323,6 +2402,12 @@ def check_real_faults(ctx: Context, model: Model) -> Outcome:
         found, said = find_e1(ctx, m, node, (n, n - 1))
         status = "found" if found and refusal else ("not refused by onnxruntime" if not refusal else "missed")
         faults.append({"kind": "short", "status": status, "detail": f"{what}; ours: {said}",
+                       "ort": (refusal or "")[:200]})
+    for m, node, n, what in plant_contrib(proto, real_runtime(model, 0)):
+        refusal = ort_refusal(m.SerializeToString(), real_feed(model, 0))
+        found, said = find_e1(ctx, m, node, (n, n - 1))
+        status = "found" if found and refusal else ("not refused by onnxruntime" if not refusal else "missed")
+        faults.append({"kind": "contrib", "status": status, "detail": f"{what}; ours: {said}",
                        "ort": (refusal or "")[:200]})
     if model.spec.get("size_fault"):
         shapes = model.spec["size_fault"]
@@ -2347,8 +2432,15 @@ def check_real_faults(ctx: Context, model: Model) -> Outcome:
 def summarize_real_faults(results: Results, show: int) -> list[str]:
     faults = [(m, f) for m, o in results if o.data for f in o.data["faults"]]
     lines = []
-    for kind, label in (("short", "constant shortened by one"), ("size", "input size onnxruntime refuses")):
+    for kind, label in (("short", "constant shortened by one"), ("size", "input size onnxruntime refuses"),
+                        ("contrib", "contrib operator's operand shortened by one")):
         mine = [(m, f) for m, f in faults if f["kind"] == kind]
+        if kind == "contrib":
+            for op in (*CONTRIB_OPERANDS, *QLINEAR_BINARY):
+                at = [f for _, f in mine if f["detail"].startswith(f"{op} ") or f" of {op} " in f["detail"]]
+                if at:
+                    lines.append(f"real-faults: contrib {op}: planted {len(at)}, found "
+                                 f"{sum(f['status'] == 'found' for f in at)}")
         c = Counter(f["status"] for _, f in mine)
         lines.append(
             f"real-faults: {label}: planted {len(mine) - c['no candidate']}, found (E1 at the node, both sizes) "
