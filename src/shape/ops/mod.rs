@@ -5,6 +5,8 @@ pub mod attention;
 pub mod broadcasting;
 pub mod common;
 pub mod contract;
+pub mod contrib_qlinear;
+pub mod contrib_quant_matmul;
 pub mod control_flow;
 pub mod conv_pool;
 pub mod einsum;
@@ -34,6 +36,8 @@ pub fn register_all(r: &mut Registry) {
     attention::register(r);
     broadcasting::register(r);
     control_flow::register(r);
+    contrib_qlinear::register(r);
+    contrib_quant_matmul::register(r);
     conv_pool::register(r);
     einsum::register(r);
     elementwise_unary::register(r);
