@@ -111,6 +111,37 @@ fn scalars(ctx: &mut NodeCtx<'_>, data: usize, slots: &[usize], what: &'static s
     }
 }
 
+/// The scales and zero points at `slots` must hold one value: a scalar or a 1-D tensor of one
+/// element, as onnxruntime's kernels check them (`IsScalarOr1ElementVector`). A 1-D tensor of a known
+/// size other than 1, or a tensor of rank 2 or more (even `[1, 1]`), is E1.
+pub(super) fn one_element(ctx: &mut NodeCtx<'_>, data: usize, slots: &[usize], what: &'static str) {
+    for &s in slots {
+        let Some(shape) = ctx.shape(s) else {
+            continue;
+        };
+        let wrong = match shape.as_slice() {
+            [] => false,
+            [n] => n.known().is_some_and(|n| n != 1),
+            // `[1, 1]` too: the check is on the rank as well as on the number of elements.
+            _ => true,
+        };
+        if !wrong {
+            continue;
+        }
+        let outcome = Outcome {
+            rank_error: Some(format!(
+                "input {s} '{}' has shape {}, where {what} holds one value",
+                ctx.node.input_name(s),
+                super::super::dim::format_shape(&Some(shape.clone()))
+            )),
+            ..Outcome::default()
+        };
+        ctx.report_broadcast(Rule::Contract(what), &[data, s], &outcome);
+    }
+}
+
+const ONE_VALUE: &str = "a quantized operator's per-tensor scale or zero point: a scalar or a 1-D tensor of one element";
+
 /// Multidirectional broadcasting of the inputs at `slots`, reported; the result shape.
 fn broadcast(ctx: &mut NodeCtx<'_>, slots: &[usize]) -> Shape {
     let present: Vec<usize> = slots
@@ -156,8 +187,10 @@ fn qlinear_where(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     vec![ValueInfo::tensor(t, shape)]
 }
 
-/// QLinearSigmoid, QLinearLeakyRelu, QLinearSoftmax: X's shape and type.
+/// QLinearSigmoid, QLinearLeakyRelu, QLinearSoftmax: X's shape and type; their kernels build a
+/// lookup table from one scale and zero point each.
 fn qlinear_unary(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    one_element(ctx, 0, &[1, 2, 3, 4], ONE_VALUE);
     vec![like(ctx, 0, ctx.shape(0))]
 }
 
@@ -231,6 +264,7 @@ fn to_nhwc(dims: &[Dim]) -> Vec<Dim> {
 
 /// QLinearGlobalAveragePool: `[N, C, 1, ..., 1]`, or `[N, 1, ..., 1, C]` with `channels_last`.
 fn qlinear_global_average_pool(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    one_element(ctx, 0, &[1, 2, 3, 4], ONE_VALUE);
     let last = channels_last(ctx);
     let shape = ctx.shape(0).filter(|s| s.len() >= 2).map(|dims| {
         let r = dims.len();
@@ -280,8 +314,9 @@ fn in_nchw(ctx: &mut NodeCtx<'_>, op: &str, opset: i64, x: usize) -> Vec<ValueIn
     out
 }
 
-/// QLinearAveragePool: AveragePool's sizes (its attributes, no dilations), in NCHW or NHWC.
+/// QLinearAveragePool: its scales and zero points scalars (onnxruntime's shape inference); AveragePool's sizes (its attributes, no dilations), in NCHW or NHWC.
 fn qlinear_average_pool(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    scalars(ctx, 0, &[1, 2, 3, 4], QLINEAR_SCALARS);
     let mut out = in_nchw(ctx, "AveragePool", 19, 0);
     let t = ctx.elem(0).or(ctx.elem(4));
     match out.first_mut() {
@@ -316,14 +351,20 @@ fn qlinear_reduce_mean(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     out
 }
 
-/// ReduceSumInteger: ReduceSum's sizes with `axes` as an attribute; int32.
+/// ReduceSumInteger: ReduceSum's sizes with `axes` as an attribute; 32-bit integers.
 fn reduce_sum_integer(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    // The schema: uint32 for uint8 data, int32 for int8.
+    let t = if ctx.elem(0) == elem(DataType::Uint8) {
+        elem(DataType::Uint32)
+    } else {
+        elem(DataType::Int32)
+    };
     let x = input_of(ctx, 0);
     let mut out = delegate(ctx, "ReduceSum", 11, &[x]);
     out.truncate(1);
     for o in &mut out {
         o.data = None;
-        o.elem = elem(DataType::Int32);
+        o.elem = t;
     }
     out
 }

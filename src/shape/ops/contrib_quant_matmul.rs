@@ -28,7 +28,7 @@ use super::super::registry::Registry;
 use super::super::value::ValueInfo;
 use super::common::{axis, mul};
 use super::contract;
-use super::contrib_qlinear::{delegate, input_of};
+use super::contrib_qlinear::{delegate, input_of, one_element};
 use super::support::{dim_at, dim_of, elem};
 use crate::proto::tensor_proto::DataType;
 
@@ -45,6 +45,30 @@ pub fn register(r: &mut Registry) {
     r.add(MS, "QuantizeLinear", 1, quantize_linear);
     r.add(MS, "DequantizeLinear", 1, quantize_linear);
     r.add(MS, "DynamicQuantizeLSTM", 1, dynamic_quantize_lstm);
+}
+
+const QGEMM_ONE: &str =
+    "QGemm's a_scale, a_zero_point, y_scale, y_zero_point: a scalar or a 1-D tensor of one element";
+const QGEMM_PER_COLUMN: &str =
+    "QGemm's b_scale and b_zero_point: one value, or 1-D with one per column of B (N)";
+
+const QGEMM_SAME: &str =
+    "QGemm's b_scale and b_zero_point: of one rank, and of one length when 1-D";
+
+/// An E1 on input `slot` of a QGemm under the contract `contract`.
+fn qgemm_b_error(ctx: &mut NodeCtx<'_>, slot: usize, what: &str, contract: &'static str) {
+    let outcome = super::super::broadcast::Outcome {
+        rank_error: Some(format!(
+            "input {slot} '{}' {what}, where {contract}",
+            ctx.node.input_name(slot)
+        )),
+        ..Default::default()
+    };
+    ctx.report_broadcast(
+        super::super::ctx::Rule::Contract(contract),
+        &[3, slot],
+        &outcome,
+    );
 }
 
 fn qgemm(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
@@ -85,6 +109,35 @@ fn qgemm(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             "QGemm's contraction: B's K (its axis 0, or 1 with transB) equals A's K",
         );
     }
+    one_element(ctx, 0, &[1, 2, 7, 8], QGEMM_ONE);
+    // b's scale and zero point: a scalar, or 1-D of one value or of one per column of B (N); and
+    // the two of one rank and, 1-D, of one length (the kernel's CheckInputs).
+    for s in [4, 5] {
+        match ctx.shape(s).as_deref() {
+            Some([len]) if !len.is_one() => {
+                contract::exact(ctx, 3, s, std::slice::from_ref(&n), QGEMM_PER_COLUMN);
+            }
+            Some(dims) if dims.len() >= 2 => {
+                let what = format!("has rank {}", dims.len());
+                qgemm_b_error(ctx, s, &what, QGEMM_PER_COLUMN);
+            }
+            _ => {}
+        }
+    }
+    if let (Some(sc), Some(zp)) = (ctx.shape(4), ctx.shape(5)) {
+        let differ = match (sc.as_slice(), zp.as_slice()) {
+            ([a], [b]) => matches!((a, b), (Dim::Known(p), Dim::Known(q)) if p != q),
+            _ => sc.len() != zp.len(),
+        };
+        if differ {
+            let what = format!(
+                "has shape {} and b_scale {}",
+                super::super::dim::format_shape(&Some(zp)),
+                super::super::dim::format_shape(&Some(sc))
+            );
+            qgemm_b_error(ctx, 5, &what, QGEMM_SAME);
+        }
+    }
     if ctx.has_input(6) {
         contract::onto(
             ctx,
@@ -106,6 +159,25 @@ fn matmul_like(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         "DynamicQuantizeMatMul" => ctx.elem(0),
         _ => elem(DataType::Int32),
     };
+    contraction(ctx, 0, 1);
+    let bias = match ctx.op_type() {
+        "MatMulIntegerToFloat" => Some(6),
+        "DynamicQuantizeMatMul" => Some(4),
+        _ => None,
+    };
+    if let Some(bias) = bias.filter(|&b| ctx.shape(b).is_some_and(|s| s.len() == 1)) {
+        let cols = ctx
+            .shape(1)
+            .and_then(|s| s.last().cloned())
+            .unwrap_or(Dim::Unknown);
+        contract::exact(
+            ctx,
+            1,
+            bias,
+            &[cols],
+            "the bias of an integer MatMul: as many elements as B's last axis",
+        );
+    }
     let inputs = [input_of(ctx, 0), input_of(ctx, 1)];
     let mut out = delegate(ctx, "MatMul", 13, &inputs);
     out.truncate(1);
@@ -119,12 +191,68 @@ fn matmul_like(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     out
 }
 
-/// MatMulNBits, MatMulBnb4: A's shape with its last axis N.
+/// The contraction of a matmul of A (`a`) and B (`b`): A's last axis against B's second-to-last
+/// (its only one when 1-D). Only two known sizes that differ are reported (E1; onnxruntime's shape
+/// inference refuses them at load); a symbol met by a size is left to the MatMul rule, which binds it.
+fn contraction(ctx: &mut NodeCtx<'_>, a: usize, b: usize) {
+    let (Some(x), Some(y)) = (ctx.shape(a), ctx.shape(b)) else {
+        return;
+    };
+    let (Some(ka), Some(at)) = (
+        x.last(),
+        y.len().checked_sub(if y.len() == 1 { 1 } else { 2 }),
+    ) else {
+        return;
+    };
+    if !matches!((ka, &y[at]), (Dim::Known(p), Dim::Known(q)) if p != q) {
+        return;
+    }
+    let mut expected = vec![Dim::Unknown; y.len()];
+    expected[at] = ka.clone();
+    contract::exact(
+        ctx,
+        a,
+        b,
+        &expected,
+        "a matrix product's contraction: A's last axis as long as B's second-to-last",
+    );
+}
+
+/// MatMulNBits, MatMulBnb4: A's shape with its last axis N. A's last axis must be K and the bias
+/// `[N]` (onnxruntime's shape inference of MatMulNBits).
 fn matmul_nbits(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
-    let n = ctx
-        .attr_i("N")
-        .and_then(|n| u64::try_from(n).ok())
-        .map_or(Dim::Unknown, Dim::Known);
+    let size = |name: &str| {
+        ctx.attr_i(name)
+            .and_then(|n| u64::try_from(n).ok())
+            .map_or(Dim::Unknown, Dim::Known)
+    };
+    let (n, k) = (size("N"), size("K"));
+    if let (Some(a), Dim::Known(kv)) = (ctx.shape(0), &k) {
+        if let Some(Dim::Known(last)) = a.last().filter(|_| a.len() >= 1) {
+            if last != kv {
+                let mut expected = vec![Dim::Unknown; a.len()];
+                if let Some(e) = expected.last_mut() {
+                    *e = k.clone();
+                }
+                contract::exact(
+                    ctx,
+                    0,
+                    0,
+                    &expected,
+                    "MatMulNBits' A: its last axis of size K",
+                );
+            }
+        }
+    }
+    if ctx.op_type() == "MatMulNBits" && ctx.has_input(5) {
+        contract::exact(
+            ctx,
+            0,
+            5,
+            std::slice::from_ref(&n),
+            "MatMulNBits' bias: [N]",
+        );
+    }
     let shape = ctx.shape(0).filter(|s| !s.is_empty()).map(|mut s| {
         let last = s.len() - 1;
         s[last] = n;
@@ -180,6 +308,23 @@ fn quantize_linear(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         ctx.elem(1)
     };
     let x = ctx.shape(0);
+    if let Some(scale) = ctx.shape(1).filter(|s| s.len() >= 2) {
+        let outcome = super::super::broadcast::Outcome {
+            rank_error: Some(format!(
+                "input 1 '{}' has rank {}, where a scale is a scalar or 1-D",
+                ctx.node.input_name(1),
+                scale.len()
+            )),
+            ..Default::default()
+        };
+        ctx.report_broadcast(
+            super::super::ctx::Rule::Contract(
+                "a scale of QuantizeLinear/DequantizeLinear: a scalar or 1-D",
+            ),
+            &[0, 1],
+            &outcome,
+        );
+    }
     if let (Some(xs), Some(scale)) = (x.as_ref(), ctx.shape(1)) {
         if let [len] = scale.as_slice() {
             let a = axis(ctx.attr_i("axis").unwrap_or(1), xs.len());
@@ -192,6 +337,15 @@ fn quantize_linear(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
                     &expected,
                     "a per-axis scale: 1-D, as long as x's axis `axis` (1 by default)",
                 );
+                if ctx.has_input(2) {
+                    contract::exact(
+                        ctx,
+                        0,
+                        2,
+                        &expected,
+                        "a per-axis zero point: 1-D, as long as x's axis `axis` (1 by default)",
+                    );
+                }
             }
         }
     }
