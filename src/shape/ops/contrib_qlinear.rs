@@ -14,16 +14,27 @@
 //!   multidirectionally (the kernels' broadcast helper refuses a mismatch: E1). Their schemas'
 //!   shape inference also refuses, at load, a scale or zero point of known rank other than 0 (a
 //!   `[1]` tensor included) — as does QLinearReduceMean's for its four scales and zero points.
-//! - QLinearWhere broadcasts condition (0), X (1) and Y (4) multidirectionally.
+//! - QLinearAveragePool's shape inference refuses the same (a scale or zero point of rank other than
+//!   0). QLinearSigmoid, QLinearLeakyRelu, QLinearSoftmax and QLinearGlobalAveragePool's kernels
+//!   refuse a scale or zero point that is not a scalar or a 1-D tensor of one element (`[1, 1]`
+//!   included).
+//! - QLinearWhere broadcasts condition (0), X (1) and Y (4) multidirectionally. Its scales, like
+//!   QLinearConcat's, are not checked: the kernels read them only to build a lookup table, which
+//!   they skip when an operand's scale and zero point equal the output's, so a scale of two equal
+//!   values runs.
 //! - QLinearConcat (inputs: Y_scale, Y_zero_point, then a (tensor, scale, zero point) triple per
 //!   operand) needs every operand of one rank with equal sizes off the axis.
 //! - The pools, the convolution, the reduction: the sizes of their standard counterparts (the window
 //!   arithmetic of `conv_pool.rs` is reused through the registry), with `channels_last` (NHWC) read
 //!   where the op has it.
 //!
+//! QLinearReduceMean, MulInteger and ReduceSumInteger have no CPU kernel in onnxruntime 1.31 (and
+//! ReduceSumInteger no type inference), so they are not verified against it, only unit-tested; the
+//! others are, by `tests/conformance/contrib/cases_quant.py`.
+//!
 //! Element types: the QLinear ops output their quantized type (`T`: the type of X, which their zero
 //! points share; QLinearWhere, QLinearConcat and QLinearConv take it from the output zero point);
-//! MulInteger and ReduceSumInteger output int32.
+//! MulInteger outputs int32, ReduceSumInteger int32 for int8 data and uint32 for uint8 (its schema).
 
 use super::super::broadcast::{Outcome, multidirectional_of, none};
 use super::super::ctx::{NodeCtx, Rule};
@@ -552,5 +563,82 @@ mod tests {
         let out = run(reduce_sum_integer, &n, 1, &[t(I8, &["N", "5"])]);
         assert_eq!(out[0].shape, shape(&["N", "1"]));
         assert_eq!(out[0].elem, Some(DataType::Int32 as i32));
+    }
+
+    /// Every rule of both quantized files, on hostile attributes and inputs: none may panic.
+    #[test]
+    fn no_rule_panics() {
+        use super::super::super::value::from_i64;
+        let mut r = Registry::default();
+        register(&mut r);
+        super::super::contrib_quant_matmul::register(&mut r);
+        let huge = Dim::Known(u64::MAX);
+        let big = Some(ValueInfo::tensor(
+            U8,
+            Some(vec![huge.clone(), d("N"), Dim::Unknown, d("0")]),
+        ));
+        let extreme = Some(ValueInfo::int64_data(
+            vec![from_i64(i64::MIN), from_i64(i64::MAX), from_i64(-1)],
+            false,
+        ));
+        let mut input_sets = vec![
+            vec![],
+            vec![None; 12],
+            vec![big.clone(); 12],
+            vec![extreme.clone(); 12],
+            vec![t(U8, &[]); 12],
+            vec![t(I8, &["1"]); 12],
+        ];
+        for rank in 1..6 {
+            let dims: Vec<String> = (0..rank).map(|k| (k * 7 % 5).to_string()).collect();
+            let dims: Vec<&str> = dims.iter().map(String::as_str).collect();
+            input_sets.push(vec![t(U8, &dims); 12]);
+            let mut mixed = vec![t(F32, &dims), t(U8, &["2", "3"]), big.clone(), t(U8, &dims)];
+            mixed.extend(vec![t(F32, &["N"]); 8]);
+            input_sets.push(mixed);
+        }
+        let mut attr_sets = vec![vec![]];
+        for v in [i64::MIN, -1, 0, 1, 2, 3, 8, i64::MAX] {
+            let mut a: Vec<_> = [
+                "axis",
+                "keepdims",
+                "channels_last",
+                "transA",
+                "transB",
+                "K",
+                "N",
+                "bits",
+                "block_size",
+                "gather_axis",
+                "quantize_axis",
+                "hidden_size",
+                "ceil_mode",
+            ]
+            .iter()
+            .map(|n| attr_i(n, v))
+            .collect();
+            a.extend(
+                ["axes", "kernel_shape", "strides", "pads", "dilations"]
+                    .iter()
+                    .map(|n| attr_ints(n, &[v, v])),
+            );
+            a.push(attr_s("direction", "bidirectional"));
+            a.push(attr_s("auto_pad", "SAME_UPPER"));
+            attr_sets.push(a);
+        }
+        let mut ops: Vec<(&str, &str)> = r.ops().collect();
+        ops.sort();
+        assert!(ops.len() >= 20, "{} ops", ops.len());
+        for (domain, op) in ops {
+            let rule = r.lookup(domain, op, 1).expect("registered at 1");
+            for attrs in &attr_sets {
+                for inputs in &input_sets {
+                    for outputs in [0, 1, 3] {
+                        let n = node(op, inputs.len(), outputs, attrs.clone());
+                        run(rule, &n, 1, inputs);
+                    }
+                }
+            }
+        }
     }
 }

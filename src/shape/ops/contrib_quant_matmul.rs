@@ -11,15 +11,24 @@
 //! What onnxruntime enforces, and so what is checked here:
 //! - QGemm: A and B of rank 2, `Y = [M, N]` from `transA`/`transB`; the kernel's Gemm helper refuses
 //!   a contraction whose K differ, and a C that does not broadcast (unidirectionally) to `[M, N]`.
+//!   Its CheckInputs wants a_scale, a_zero_point, y_scale, y_zero_point of one value (a scalar or
+//!   `[1]`), b_scale and b_zero_point scalars or 1-D of 1 or N, both of one rank and length.
 //!   Y is float when there is no y_zero_point (onnxruntime's inference reads input 8), else of its type.
 //! - MatMulIntegerToFloat (A 0, B 1; Y of a_scale's type), DynamicQuantizeMatMul (Y of A's type),
-//!   MatMulInteger16 (int32): numpy matmul, batch dims broadcast (E1 on a conflict), as MatMul.
-//! - MatMulNBits, MatMulBnb4: `Y = A[..., :-1] + [N]` with A's type (attributes K and N).
+//!   MatMulInteger16 (int32): numpy matmul, batch dims broadcast (E1 on a conflict), as MatMul; two
+//!   known contraction sizes that differ are E1 (shape inference refuses them at load), and a 1-D
+//!   bias must be as long as B's last axis (the kernel counts its elements).
+//! - MatMulNBits, MatMulBnb4: `Y = A[..., :-1] + [N]` with A's type (attributes K and N); A's last
+//!   axis must be K, MatMulNBits' bias `[N]` (shape inference, at load).
 //! - GatherBlockQuantized: Gather of `data` along `gather_axis` by `indices`, of scales' type; uint8
 //!   data with `bits` < 8 packs 8/bits values per byte along the last axis, which the output unpacks.
 //! - QuantizeLinear (output of the zero point's type, else uint8) and DequantizeLinear (of the
 //!   scale's type): x's shape. A 1-D scale longer than 1 is per-axis (`axis`, 1 by default, as the
-//!   kernel reads it) and must be as long as that axis.
+//!   kernel reads it) and must be as long as that axis, as must its zero point; a scale of rank 2 or
+//!   more is refused (these versions have no blocked quantization).
+//!
+//! MatMulInteger16 and MatMulBnb4 are unit-tested only where the harness cannot build their inputs;
+//! the rest is verified against onnxruntime by `tests/conformance/contrib/cases_quant.py`.
 //! - DynamicQuantizeLSTM: LSTM's outputs, `W` `[D, input, 4H]` and `R` `[D, H, 4H]`.
 
 use super::super::ctx::NodeCtx;
@@ -227,22 +236,21 @@ fn matmul_nbits(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             .map_or(Dim::Unknown, Dim::Known)
     };
     let (n, k) = (size("N"), size("K"));
-    if let (Some(a), Dim::Known(kv)) = (ctx.shape(0), &k) {
-        if let Some(Dim::Known(last)) = a.last().filter(|_| a.len() >= 1) {
-            if last != kv {
-                let mut expected = vec![Dim::Unknown; a.len()];
-                if let Some(e) = expected.last_mut() {
-                    *e = k.clone();
-                }
-                contract::exact(
-                    ctx,
-                    0,
-                    0,
-                    &expected,
-                    "MatMulNBits' A: its last axis of size K",
-                );
-            }
+    if let (Some(a), Dim::Known(kv)) = (ctx.shape(0), &k)
+        && let Some(Dim::Known(last)) = a.last()
+        && last != kv
+    {
+        let mut expected = vec![Dim::Unknown; a.len()];
+        if let Some(e) = expected.last_mut() {
+            *e = k.clone();
         }
+        contract::exact(
+            ctx,
+            0,
+            0,
+            &expected,
+            "MatMulNBits' A: its last axis of size K",
+        );
     }
     if ctx.op_type() == "MatMulNBits" && ctx.has_input(5) {
         contract::exact(
@@ -325,28 +333,27 @@ fn quantize_linear(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             &outcome,
         );
     }
-    if let (Some(xs), Some(scale)) = (x.as_ref(), ctx.shape(1)) {
-        if let [len] = scale.as_slice() {
-            let a = axis(ctx.attr_i("axis").unwrap_or(1), xs.len());
-            if let (false, Some(a)) = (len.is_one(), a) {
-                let expected = [xs[a].clone()];
-                contract::exact(
-                    ctx,
-                    0,
-                    1,
-                    &expected,
-                    "a per-axis scale: 1-D, as long as x's axis `axis` (1 by default)",
-                );
-                if ctx.has_input(2) {
-                    contract::exact(
-                        ctx,
-                        0,
-                        2,
-                        &expected,
-                        "a per-axis zero point: 1-D, as long as x's axis `axis` (1 by default)",
-                    );
-                }
-            }
+    if let (Some(xs), Some(scale)) = (x.as_ref(), ctx.shape(1))
+        && let [len] = scale.as_slice()
+        && !len.is_one()
+        && let Some(a) = axis(ctx.attr_i("axis").unwrap_or(1), xs.len())
+    {
+        let expected = [xs[a].clone()];
+        contract::exact(
+            ctx,
+            0,
+            1,
+            &expected,
+            "a per-axis scale: 1-D, as long as x's axis `axis` (1 by default)",
+        );
+        if ctx.has_input(2) {
+            contract::exact(
+                ctx,
+                0,
+                2,
+                &expected,
+                "a per-axis zero point: 1-D, as long as x's axis `axis` (1 by default)",
+            );
         }
     }
     vec![ValueInfo::tensor(t, x)]
