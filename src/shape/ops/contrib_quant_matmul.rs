@@ -1,7 +1,7 @@
 //! onnxruntime's quantized matrix products, gathers, (de)quantization and recurrence (domain
 //! com.microsoft, all since version 1): QGemm, MatMulIntegerToFloat, DynamicQuantizeMatMul,
 //! MatMulInteger16, MatMulNBits, MatMulBnb4, GatherBlockQuantized, QuantizeLinear,
-//! DequantizeLinear, DynamicQuantizeLSTM.
+//! DequantizeLinear, DynamicQuantizeLSTM, QEmbedLayerNormalization.
 //!
 //! Spec: <https://github.com/microsoft/onnxruntime/blob/main/docs/ContribOperators.md#com.microsoft.QGemm>
 //! (and `#com.microsoft.MatMulIntegerToFloat`, `DynamicQuantizeMatMul`, `MatMulInteger16`,
@@ -18,8 +18,9 @@
 //!   MatMulInteger16 (int32): numpy matmul, batch dims broadcast (E1 on a conflict), as MatMul; two
 //!   known contraction sizes that differ are E1 (shape inference refuses them at load), and a 1-D
 //!   bias must be as long as B's last axis (the kernel counts its elements).
-//! - MatMulNBits, MatMulBnb4: `Y = A[..., :-1] + [N]` with A's type (attributes K and N); A's last
-//!   axis must be K, MatMulNBits' bias `[N]` (shape inference, at load).
+//! - MatMulNBits, MatMulBnb4: `Y = A[..., :-1] + [N]` with A's type (attributes K and N; MatMulBnb4
+//!   with `transB` 0 gives `[..., K]`); MatMulNBits' A must end in K and its bias be `[N]` (shape
+//!   inference, at load).
 //! - GatherBlockQuantized: Gather of `data` along `gather_axis` by `indices`, of scales' type; uint8
 //!   data with `bits` < 8 packs 8/bits values per byte along the last axis, which the output unpacks.
 //! - QuantizeLinear (output of the zero point's type, else uint8) and DequantizeLinear (of the
@@ -27,9 +28,10 @@
 //!   kernel reads it) and must be as long as that axis, as must its zero point; a scale of rank 2 or
 //!   more is refused (these versions have no blocked quantization).
 //!
-//! MatMulInteger16 and MatMulBnb4 are unit-tested only where the harness cannot build their inputs;
-//! the rest is verified against onnxruntime by `tests/conformance/contrib/cases_quant.py`.
+//! All are verified against onnxruntime by `tests/conformance/contrib/cases_quant.py`.
 //! - DynamicQuantizeLSTM: LSTM's outputs, `W` `[D, input, 4H]` and `R` `[D, H, 4H]`.
+//! - QEmbedLayerNormalization: `[B, S, hidden]` (float) and the mask index `[B]` (int32), as
+//!   EmbedLayerNormalization; nothing checked.
 
 use super::super::ctx::NodeCtx;
 use super::super::dim::Dim;
@@ -54,6 +56,7 @@ pub fn register(r: &mut Registry) {
     r.add(MS, "QuantizeLinear", 1, quantize_linear);
     r.add(MS, "DequantizeLinear", 1, quantize_linear);
     r.add(MS, "DynamicQuantizeLSTM", 1, dynamic_quantize_lstm);
+    r.add(MS, "QEmbedLayerNormalization", 1, qembed_layer_norm);
 }
 
 const QGEMM_ONE: &str =
@@ -227,8 +230,8 @@ fn contraction(ctx: &mut NodeCtx<'_>, a: usize, b: usize) {
     );
 }
 
-/// MatMulNBits, MatMulBnb4: A's shape with its last axis N. A's last axis must be K and the bias
-/// `[N]` (onnxruntime's shape inference of MatMulNBits).
+/// MatMulNBits, MatMulBnb4: A's shape with its last axis N (K for MatMulBnb4 with `transB` 0).
+/// MatMulNBits' A must end in K and its bias be `[N]` (onnxruntime's shape inference).
 fn matmul_nbits(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let size = |name: &str| {
         ctx.attr_i(name)
@@ -236,7 +239,9 @@ fn matmul_nbits(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             .map_or(Dim::Unknown, Dim::Known)
     };
     let (n, k) = (size("N"), size("K"));
-    if let (Some(a), Dim::Known(kv)) = (ctx.shape(0), &k)
+    let nbits = ctx.op_type() == "MatMulNBits";
+    if nbits
+        && let (Some(a), Dim::Known(kv)) = (ctx.shape(0), &k)
         && let Some(Dim::Known(last)) = a.last()
         && last != kv
     {
@@ -252,7 +257,7 @@ fn matmul_nbits(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             "MatMulNBits' A: its last axis of size K",
         );
     }
-    if ctx.op_type() == "MatMulNBits" && ctx.has_input(5) {
+    if nbits && ctx.has_input(5) {
         contract::exact(
             ctx,
             0,
@@ -261,9 +266,15 @@ fn matmul_nbits(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             "MatMulNBits' bias: [N]",
         );
     }
+    // MatMulBnb4 without transB (its backward form) multiplies by B itself: `[..., N]` to `[..., K]`.
+    let out = if !nbits && ctx.attr_i("transB").unwrap_or(1) == 0 {
+        k
+    } else {
+        n
+    };
     let shape = ctx.shape(0).filter(|s| !s.is_empty()).map(|mut s| {
         let last = s.len() - 1;
-        s[last] = n;
+        s[last] = out;
         s
     });
     vec![like(ctx, 0, shape)]
@@ -377,6 +388,22 @@ fn dynamic_quantize_lstm(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         ValueInfo::tensor(t, Some(vec![seq, dirs, batch, hidden])),
         ValueInfo::tensor(t, Some(state.clone())),
         ValueInfo::tensor(t, Some(state)),
+    ]
+}
+
+/// QEmbedLayerNormalization: `[B, S, hidden]` of the scales' float type (hidden: the word
+/// embedding's second axis, else gamma's length) and the mask index `[B]` (int32).
+fn qembed_layer_norm(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let (batch, seq) = (dim_of(ctx, 0, 2, 0), dim_of(ctx, 0, 2, 1));
+    let hidden = match dim_of(ctx, 2, 2, 1) {
+        Dim::Unknown => dim_of(ctx, 5, 1, 0),
+        h => h,
+    };
+    let t = ctx.elem(8).or(elem(DataType::Float));
+    let known = ctx.shape(0).is_some_and(|s| s.len() == 2);
+    vec![
+        ValueInfo::tensor(t, known.then(|| vec![batch.clone(), seq, hidden])),
+        ValueInfo::tensor(elem(DataType::Int32), known.then(|| vec![batch])),
     ]
 }
 
@@ -534,5 +561,12 @@ mod tests {
         );
         assert_eq!(out[0].shape, shape(&["S", "2", "B", "7"]));
         assert_eq!(out[2].shape, shape(&["2", "B", "7"]));
+        let n = node("QEmbedLayerNormalization", 18, 2, vec![]);
+        let mut inputs = vec![t(I64, &["B", "S"]), None, t(U8, &["100", "16"])];
+        inputs.extend(vec![None; 5]);
+        inputs.push(t(F32, &[]));
+        let out = run(qembed_layer_norm, &n, 1, &inputs);
+        assert_eq!(out[0].shape, shape(&["B", "S", "16"]));
+        assert_eq!(out[1].shape, shape(&["B"]));
     }
 }

@@ -464,4 +464,31 @@ CASES = [
         [In([4, 10, 16], U8, const=True, high=255), In([2], "int64", low=0, high=4), In([4, 10, 1], F32, const=True)],
         attrs={"bits": 4, "block_size": 32, "gather_axis": 0, "quantize_axis": 2},
     ),
+    # MatMulBnb4: B packed [(N * K + 1) / 2], absmax [(N * K + block_size - 1) / block_size].
+    Case(
+        "MatMulBnb4/transB",
+        "MatMulBnb4",
+        [In(["b", 3, 32], F32), In([128], U8, const=True, high=255), In([8], F32, const=True)],
+        attrs={"K": 32, "N": 8, "block_size": 32, "quant_type": 1},
+        bind={"b": 2},
+    ),
+    Case(
+        "MatMulBnb4/no-transB",
+        "MatMulBnb4",
+        [In([2, 8], F32), In([128], U8, const=True, high=255), In([8], F32, const=True)],
+        attrs={"K": 32, "N": 8, "block_size": 32, "quant_type": 0, "transB": 0},
+    ),
+    # QEmbedLayerNormalization: ids, segments, word/position/segment embeddings, gamma, beta, mask, then
+    # the scales (8-12) and zero points (13-17).
+    Case(
+        "QEmbedLayerNormalization/with-mask",
+        "QEmbedLayerNormalization",
+        [In(["b", "s"], "int32", low=0, high=10), In(["b", "s"], "int32", low=0, high=2),
+         In([10, 8], U8, const=True, high=255), In([16, 8], U8, const=True, high=255),
+         In([2, 8], U8, const=True, high=255), In([8], U8, const=True, high=255), In([8], U8, const=True, high=255),
+         In(["b", "s"], "int32", low=1, high=2)]
+        + [scale() for _ in range(5)] + [zp() for _ in range(5)],
+        outputs=2,
+        bind={"b": 2, "s": 3},
+    ),
 ]
