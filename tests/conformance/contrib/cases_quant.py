@@ -491,4 +491,86 @@ CASES = [
         outputs=2,
         bind={"b": 2, "s": 3},
     ),
+    # Symbolic conflicts: a condition (W1) where onnxruntime fails at the binding.
+    qbinary("QLinearAdd", ["b", 8], ["s", 8], name="QLinearAdd/symbolic-conflict", bind={"b": 2, "s": 3},
+            fault=True, symbolic_fault=True),
+    qbinary("QLinearMul", ["b", "s"], ["s", "b"], I8, name="QLinearMul/transposed-symbols",
+            bind={"b": 2, "s": 2}),
+    Case(
+        "QLinearConcat/symbolic-off-axis",
+        "QLinearConcat",
+        [scale(), zp(), In(["b", 3], U8), scale(), zp(), In(["c", 2], U8), scale(), zp()],
+        attrs={"axis": 1},
+        bind={"b": 2, "c": 3},
+        fault=True,
+        symbolic_fault=True,
+    ),
+    Case(
+        "MatMulIntegerToFloat/symbolic-batch",
+        "MatMulIntegerToFloat",
+        [In(["b", 3, 4], U8), In(["b", 4, 5], U8), scale(), scale()],
+        bind={"b": 3},
+    ),
+    Case(
+        "MatMulIntegerToFloat/vector-a",
+        "MatMulIntegerToFloat",
+        [In([4], U8), In([2, 4, 5], I8), scale(), scale(), zp(), zp(I8)],
+    ),
+    # QLinearConv (com.microsoft): grouped, dilated, NHWC with W in [M, C/group, kh, kw].
+    Case(
+        "QLinearConv/ms-nhwc-unambiguous",
+        "QLinearConv",
+        [In([1, 8, 6, 2], U8), scale(), zp(), In([4, 2, 3, 1], I8, const=True, low=-2, high=2), scale(), zp(I8),
+         scale(), zp()],
+        attrs={"channels_last": 1, "strides": [1, 2], "pads": [0, 0, 0, 0]},
+    ),
+    Case(
+        "QLinearConv/ms-grouped-dilated-int8",
+        "QLinearConv",
+        [In([2, 4, 9, 9], I8, low=-3, high=3), scale(), zp(I8), In([6, 2, 3, 3], I8, const=True, low=-2, high=2),
+         scale(), zp(I8), scale(), zp(I8), In([6], "int32", const=True)],
+        attrs={"group": 2, "dilations": [2, 2], "pads": [1, 1, 1, 1]},
+    ),
+    Case(
+        "QLinearConv/ms-symbolic-same",
+        "QLinearConv",
+        [In(["n", 3, "h", "w"], U8), scale(), zp(), In([4, 3, 3, 3], U8, const=True), scale(), zp(), scale(), zp()],
+        attrs={"auto_pad": "SAME_UPPER", "strides": [2, 2]},
+        bind={"n": 1, "h": 7, "w": 10},
+    ),
+    Case(
+        "QLinearAveragePool/symbolic-count-include-pad",
+        "QLinearAveragePool",
+        [In(["n", 2, "h", "w"], U8), scale(), zp(), scale(), zp()],
+        attrs={"kernel_shape": [2, 2], "strides": [2, 2], "pads": [1, 1, 1, 1], "count_include_pad": 1},
+        bind={"n": 2, "h": 7, "w": 6},
+    ),
+    Case(
+        "QLinearAveragePool/nhwc-3d",
+        "QLinearAveragePool",
+        [In([1, 5, 6, 7, 3], I8), scale(), zp(I8), scale(), zp(I8)],
+        attrs={"kernel_shape": [2, 3, 2], "channels_last": 1},
+    ),
+    # Q/DQ: negative axis, float16.
+    Case(
+        "QuantizeLinear/ms-negative-axis-f16",
+        "QuantizeLinear",
+        [In([2, 3, 4], "float16"), In([4], "float16", value=[0.1] * 4, const=True), zp(I8, [4])],
+        attrs={"axis": -1},
+    ),
+    Case(
+        "DequantizeLinear/ms-per-axis-symbolic",
+        "DequantizeLinear",
+        [In(["n", 3], I8), In([3], F32, value=[0.1] * 3, const=True), zp(I8, [3])],
+        bind={"n": 5},
+    ),
+    # GatherBlockQuantized: zero points, 2 bits, negative gather axis.
+    Case(
+        "GatherBlockQuantized/2bit-zero-points",
+        "GatherBlockQuantized",
+        [In([6, 8], U8, const=True, high=255), In(["n", 2], "int64", low=0, high=6), In([6, 2], F32, const=True),
+         In([6, 1], U8, const=True, high=255)],
+        attrs={"bits": 2, "block_size": 16, "gather_axis": -2, "quantize_axis": 1},
+        bind={"n": 3},
+    ),
 ]
