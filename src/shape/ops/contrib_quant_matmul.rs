@@ -6,7 +6,7 @@
 //! Spec: <https://github.com/microsoft/onnxruntime/blob/main/docs/ContribOperators.md#com.microsoft.QGemm>
 //! (and `#com.microsoft.MatMulIntegerToFloat`, `DynamicQuantizeMatMul`, `MatMulInteger16`,
 //! `MatMulNBits`, `MatMulBnb4`, `GatherBlockQuantized`, `QuantizeLinear`, `DequantizeLinear`,
-//! `DynamicQuantizeLSTM`); schemas in onnxruntime's `quantization_defs.cc` and `contrib_defs.cc`.
+//! `DynamicQuantizeLSTM`, `QEmbedLayerNormalization`); schemas in onnxruntime's `quantization_defs.cc` and `contrib_defs.cc`.
 //!
 //! What onnxruntime enforces, and so what is checked here:
 //! - QGemm: A and B of rank 2, `Y = [M, N]` from `transA`/`transB`; the kernel's Gemm helper refuses
@@ -27,17 +27,19 @@
 //!   scale's type): x's shape. A 1-D scale longer than 1 is per-axis (`axis`, 1 by default, as the
 //!   kernel reads it) and must be as long as that axis, as must its zero point; a scale of rank 2 or
 //!   more is refused (these versions have no blocked quantization).
-//!
-//! All are verified against onnxruntime by `tests/conformance/contrib/cases_quant.py`.
 //! - DynamicQuantizeLSTM: LSTM's outputs, `W` `[D, input, 4H]` and `R` `[D, H, 4H]`.
 //! - QEmbedLayerNormalization: `[B, S, hidden]` (float) and the mask index `[B]` (int32), as
 //!   EmbedLayerNormalization; nothing checked.
+//!
+//! All are verified against onnxruntime (CPU) by `tests/conformance/contrib/cases_quant.py`, except
+//! GatherBlockQuantized on int4/uint4/FP8/FP4 data (the harness feeds numpy types; those follow the
+//! schema: their shapes are logical, nothing is packed).
 
 use super::super::ctx::NodeCtx;
 use super::super::dim::Dim;
 use super::super::registry::Registry;
 use super::super::value::ValueInfo;
-use super::common::{axis, mul};
+use super::common::{axis, like, mul};
 use super::contract;
 use super::contrib_qlinear::{delegate, input_of, one_element};
 use super::support::{dim_at, dim_of, elem};
@@ -278,10 +280,6 @@ fn matmul_nbits(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         s
     });
     vec![like(ctx, 0, shape)]
-}
-
-fn like(ctx: &NodeCtx<'_>, slot: usize, shape: Option<Vec<Dim>>) -> ValueInfo {
-    ValueInfo::tensor(ctx.elem(slot), shape)
 }
 
 /// GatherBlockQuantized: `data[:g] + indices + data[g+1:]`, the last axis unpacked for uint8 data
