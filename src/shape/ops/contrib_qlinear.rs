@@ -17,7 +17,8 @@
 //! - QLinearAveragePool's shape inference refuses the same (a scale or zero point of rank other than
 //!   0). QLinearSigmoid, QLinearLeakyRelu, QLinearSoftmax and QLinearGlobalAveragePool's kernels
 //!   refuse a scale or zero point that is not a scalar or a 1-D tensor of one element (`[1, 1]`
-//!   included).
+//!   included) — QLinearSoftmax only the constant ones (it checks them building its lookup table
+//!   at load, and runs with a fed scale of any size): here, the scales whose values are known.
 //! - QLinearWhere broadcasts condition (0), X (1) and Y (4) multidirectionally. Its scales, like
 //!   QLinearConcat's, are not checked: the kernels read them only to build a lookup table, which
 //!   they skip when an operand's scale and zero point equal the output's, so a scale of two equal
@@ -201,7 +202,18 @@ fn qlinear_where(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
 /// QLinearSigmoid, QLinearLeakyRelu, QLinearSoftmax: X's shape and type; their kernels build a
 /// lookup table from one scale and zero point each.
 fn qlinear_unary(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
-    one_element(ctx, 0, &[1, 2, 3, 4], ONE_VALUE);
+    if ctx.op_type() == "QLinearSoftmax" {
+        // QLinearSoftmax checks a parameter only when it is a constant (at load, building its
+        // lookup table), and runs with a fed one of any size: the scales whose values are known
+        // (constants) are checked; the zero points, whose 8-bit values are not carried, are not.
+        let constant: Vec<usize> = [1, 3]
+            .into_iter()
+            .filter(|&s| ctx.values(s).is_some())
+            .collect();
+        one_element(ctx, 0, &constant, ONE_VALUE);
+    } else {
+        one_element(ctx, 0, &[1, 2, 3, 4], ONE_VALUE);
+    }
     vec![like(ctx, 0, ctx.shape(0))]
 }
 

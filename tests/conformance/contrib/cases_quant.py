@@ -329,6 +329,18 @@ CASES = [
         fault=True,
     ),
     Case(
+        "QLinearSoftmax/fed-scale-of-two",
+        "QLinearSoftmax",
+        [In([2, 3], U8), In([2], F32, value=[0.1, 0.2]), zp(), scale(), zp()],
+        attrs={"opset": 13},
+    ),
+    Case(
+        "QGemm/y-zero-point-of-two",
+        "QGemm",
+        [In([3, 4], U8), scale(), zp(), In([4, 5], U8, const=True), scale(), zp(), None, scale(), zp(U8, [2])],
+        fault=True,
+    ),
+    Case(
         "QLinearGlobalAveragePool/scale-of-two",
         "QLinearGlobalAveragePool",
         [In([1, 2, 3, 3], U8), scale(), zp(), scale([2]), zp()],
