@@ -8,6 +8,8 @@ pub mod contract;
 pub mod contrib_activation;
 pub mod contrib_fused;
 pub mod contrib_norm;
+pub mod contrib_qlinear;
+pub mod contrib_quant_matmul;
 pub mod control_flow;
 pub mod conv_pool;
 pub mod einsum;
@@ -40,6 +42,8 @@ pub fn register_all(r: &mut Registry) {
     contrib_fused::register(r);
     contrib_norm::register(r);
     control_flow::register(r);
+    contrib_qlinear::register(r);
+    contrib_quant_matmul::register(r);
     conv_pool::register(r);
     einsum::register(r);
     elementwise_unary::register(r);
