@@ -167,7 +167,10 @@ fn standard_kind(op: &OpNode, opset: i64) -> Option<Kind> {
         "Mod" | "BitShift" | "GreaterOrEqual" | "LessOrEqual" | "Where" | "BitwiseAnd"
         | "BitwiseOr" | "BitwiseXor" | "StringConcat" => Kind::Multi,
         "PRelu" if opset >= 7 => Kind::ToFirst(&[1]),
-        "LayerNormalization" => Kind::Normalized(&[1, 2]),
+        "LayerNormalization" if opset >= 17 => Kind::Normalized(&[1, 2]),
+        // Before 17 it is onnxruntime's own (default domain, version 1), whose kernel broadcasts scale
+        // and bias onto X's whole shape.
+        "LayerNormalization" => Kind::ToFirst(&[1, 2]),
         "RMSNormalization" => Kind::Normalized(&[1]),
         "Gemm" if opset >= 7 || legacy_broadcast(op) => Kind::GemmC,
         _ if legacy_binary && legacy_broadcast(op) => Kind::LegacyAxis(

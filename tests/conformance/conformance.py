@@ -2293,9 +2293,14 @@ def plant_contrib(proto: Any, shapes: dict[str, tuple[int, ...]]) -> list[tuple[
                 mine = shapes.get(node.input[slot]) if len(node.input) > slot else None
                 if mine is None or len(mine) < 3:
                     continue
-                current = node.input[slot]
-                while current in producer and proto.graph.node[producer[current]].op_type in SHAPE_KEEPING:
-                    current = proto.graph.node[producer[current]].input[0]
+                def origin(name: str) -> str:
+                    while name in producer and proto.graph.node[producer[name]].op_type in SHAPE_KEEPING:
+                        name = proto.graph.node[producer[name]].input[0]
+                    return name
+
+                current = origin(node.input[slot])
+                if origin(node.input[3 - slot]) == current:
+                    continue  # both operands from the one convolution (hardswish's x * hardsigmoid(x))
                 conv_index = producer.get(current)
                 if conv_index is None:
                     continue
