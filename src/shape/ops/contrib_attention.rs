@@ -1,0 +1,610 @@
+//! onnxruntime's attention contrib operators (domain `com.microsoft`): Attention, QAttention,
+//! MultiHeadAttention, GroupQueryAttention, RotaryEmbedding and GemmaRotaryEmbedding; the packed and
+//! decoder variants are in [`super::contrib_attention_decoding`].
+//!
+//! Spec: <https://github.com/microsoft/onnxruntime/blob/main/docs/ContribOperators.md#com.microsoft.Attention>
+//! (`#com.microsoft.QAttention`, `#com.microsoft.MultiHeadAttention`,
+//! `#com.microsoft.GroupQueryAttention`, `#com.microsoft.RotaryEmbedding`,
+//! `#com.microsoft.GemmaRotaryEmbedding`). Every one of them is version 1 of `com.microsoft`; the
+//! later inputs (Attention's `attention_bias` and `past_sequence_length`, MultiHeadAttention's
+//! `past_sequence_length` and `cache_indirection`, GroupQueryAttention's cos/sin caches, position ids,
+//! attention bias, head sink, kv scales and q/k norm weights) were appended to the same version.
+//!
+//! What onnxruntime's kernels enforce (`contrib_ops/cpu/bert/attention_base.cc`,
+//! `multihead_attention_helper.h`, `group_query_attention_helper.h`, `rotary_embedding_helper.h`),
+//! and what is checked here (each verified on onnxruntime 1.31.1's CPU provider by a fault case of
+//! `tests/conformance/contrib/cases_attention.py`):
+//! - Attention / QAttention: input `[B, S, D_in]`; weights `[D_in, W]`; bias `[W]` (with
+//!   `qkv_hidden_sizes`, as long as their sum); mask_index `(B)`, `(2B)` or `(3B + 2)`, `(B, T)`,
+//!   `(B, S, T)` or `(B, 1, M, M)`, with `T = past + S`; past `[2, B, N, past, H]`; attention_bias
+//!   `(B or 1, N or 1, S, T)`. Outputs `[B, S, v_hidden]` and present `[2, B, N, T, v_hidden / N]`.
+//! - MultiHeadAttention: query `[B, S, D]` (or packed QKV `[B, S, N, 3, H]`, which the CPU kernel
+//!   refuses); key `[B, L, D]`, packed KV `[B, L, N, 2, H]`, or the cross-attention cache
+//!   `[B, N, L, H]` (value then of the same shape); value `[B, L, D_v]`; bias `[2 D + D_v]`;
+//!   key_padding_mask `(B)`, `(3B + 2)`, `(B, T)` or `(B, S, T)`; attention_bias `(B or 1, N or 1,
+//!   S, T)`; past_key and past_value `[B, N, past, H]` (both of the query's head size, even when
+//!   V's differs), with `T = past + L`.
+//!   Outputs `[B, S, D_v]`, present `[B, N, T, H]` / `[B, N, T, H_v]`, qk `[B, N, S, T]`.
+//! - GroupQueryAttention: query `[B, S, N H]` (or packed `[B, S, (N + 2 N_kv) H]` without key and
+//!   value); key and value `[B, L, N_kv H]` (a key of another head size is refused: "kv_hidden_size /
+//!   kv_num_heads must be equal to head_size"); past_key / past_value `[B, N_kv, P, H]`; seqlens_k
+//!   `[B]`. The present caches are `[B, N_kv, max(P, total), H]` with `total` the value of
+//!   total_sequence_length (so unknown when that value is), `[B, N_kv, L, H]` without a past.
+//! - RotaryEmbedding: input `[B, S, hidden]` or `[B, N, S, H]`; position_ids `[B, S]` (or one
+//!   offset); cos_cache `[max_pos, R / 2]` and sin_cache of the same shape, where `R / 2` must be
+//!   `H / 2` or `rotary_embedding_dim / 2` (the head size comes from `num_heads` for a 3-D input;
+//!   without it the kernel derives the head size from the cache, so nothing is checked). The output
+//!   has the input's shape.
+//!
+//! Not checked, though the kernels refuse them: sizes that must divide by the head count (an
+//! attribute, not an operand's shape), GroupQueryAttention's head size being a multiple of 8, and
+//! run-time values (positions past the cache, seqlens).
+
+use super::super::broadcast::Outcome;
+use super::super::ctx::{NodeCtx, Rule};
+use super::super::dim::Dim;
+use super::super::registry::Registry;
+use super::super::value::ValueInfo;
+use super::common::{add, div_exact, like, mul, sum};
+use super::contract;
+use super::support::{dim_at, rank_of, scalar_i64};
+
+pub fn register(r: &mut Registry) {
+    r.add("com.microsoft", "Attention", 1, attention);
+    r.add("com.microsoft", "QAttention", 1, qattention);
+    r.add(
+        "com.microsoft",
+        "MultiHeadAttention",
+        1,
+        multi_head_attention,
+    );
+    r.add(
+        "com.microsoft",
+        "GroupQueryAttention",
+        1,
+        group_query_attention,
+    );
+    r.add("com.microsoft", "RotaryEmbedding", 1, rotary_embedding);
+    r.add(
+        "com.microsoft",
+        "GemmaRotaryEmbedding",
+        1,
+        gemma_rotary_embedding,
+    );
+}
+
+/// A positive integer attribute (a head count, a rotary dimension).
+pub(super) fn positive(ctx: &NodeCtx<'_>, name: &str) -> Option<u64> {
+    ctx.attr_i(name)
+        .and_then(|h| u64::try_from(h).ok())
+        .filter(|&h| h > 0)
+}
+
+/// Dimension `i` of input `slot`, unknown when the input is absent or too short.
+pub(super) fn dim(ctx: &NodeCtx<'_>, slot: usize, i: usize) -> Dim {
+    dim_at(&ctx.shape(slot), i)
+}
+
+/// `d / n` for a head count that may be unknown.
+pub(super) fn per_head(d: &Dim, n: Option<u64>) -> Dim {
+    n.map_or(Dim::Unknown, |n| div_exact(d, n))
+}
+
+/// `n` as a size, unknown when absent.
+pub(super) fn known(n: Option<u64>) -> Dim {
+    n.map_or(Dim::Unknown, Dim::Known)
+}
+
+/// Reports input `operand` when its rank is known and not one of `ranks`.
+pub(super) fn rank_in(
+    ctx: &mut NodeCtx<'_>,
+    source: usize,
+    operand: usize,
+    ranks: &[usize],
+    what: &'static str,
+) -> bool {
+    let Some(r) = rank_of(ctx, operand) else {
+        return false;
+    };
+    if ranks.contains(&r) {
+        return true;
+    }
+    let list: Vec<String> = ranks.iter().map(usize::to_string).collect();
+    let outcome = Outcome {
+        rank_error: Some(format!(
+            "input {operand} '{}' has rank {r}, where {what} needs rank {}",
+            ctx.node.input_name(operand),
+            list.join(" or ")
+        )),
+        ..Outcome::default()
+    };
+    ctx.report_broadcast(Rule::Contract(what), &[source, operand], &outcome);
+    false
+}
+
+/// Reports input `operand` when its axis `axis` is a known size none of the (all known) `choices`.
+pub(super) fn one_of(
+    ctx: &mut NodeCtx<'_>,
+    source: usize,
+    operand: usize,
+    axis: usize,
+    choices: &[Dim],
+    what: &'static str,
+) {
+    let Some(Dim::Known(n)) = ctx.shape(operand).and_then(|s| s.get(axis).cloned()) else {
+        return;
+    };
+    let Some(sizes) = choices.iter().map(Dim::known).collect::<Option<Vec<u64>>>() else {
+        return;
+    };
+    if sizes.contains(&n) {
+        return;
+    }
+    let list: Vec<String> = sizes.iter().map(u64::to_string).collect();
+    let outcome = Outcome {
+        rank_error: Some(format!(
+            "input {operand} '{}' has size {n} on axis {axis}, where {what} needs one of {}",
+            ctx.node.input_name(operand),
+            list.join(", ")
+        )),
+        ..Outcome::default()
+    };
+    ctx.report_broadcast(Rule::Contract(what), &[source, operand], &outcome);
+}
+
+/// An attention bias: `(batch or 1, heads or 1, q, kv)`, broadcast along its first two axes only.
+pub(super) fn attention_bias(
+    ctx: &mut NodeCtx<'_>,
+    source: usize,
+    slot: usize,
+    target: [Dim; 4],
+    what: &'static str,
+) {
+    let Some(actual) = ctx.shape(slot) else {
+        return;
+    };
+    let [b, n, s, t] = target;
+    let expected = if actual.len() == 4 {
+        let pick = |a: &Dim, full: Dim| if a.is_one() { Dim::Known(1) } else { full };
+        [pick(&actual[0], b), pick(&actual[1], n), s, t]
+    } else {
+        [b, n, s, t]
+    };
+    contract::exact(ctx, source, slot, &expected, what);
+}
+
+const ATTN_WEIGHTS: &str = "Attention's weights: 2-D (input hidden size, q + k + v hidden sizes), \
+     its first axis the input's last";
+const ATTN_BIAS: &str = "Attention's bias: 1-D, as long as the weights' second axis (the sum of \
+     qkv_hidden_sizes when given)";
+const ATTN_MASK: &str = "Attention's mask_index: (batch) or (2 * batch) or (3 * batch + 2), \
+     (batch, total_sequence), (batch, sequence, total_sequence) or (batch, 1, max_sequence, \
+     max_sequence)";
+const ATTN_PAST: &str = "Attention's past: (2, batch, num_heads, past_sequence, head_size), head_size = hidden / num_heads";
+const ATTN_ATTN_BIAS: &str = "Attention's attention_bias: (batch or 1, num_heads or 1, sequence, \
+     total_sequence), total_sequence = past + sequence";
+
+/// What Attention and QAttention share: the shape checks and the two outputs. `mask` and `past`
+/// are the slots of mask_index and past; `attn_bias` that of attention_bias (Attention only).
+fn attention_common(
+    ctx: &mut NodeCtx<'_>,
+    mask: usize,
+    past: usize,
+    attn_bias: Option<usize>,
+) -> [Option<Vec<Dim>>; 2] {
+    let n = positive(ctx, "num_heads");
+    if !rank_in(
+        ctx,
+        1,
+        0,
+        &[3],
+        "Attention's input: 3-D (batch, sequence, input hidden size)",
+    ) {
+        return [None, None];
+    }
+    let (b, s, d_in) = (dim(ctx, 0, 0), dim(ctx, 0, 1), dim(ctx, 0, 2));
+    contract::exact(ctx, 0, 1, &[d_in, Dim::Unknown], ATTN_WEIGHTS);
+    let w = if rank_of(ctx, 1) == Some(2) {
+        dim(ctx, 1, 1)
+    } else {
+        Dim::Unknown
+    };
+    // The hidden sizes of Q, K and V: the attribute's, or a third of the weights' width each.
+    let qkv: Option<[u64; 3]> = ctx.attr_ints("qkv_hidden_sizes").and_then(|v| match v {
+        [q, k, vv] => Some([
+            u64::try_from(*q).ok()?,
+            u64::try_from(*k).ok()?,
+            u64::try_from(*vv).ok()?,
+        ]),
+        _ => None,
+    });
+    let (k_hidden, v_hidden, width) = match qkv {
+        Some([q, k, v]) => (
+            Dim::Known(k),
+            Dim::Known(v),
+            sum(&[Dim::Known(q), Dim::Known(k), Dim::Known(v)]),
+        ),
+        None => {
+            let third = div_exact(&w, 3);
+            (third.clone(), third, w)
+        }
+    };
+    if let Some(bias) = bias_slot_of(ctx) {
+        contract::exact(ctx, 1, bias, &[width], ATTN_BIAS);
+    }
+    let head = per_head(&k_hidden, n);
+    let share = ctx.attr_i("past_present_share_buffer").unwrap_or(0) != 0;
+    let past_seq = if ctx.has_input(past) {
+        if rank_in(ctx, 0, past, &[5], ATTN_PAST) {
+            contract::exact(
+                ctx,
+                0,
+                past,
+                &[
+                    Dim::Known(2),
+                    b.clone(),
+                    known(n),
+                    Dim::Unknown,
+                    head.clone(),
+                ],
+                ATTN_PAST,
+            );
+        }
+        dim(ctx, past, 3)
+    } else {
+        Dim::Known(0)
+    };
+    // With a shared buffer the past's length is the buffer's, not the history's: no total is known.
+    let total = if share {
+        Dim::Unknown
+    } else {
+        add(&past_seq, &s)
+    };
+    if ctx.has_input(mask) {
+        match rank_of(ctx, mask) {
+            Some(1) => {
+                let two_b = mul(&b, &Dim::Known(2));
+                let three_b2 = add(&mul(&b, &Dim::Known(3)), &Dim::Known(2));
+                one_of(ctx, 0, mask, 0, &[b.clone(), two_b, three_b2], ATTN_MASK);
+            }
+            Some(2) => contract::exact(ctx, 0, mask, &[b.clone(), total.clone()], ATTN_MASK),
+            Some(3) => contract::exact(
+                ctx,
+                0,
+                mask,
+                &[b.clone(), s.clone(), total.clone()],
+                ATTN_MASK,
+            ),
+            Some(4) => contract::exact(
+                ctx,
+                0,
+                mask,
+                &[b.clone(), Dim::Known(1), Dim::Unknown, Dim::Unknown],
+                ATTN_MASK,
+            ),
+            _ => {
+                rank_in(ctx, 0, mask, &[1, 2, 3, 4], ATTN_MASK);
+            }
+        }
+    }
+    if let Some(slot) = attn_bias.filter(|&k| ctx.has_input(k)) {
+        attention_bias(
+            ctx,
+            0,
+            slot,
+            [b.clone(), known(n), s.clone(), total.clone()],
+            ATTN_ATTN_BIAS,
+        );
+    }
+    // The present cache's head size is V's (onnxruntime 1.31.1; K's and V's are equal with a past).
+    let present = (!share).then(|| {
+        vec![
+            Dim::Known(2),
+            b.clone(),
+            known(n),
+            total,
+            per_head(&v_hidden, n),
+        ]
+    });
+    let out = vec![b, s, v_hidden];
+    [Some(out), present]
+}
+
+/// The slot of the bias (input 2) when given.
+fn bias_slot_of(ctx: &NodeCtx<'_>) -> Option<usize> {
+    ctx.has_input(2).then_some(2)
+}
+
+/// Attention(input, weights, bias?, mask_index?, past?, attention_bias?, past_sequence_length?).
+fn attention(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let [out, present] = attention_common(ctx, 3, 4, Some(5));
+    vec![like(ctx, 0, out), like(ctx, 0, present)]
+}
+
+/// QAttention(input, weight, bias, input_scale, weight_scale, mask_index?, input_zero_point?,
+/// weight_zero_point?, past?): the outputs are of the bias's (float) type.
+fn qattention(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let [out, present] = attention_common(ctx, 5, 8, None);
+    vec![like(ctx, 2, out), like(ctx, 2, present)]
+}
+
+const MHA_KEY: &str = "MultiHeadAttention's key: (batch, kv_sequence, hidden) with the query's batch \
+     and hidden size, (batch, kv_sequence, num_heads, 2, head_size), or (batch, num_heads, \
+     kv_sequence, head_size)";
+const MHA_VALUE: &str = "MultiHeadAttention's value: (batch, kv_sequence, v_hidden) with the key's \
+     batch and kv_sequence, or the key's shape when the key is 4-D";
+const MHA_BIAS: &str = "MultiHeadAttention's bias: 1-D, hidden + hidden + v_hidden long";
+const MHA_MASK: &str = "MultiHeadAttention's key_padding_mask: (batch) or (3 * batch + 2), (batch, \
+     total_sequence) or (batch, sequence, total_sequence)";
+const MHA_ATTN_BIAS: &str = "MultiHeadAttention's attention_bias: (batch or 1, num_heads or 1, \
+     sequence, total_sequence), total_sequence = past + kv_sequence";
+const MHA_PAST: &str = "MultiHeadAttention's past_key and past_value: (batch, num_heads, \
+     past_sequence, head_size), of the same past_sequence";
+
+/// MultiHeadAttention(query, key?, value?, bias?, key_padding_mask?, attention_bias?, past_key?,
+/// past_value?, past_sequence_length?, cache_indirection?).
+fn multi_head_attention(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let n = positive(ctx, "num_heads");
+    let nd = known(n);
+    let q_rank = rank_of(ctx, 0);
+    if !rank_in(
+        ctx,
+        1,
+        0,
+        &[3, 5],
+        "MultiHeadAttention's query: 3-D, or 5-D packed QKV",
+    ) {
+        return vec![];
+    }
+    let (b, s) = (dim(ctx, 0, 0), dim(ctx, 0, 1));
+    let hidden = match q_rank {
+        Some(5) => mul(&nd, &dim(ctx, 0, 4)),
+        _ => dim(ctx, 0, 2),
+    };
+    let head = per_head(&hidden, n);
+    // kv_sequence, and the key's layout.
+    let k_rank = if ctx.has_input(1) {
+        rank_of(ctx, 1)
+    } else {
+        None
+    };
+    let kv_seq = match k_rank {
+        Some(3) => {
+            contract::exact(
+                ctx,
+                0,
+                1,
+                &[b.clone(), Dim::Unknown, hidden.clone()],
+                MHA_KEY,
+            );
+            dim(ctx, 1, 1)
+        }
+        Some(5) => {
+            let packed = [
+                b.clone(),
+                Dim::Unknown,
+                nd.clone(),
+                Dim::Known(2),
+                head.clone(),
+            ];
+            contract::exact(ctx, 0, 1, &packed, MHA_KEY);
+            dim(ctx, 1, 1)
+        }
+        Some(4) => {
+            let cache = [b.clone(), nd.clone(), Dim::Unknown, head.clone()];
+            contract::exact(ctx, 0, 1, &cache, MHA_KEY);
+            dim(ctx, 1, 2)
+        }
+        Some(_) => {
+            rank_in(ctx, 0, 1, &[3, 4, 5], MHA_KEY);
+            Dim::Unknown
+        }
+        None if ctx.has_input(1) => Dim::Unknown,
+        // Packed QKV: the keys are the query's positions.
+        None => s.clone(),
+    };
+    let v_hidden = if ctx.has_input(2) {
+        match (k_rank, rank_of(ctx, 2)) {
+            (Some(4), Some(_)) => {
+                if let Some(key) = ctx.shape(1) {
+                    contract::exact(ctx, 1, 2, &key, MHA_VALUE);
+                }
+                mul(&nd, &dim(ctx, 2, 3))
+            }
+            (_, Some(3)) => {
+                contract::exact(
+                    ctx,
+                    0,
+                    2,
+                    &[b.clone(), kv_seq.clone(), Dim::Unknown],
+                    MHA_VALUE,
+                );
+                dim(ctx, 2, 2)
+            }
+            (_, Some(4)) => mul(&nd, &dim(ctx, 2, 3)),
+            _ => Dim::Unknown,
+        }
+    } else {
+        hidden.clone()
+    };
+    let v_head = per_head(&v_hidden, n);
+    if ctx.has_input(3) && k_rank != Some(4) {
+        let width = sum(&[hidden.clone(), hidden.clone(), v_hidden.clone()]);
+        contract::exact(ctx, 0, 3, &[width], MHA_BIAS);
+    }
+    let past = ctx.has_input(6) && ctx.has_input(7);
+    let past_seq = if past {
+        let pk = [b.clone(), nd.clone(), Dim::Unknown, head.clone()];
+        contract::exact(ctx, 0, 6, &pk, MHA_PAST);
+        // past_value's head size is the query's too, whatever V's (onnxruntime checks both against
+        // head_size).
+        let pv = [b.clone(), nd.clone(), dim(ctx, 6, 2), head.clone()];
+        contract::exact(ctx, 6, 7, &pv, MHA_PAST);
+        dim(ctx, 6, 2)
+    } else {
+        Dim::Known(0)
+    };
+    // A past_sequence_length input means a shared buffer: the past's length is then not the history.
+    let total = if ctx.has_input(8) {
+        Dim::Unknown
+    } else {
+        add(&past_seq, &kv_seq)
+    };
+    if ctx.has_input(4) {
+        match rank_of(ctx, 4) {
+            Some(1) => {
+                let three_b2 = add(&mul(&b, &Dim::Known(3)), &Dim::Known(2));
+                one_of(ctx, 0, 4, 0, &[b.clone(), three_b2], MHA_MASK);
+            }
+            Some(2) => contract::exact(ctx, 0, 4, &[b.clone(), total.clone()], MHA_MASK),
+            Some(3) => contract::exact(ctx, 0, 4, &[b.clone(), s.clone(), total.clone()], MHA_MASK),
+            _ => {
+                rank_in(ctx, 0, 4, &[1, 2, 3], MHA_MASK);
+            }
+        }
+    }
+    if ctx.has_input(5) {
+        let target = [b.clone(), nd.clone(), s.clone(), total.clone()];
+        attention_bias(ctx, 0, 5, target, MHA_ATTN_BIAS);
+    }
+    let out = vec![b.clone(), s.clone(), v_hidden];
+    // Cross attention with the cache as key and value: the present caches are key and value.
+    let (pk, pv) = if k_rank == Some(4) {
+        (ctx.shape(1), ctx.shape(2))
+    } else {
+        (
+            Some(vec![b.clone(), nd.clone(), total.clone(), head]),
+            Some(vec![b.clone(), nd.clone(), total.clone(), v_head]),
+        )
+    };
+    let qk = vec![b, nd, s, total];
+    vec![
+        like(ctx, 0, Some(out)),
+        like(ctx, 0, pk),
+        like(ctx, 0, pv),
+        like(ctx, 0, Some(qk)),
+    ]
+}
+
+const GQA_KEY: &str = "GroupQueryAttention's key and value: (batch, kv_sequence, kv_num_heads * \
+     head_size), head_size = the query's hidden size / num_heads";
+const GQA_PAST: &str = "GroupQueryAttention's past_key and past_value: (batch, kv_num_heads, \
+     past_sequence, head_size), of the same past_sequence";
+const GQA_SEQLENS: &str = "GroupQueryAttention's seqlens_k: 1-D, of the batch size";
+
+/// GroupQueryAttention(query, key?, value?, past_key?, past_value?, seqlens_k,
+/// total_sequence_length, cos_cache?, sin_cache?, position_ids?, attention_bias?, head_sink?, ...).
+fn group_query_attention(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let (n, kvn) = (positive(ctx, "num_heads"), positive(ctx, "kv_num_heads"));
+    if !rank_in(ctx, 1, 0, &[3], "GroupQueryAttention's query: 3-D") {
+        return vec![];
+    }
+    let (b, s, d) = (dim(ctx, 0, 0), dim(ctx, 0, 1), dim(ctx, 0, 2));
+    let packed = !ctx.has_input(1) && !ctx.has_input(2);
+    let head = if packed {
+        match (n, kvn) {
+            (Some(n), Some(k)) => n
+                .checked_add(k.saturating_mul(2))
+                .map_or(Dim::Unknown, |w| div_exact(&d, w)),
+            _ => Dim::Unknown,
+        }
+    } else {
+        per_head(&d, n)
+    };
+    let kv_hidden = mul(&known(kvn), &head);
+    let mut kv_seq = s.clone();
+    if !packed {
+        if ctx.has_input(1) && rank_in(ctx, 0, 1, &[3], GQA_KEY) {
+            contract::exact(
+                ctx,
+                0,
+                1,
+                &[b.clone(), Dim::Unknown, kv_hidden.clone()],
+                GQA_KEY,
+            );
+            kv_seq = dim(ctx, 1, 1);
+        }
+        if ctx.has_input(2) && rank_in(ctx, 0, 2, &[3], GQA_KEY) {
+            let v = [b.clone(), kv_seq.clone(), kv_hidden.clone()];
+            contract::exact(ctx, 0, 2, &v, GQA_KEY);
+        }
+    }
+    let past = ctx.has_input(3) && ctx.has_input(4);
+    if past {
+        let pk = [b.clone(), known(kvn), Dim::Unknown, head.clone()];
+        contract::exact(ctx, 0, 3, &pk, GQA_PAST);
+        let pv = [b.clone(), known(kvn), dim(ctx, 3, 2), head.clone()];
+        contract::exact(ctx, 3, 4, &pv, GQA_PAST);
+    }
+    contract::exact(ctx, 0, 5, &[b.clone()], GQA_SEQLENS);
+    // The caches hold max(past, total) positions (a static cache keeps its length); without a past
+    // the total is the new keys' count.
+    let total = scalar_i64(ctx, 6).and_then(|t| u64::try_from(t).ok());
+    let present_seq = if past {
+        match (dim(ctx, 3, 2), total) {
+            (Dim::Known(p), Some(t)) => Dim::Known(p.max(t)),
+            _ => Dim::Unknown,
+        }
+    } else {
+        kv_seq
+    };
+    let out = vec![b.clone(), s, mul(&known(n), &head)];
+    let present = vec![b, known(kvn), present_seq, head];
+    let cache_type = if past { 3 } else { 0 };
+    vec![
+        like(ctx, 0, Some(out)),
+        like(ctx, cache_type, Some(present.clone())),
+        like(ctx, cache_type, Some(present)),
+    ]
+}
+
+const ROPE_INPUT: &str = "RotaryEmbedding's input: 3-D (batch, sequence, hidden) or 4-D (batch, \
+     num_heads, sequence, head_size)";
+const ROPE_POS: &str = "RotaryEmbedding's position_ids: (batch, sequence), or 1-D (1)";
+const ROPE_CACHE: &str = "RotaryEmbedding's cos_cache and sin_cache: 2-D (max_position, head_size / 2 \
+     or rotary_embedding_dim / 2), of the same shape";
+
+/// RotaryEmbedding(input, position_ids, cos_cache, sin_cache): the output has the input's shape.
+fn rotary_embedding(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let x = ctx.shape(0);
+    let rank = rank_of(ctx, 0);
+    if rank_in(ctx, 2, 0, &[3, 4], ROPE_INPUT) {
+        let (b, s) = (
+            dim(ctx, 0, 0),
+            dim(ctx, 0, if rank == Some(4) { 2 } else { 1 }),
+        );
+        match rank_of(ctx, 1) {
+            Some(2) => contract::exact(ctx, 0, 1, &[b, s], ROPE_POS),
+            Some(1) => contract::exact(ctx, 0, 1, &[Dim::Known(1)], ROPE_POS),
+            _ => {
+                rank_in(ctx, 0, 1, &[1, 2], ROPE_POS);
+            }
+        }
+        let n = positive(ctx, "num_heads");
+        let head = match rank {
+            Some(4) => dim(ctx, 0, 3),
+            // Without num_heads the kernel takes the head size from the cache.
+            _ => per_head(&dim(ctx, 0, 2), n),
+        };
+        if rank_in(ctx, 0, 2, &[2], ROPE_CACHE) {
+            let half = div_exact(&head, 2);
+            match positive(ctx, "rotary_embedding_dim") {
+                Some(r) if Dim::Known(r) != head => {
+                    let choices = [half, Dim::Known(r / 2)];
+                    one_of(ctx, 0, 2, 1, &choices, ROPE_CACHE);
+                }
+                _ => contract::exact(ctx, 0, 2, &[Dim::Unknown, half], ROPE_CACHE),
+            }
+        }
+    }
+    if let Some(cos) = ctx.shape(2) {
+        contract::exact(ctx, 2, 3, &cos, ROPE_CACHE);
+    }
+    vec![like(ctx, 0, x)]
+}
+
+/// GemmaRotaryEmbedding(emb, q, q_rot, k, k_rot): two outputs of q's and k's shapes, in emb's type
+/// (the float type of the computation).
+fn gemma_rotary_embedding(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    vec![like(ctx, 1, ctx.shape(1)), like(ctx, 3, ctx.shape(3))]
+}
