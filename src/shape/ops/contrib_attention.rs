@@ -328,6 +328,7 @@ fn qattention(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     vec![like(ctx, 2, out), like(ctx, 2, present)]
 }
 
+const MHA_QUERY: &str = "MultiHeadAttention's query: 3-D, or 5-D packed QKV";
 const MHA_KEY: &str = "MultiHeadAttention's key: (batch, kv_sequence, hidden) with the query's batch \
      and hidden size, (batch, kv_sequence, num_heads, 2, head_size), or (batch, num_heads, \
      kv_sequence, head_size)";
@@ -341,24 +342,50 @@ const MHA_ATTN_BIAS: &str = "MultiHeadAttention's attention_bias: (batch or 1, n
 const MHA_PAST: &str = "MultiHeadAttention's past_key and past_value: (batch, num_heads, \
      past_sequence, head_size), of the same past_sequence";
 
+/// The input slots of MultiHeadAttention and DecoderMaskedMultiHeadAttention (query, key and value
+/// are 0, 1 and 2 in both).
+pub(super) struct MhaSlots {
+    pub bias: usize,
+    pub mask: usize,
+    pub attn_bias: usize,
+    pub past_key: usize,
+    pub past_value: usize,
+    pub past_len: usize,
+    /// DecoderMaskedMultiHeadAttention: a 3-D query without key and value is packed QKV, and a shared
+    /// buffer makes the present caches the past's and the total `past_sequence_length + 1`.
+    pub decoder: bool,
+}
+
+const MHA: MhaSlots = MhaSlots {
+    bias: 3,
+    mask: 4,
+    attn_bias: 5,
+    past_key: 6,
+    past_value: 7,
+    past_len: 8,
+    decoder: false,
+};
+
 /// MultiHeadAttention(query, key?, value?, bias?, key_padding_mask?, attention_bias?, past_key?,
 /// past_value?, past_sequence_length?, cache_indirection?).
 fn multi_head_attention(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    multi_head(ctx, &MHA)
+}
+
+/// MultiHeadAttention and DecoderMaskedMultiHeadAttention, their inputs at `slots`.
+pub(super) fn multi_head(ctx: &mut NodeCtx<'_>, slots: &MhaSlots) -> Vec<ValueInfo> {
     let n = positive(ctx, "num_heads");
     let nd = known(n);
     let q_rank = rank_of(ctx, 0);
-    if !rank_in(
-        ctx,
-        1,
-        0,
-        &[3, 5],
-        "MultiHeadAttention's query: 3-D, or 5-D packed QKV",
-    ) {
+    if !rank_in(ctx, 1, 0, &[3, 5], MHA_QUERY) {
         return vec![];
     }
     let (b, s) = (dim(ctx, 0, 0), dim(ctx, 0, 1));
+    let decoder_packed = slots.decoder && !ctx.has_input(1) && !ctx.has_input(2);
     let hidden = match q_rank {
         Some(5) => mul(&nd, &dim(ctx, 0, 4)),
+        // The decoder's packed QKV, (batch, 1, 3 * hidden).
+        _ if decoder_packed => div_exact(&dim(ctx, 0, 2), 3),
         _ => dim(ctx, 0, 2),
     };
     let head = per_head(&hidden, n);
@@ -428,48 +455,69 @@ fn multi_head_attention(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         hidden.clone()
     };
     let v_head = per_head(&v_hidden, n);
-    if ctx.has_input(3) && k_rank != Some(4) {
+    if ctx.has_input(slots.bias) && k_rank != Some(4) {
         let width = sum(&[hidden.clone(), hidden.clone(), v_hidden.clone()]);
-        contract::exact(ctx, 0, 3, &[width], MHA_BIAS);
+        contract::exact(ctx, 0, slots.bias, &[width], MHA_BIAS);
     }
-    let past = ctx.has_input(6) && ctx.has_input(7);
+    let past = ctx.has_input(slots.past_key) && ctx.has_input(slots.past_value);
     let past_seq = if past {
         let pk = [b.clone(), nd.clone(), Dim::Unknown, head.clone()];
-        contract::exact(ctx, 0, 6, &pk, MHA_PAST);
+        contract::exact(ctx, 0, slots.past_key, &pk, MHA_PAST);
         // past_value's head size is the query's too, whatever V's (onnxruntime checks both against
         // head_size).
-        let pv = [b.clone(), nd.clone(), dim(ctx, 6, 2), head.clone()];
-        contract::exact(ctx, 6, 7, &pv, MHA_PAST);
-        dim(ctx, 6, 2)
+        let pv = [
+            b.clone(),
+            nd.clone(),
+            dim(ctx, slots.past_key, 2),
+            head.clone(),
+        ];
+        contract::exact(ctx, slots.past_key, slots.past_value, &pv, MHA_PAST);
+        dim(ctx, slots.past_key, 2)
     } else {
         Dim::Known(0)
     };
-    // A past_sequence_length input means a shared buffer: the past's length is then not the history.
-    let total = if ctx.has_input(8) {
-        Dim::Unknown
+    // A shared buffer (DecoderMaskedMultiHeadAttention's past_present_share_buffer, or a
+    // past_sequence_length input) is as long as the longest history: the history is then
+    // past_sequence_length's value.
+    let share = slots.decoder && ctx.attr_i("past_present_share_buffer").unwrap_or(0) != 0;
+    let total = if share || ctx.has_input(slots.past_len) {
+        match (share && past, scalar_i64(ctx, slots.past_len)) {
+            (true, Some(p)) => u64::try_from(p)
+                .ok()
+                .map_or(Dim::Unknown, |p| add(&Dim::Known(p), &kv_seq)),
+            _ => Dim::Unknown,
+        }
     } else {
         add(&past_seq, &kv_seq)
     };
-    if ctx.has_input(4) {
-        match rank_of(ctx, 4) {
+    if ctx.has_input(slots.mask) {
+        match rank_of(ctx, slots.mask) {
             Some(1) => {
                 let three_b2 = add(&mul(&b, &Dim::Known(3)), &Dim::Known(2));
-                one_of(ctx, 0, 4, 0, &[b.clone(), three_b2], MHA_MASK);
+                one_of(ctx, 0, slots.mask, 0, &[b.clone(), three_b2], MHA_MASK);
             }
-            Some(2) => contract::exact(ctx, 0, 4, &[b.clone(), total.clone()], MHA_MASK),
-            Some(3) => contract::exact(ctx, 0, 4, &[b.clone(), s.clone(), total.clone()], MHA_MASK),
+            Some(2) => contract::exact(ctx, 0, slots.mask, &[b.clone(), total.clone()], MHA_MASK),
+            Some(3) => contract::exact(
+                ctx,
+                0,
+                slots.mask,
+                &[b.clone(), s.clone(), total.clone()],
+                MHA_MASK,
+            ),
             _ => {
-                rank_in(ctx, 0, 4, &[1, 2, 3], MHA_MASK);
+                rank_in(ctx, 0, slots.mask, &[1, 2, 3], MHA_MASK);
             }
         }
     }
-    if ctx.has_input(5) {
+    if ctx.has_input(slots.attn_bias) {
         let target = [b.clone(), nd.clone(), s.clone(), total.clone()];
-        attention_bias(ctx, 0, 5, target, MHA_ATTN_BIAS);
+        attention_bias(ctx, 0, slots.attn_bias, target, MHA_ATTN_BIAS);
     }
     let out = vec![b.clone(), s.clone(), v_hidden];
     // Cross attention with the cache as key and value: the present caches are key and value.
-    let (pk, pv) = if k_rank == Some(4) {
+    let (pk, pv) = if share && past {
+        (ctx.shape(slots.past_key), ctx.shape(slots.past_value))
+    } else if k_rank == Some(4) {
         (ctx.shape(1), ctx.shape(2))
     } else {
         (

@@ -7,6 +7,7 @@ pub mod common;
 pub mod contract;
 pub mod contrib_activation;
 pub mod contrib_attention;
+pub mod contrib_attention_decoding;
 pub mod contrib_fused;
 pub mod contrib_norm;
 pub mod contrib_qlinear;
@@ -41,6 +42,7 @@ pub fn register_all(r: &mut Registry) {
     broadcasting::register(r);
     contrib_activation::register(r);
     contrib_attention::register(r);
+    contrib_attention_decoding::register(r);
     contrib_fused::register(r);
     contrib_norm::register(r);
     control_flow::register(r);

@@ -529,4 +529,149 @@ ROPE = [
     Case("RotaryEmbedding/input-2d", "RotaryEmbedding", [In([3, 16]), PID, In([10, 4]), In([10, 4])], attrs=H2, fault=True),
 ]
 
-CASES = ATTENTION + MHA + GQA + ROPE
+
+def u8(shape, value=None):
+    return In(shape, "uint8", value=value, const=value is not None)
+
+
+SC = In([], "float32", value=np.array(0.1, np.float32), const=True)
+ZP = u8([], np.array(0, np.uint8))
+
+QATTENTION = [
+    Case("QAttention/basic", "QAttention", [u8([2, 3, 8]), u8([8, 24]), In([24]), SC, SC], attrs=H2, outputs=2),
+    Case(
+        "QAttention/symbolic",
+        "QAttention",
+        [u8(["b", "s", 8]), u8([8, 24]), In([24]), SC, SC],
+        attrs=H2,
+        outputs=2,
+        bind={"b": 2, "s": 4},
+    ),
+    Case(
+        "QAttention/past",
+        "QAttention",
+        [u8([2, 3, 8]), u8([8, 24]), In([24]), SC, SC, None, ZP, ZP, In([2, 2, 2, 5, 4])],
+        attrs=H2,
+        outputs=2,
+    ),
+    Case(
+        "QAttention/mask-2d",
+        "QAttention",
+        [u8([2, 3, 8]), u8([8, 24]), In([24]), SC, SC, In([2, 3], "int32")],
+        attrs=H2,
+        outputs=2,
+    ),
+    Case("QAttention/short-bias", "QAttention", [u8([2, 3, 8]), u8([8, 24]), In([23]), SC, SC], attrs=H2, fault=True),
+    Case("QAttention/weight-rows", "QAttention", [u8([2, 3, 8]), u8([7, 24]), In([24]), SC, SC], attrs=H2, fault=True),
+    Case(
+        "QAttention/mask-wrong-length",
+        "QAttention",
+        [u8([2, 3, 8]), u8([8, 24]), In([24]), SC, SC, In([2, 4], "int32")],
+        attrs=H2,
+        fault=True,
+    ),
+    Case(
+        "QAttention/mask-1d-wrong",
+        "QAttention",
+        [u8([2, 3, 8]), u8([8, 24]), In([24]), SC, SC, In([5], "int32")],
+        attrs=H2,
+        fault=True,
+    ),
+    Case(
+        "QAttention/past-heads",
+        "QAttention",
+        [u8([2, 3, 8]), u8([8, 24]), In([24]), SC, SC, None, ZP, ZP, In([2, 2, 1, 5, 4])],
+        attrs=H2,
+        outputs=2,
+        fault=True,
+    ),
+]
+
+# DecoderMaskedMultiHeadAttention's CPU kernel needs past_present_share_buffer (and so past_key,
+# past_value and past_sequence_length).
+SHARE = {"num_heads": 2, "past_present_share_buffer": 1}
+DQ, DK = [2, 1, 8], [2, 1, 8]
+PAST = [In([2, 2, 5, 4]), In([2, 2, 5, 4]), i32(3)]
+
+DMMHA = [
+    Case(
+        "DecoderMaskedMultiHeadAttention/shared",
+        "DecoderMaskedMultiHeadAttention",
+        [In(DQ), In(DK), In(DK), None, None, *PAST],
+        attrs=SHARE,
+        outputs=3,
+    ),
+    Case(
+        "DecoderMaskedMultiHeadAttention/symbolic",
+        "DecoderMaskedMultiHeadAttention",
+        [In(["b", 1, 8]), In(["b", 1, 8]), In(["b", 1, 8]), None, None,
+         In(["b", 2, "m", 4]), In(["b", 2, "m", 4]), i32(3)],
+        attrs=SHARE,
+        outputs=3,
+        bind={"b": 2, "m": 6},
+    ),
+    Case(
+        "DecoderMaskedMultiHeadAttention/mask",
+        "DecoderMaskedMultiHeadAttention",
+        [In(DQ), In(DK), In(DK), In([2, 4], "int32", low=1, high=2), None, *PAST],
+        attrs=SHARE,
+        outputs=3,
+    ),
+    Case(
+        "DecoderMaskedMultiHeadAttention/attention-bias",
+        "DecoderMaskedMultiHeadAttention",
+        [In(DQ), In(DK), In(DK), None, In([1, 2, 1, 4]), *PAST],
+        attrs=SHARE,
+        outputs=3,
+    ),
+    Case(
+        "DecoderMaskedMultiHeadAttention/bias",
+        "DecoderMaskedMultiHeadAttention",
+        [In(DQ), In(DK), In(DK), None, None, *PAST, None, None, In([24])],
+        attrs=SHARE,
+        outputs=3,
+    ),
+    # Faults.
+    Case(
+        "DecoderMaskedMultiHeadAttention/mask-length",
+        "DecoderMaskedMultiHeadAttention",
+        [In(DQ), In(DK), In(DK), In([2, 7], "int32"), None, *PAST],
+        attrs=SHARE,
+        outputs=3,
+        fault=True,
+    ),
+    Case(
+        "DecoderMaskedMultiHeadAttention/attention-bias-kv-length",
+        "DecoderMaskedMultiHeadAttention",
+        [In(DQ), In(DK), In(DK), None, In([2, 2, 1, 5]), *PAST],
+        attrs=SHARE,
+        outputs=3,
+        fault=True,
+    ),
+    Case(
+        "DecoderMaskedMultiHeadAttention/bias-size",
+        "DecoderMaskedMultiHeadAttention",
+        [In(DQ), In(DK), In(DK), None, None, *PAST, None, None, In([23])],
+        attrs=SHARE,
+        outputs=3,
+        fault=True,
+    ),
+    Case(
+        "DecoderMaskedMultiHeadAttention/key-hidden",
+        "DecoderMaskedMultiHeadAttention",
+        [In(DQ), In([2, 1, 6]), In([2, 1, 6]), None, None, In([2, 2, 5, 3]), In([2, 2, 5, 3]), i32(3)],
+        attrs=SHARE,
+        outputs=3,
+        fault=True,
+    ),
+    Case(
+        "DecoderMaskedMultiHeadAttention/past-heads",
+        "DecoderMaskedMultiHeadAttention",
+        [In(DQ), In(DK), In(DK), None, None, In([2, 1, 5, 4]), In([2, 1, 5, 4]), i32(3)],
+        attrs=SHARE,
+        outputs=3,
+        fault=True,
+    ),
+]
+
+CASES = ATTENTION + MHA + GQA + ROPE + QATTENTION + DMMHA
