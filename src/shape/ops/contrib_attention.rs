@@ -538,7 +538,11 @@ const GQA_KEY: &str = "GroupQueryAttention's key and value: (batch, kv_sequence,
      head_size), head_size = the query's hidden size / num_heads";
 const GQA_PAST: &str = "GroupQueryAttention's past_key and past_value: (batch, kv_num_heads, \
      past_sequence, head_size), of the same past_sequence";
-const GQA_SEQLENS: &str = "GroupQueryAttention's seqlens_k: 1-D, of the batch size";
+const GQA_SEQLENS: &str = "GroupQueryAttention's seqlens_k: batch-size elements";
+const GQA_ATTN_BIAS: &str = "GroupQueryAttention's attention_bias: (batch or 1, num_heads or 1, \
+     sequence, total_sequence_length)";
+const GQA_HEAD_SINK: &str = "GroupQueryAttention's head_sink: 1-D, num_heads long";
+const GQA_CACHE: &str = "GroupQueryAttention's cos_cache and sin_cache: of the same shape";
 
 /// GroupQueryAttention(query, key?, value?, past_key?, past_value?, seqlens_k,
 /// total_sequence_length, cos_cache?, sin_cache?, position_ids?, attention_bias?, head_sink?, ...).
@@ -584,7 +588,10 @@ fn group_query_attention(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         let pv = [b.clone(), known(kvn), dim(ctx, 3, 2), head.clone()];
         contract::exact(ctx, 3, 4, &pv, GQA_PAST);
     }
-    contract::exact(ctx, 0, 5, &[b.clone()], GQA_SEQLENS);
+    // onnxruntime counts seqlens_k's elements: a (1, batch) tensor passes too.
+    if rank_of(ctx, 5) == Some(1) {
+        contract::exact(ctx, 0, 5, &[b.clone()], GQA_SEQLENS);
+    }
     // The caches hold max(past, total) positions (a static cache keeps its length); without a past
     // the total is the new keys' count.
     let total = scalar_i64(ctx, 6).and_then(|t| u64::try_from(t).ok());
@@ -596,19 +603,36 @@ fn group_query_attention(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     } else {
         kv_seq
     };
-    let out = vec![b.clone(), s, mul(&known(n), &head)];
+    // The attention bias and the qk output span the total length (the value, not the cache's).
+    let total_dim = known(total);
+    if ctx.has_input(10) {
+        let target = [b.clone(), known(n), s.clone(), total_dim.clone()];
+        attention_bias(ctx, 0, 10, target, GQA_ATTN_BIAS);
+    }
+    if ctx.has_input(11) {
+        contract::exact(ctx, 0, 11, &[known(n)], GQA_HEAD_SINK);
+    }
+    if ctx.attr_i("do_rotary").unwrap_or(0) != 0
+        && let Some(cos) = ctx.shape(7)
+    {
+        contract::exact(ctx, 7, 8, &cos, GQA_CACHE);
+    }
+    let out = vec![b.clone(), s.clone(), mul(&known(n), &head)];
+    let qk = vec![b.clone(), known(n), s, total_dim];
     let present = vec![b, known(kvn), present_seq, head];
     let cache_type = if past { 3 } else { 0 };
     vec![
         like(ctx, 0, Some(out)),
         like(ctx, cache_type, Some(present.clone())),
         like(ctx, cache_type, Some(present)),
+        like(ctx, 0, Some(qk)),
     ]
 }
 
 const ROPE_INPUT: &str = "RotaryEmbedding's input: 3-D (batch, sequence, hidden) or 4-D (batch, \
      num_heads, sequence, head_size)";
-const ROPE_POS: &str = "RotaryEmbedding's position_ids: (batch, sequence), or 1-D (1)";
+const ROPE_POS: &str =
+    "RotaryEmbedding's position_ids: (batch, sequence), or one offset (a scalar or (1))";
 const ROPE_CACHE: &str = "RotaryEmbedding's cos_cache and sin_cache: 2-D (max_position, head_size / 2 \
      or rotary_embedding_dim / 2), of the same shape";
 
@@ -625,7 +649,8 @@ fn rotary_embedding(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             Some(2) => contract::exact(ctx, 0, 1, &[b, s], ROPE_POS),
             Some(1) => contract::exact(ctx, 0, 1, &[Dim::Known(1)], ROPE_POS),
             _ => {
-                rank_in(ctx, 0, 1, &[1, 2], ROPE_POS);
+                // A scalar is one offset too.
+                rank_in(ctx, 0, 1, &[0, 1, 2], ROPE_POS);
             }
         }
         let n = positive(ctx, "num_heads");
