@@ -590,7 +590,7 @@ fn group_query_attention(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     }
     // onnxruntime counts seqlens_k's elements: a (1, batch) tensor passes too.
     if rank_of(ctx, 5) == Some(1) {
-        contract::exact(ctx, 0, 5, &[b.clone()], GQA_SEQLENS);
+        contract::exact(ctx, 0, 5, std::slice::from_ref(&b), GQA_SEQLENS);
     }
     // The caches hold max(past, total) positions (a static cache keeps its length); without a past
     // the total is the new keys' count.
@@ -680,4 +680,416 @@ fn rotary_embedding(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
 /// (the float type of the computation).
 fn gemma_rotary_embedding(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     vec![like(ctx, 1, ctx.shape(1)), like(ctx, 3, ctx.shape(3))]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::common::test_util::*;
+    use super::*;
+    use crate::shape::dim::format_shape;
+
+    const I32: Option<i32> = Some(crate::proto::tensor_proto::DataType::Int32 as i32);
+    const U8: Option<i32> = Some(crate::proto::tensor_proto::DataType::Uint8 as i32);
+
+    fn codes(
+        rule: crate::shape::registry::Rule,
+        n: &crate::proto::NodeProto,
+        inputs: &[Option<ValueInfo>],
+    ) -> Vec<String> {
+        findings(rule, n, 1, inputs)
+            .iter()
+            .map(|d| format!("{} {}", d.code.as_str(), d.message))
+            .collect()
+    }
+
+    fn i32_scalar(v: i64) -> Option<ValueInfo> {
+        let mut x = int(v)?;
+        x.elem = I32;
+        Some(x)
+    }
+
+    #[test]
+    fn attention_outputs_and_present() {
+        let n = node("Attention", 5, 2, vec![attr_i("num_heads", 2)]);
+        let inputs = [
+            t(F32, &["B", "S", "6"]),
+            t(F32, &["6", "24"]),
+            t(F32, &["24"]),
+            None,
+            t(F32, &["2", "B", "2", "P", "4"]),
+        ];
+        let out = run(attention, &n, 1, &inputs);
+        assert_eq!(out[0].shape, shape(&["B", "S", "8"]));
+        assert_eq!(format_shape(&out[1].shape), "[2, B, 2, P+S, 4]");
+        assert!(codes(attention, &n, &inputs).is_empty());
+        // qkv_hidden_sizes: the output is V's width, the present of V's head size.
+        let n = node(
+            "Attention",
+            3,
+            2,
+            vec![
+                attr_i("num_heads", 2),
+                attr_ints("qkv_hidden_sizes", &[6, 6, 8]),
+            ],
+        );
+        let out = run(
+            attention,
+            &n,
+            1,
+            &[
+                t(F32, &["2", "3", "8"]),
+                t(F32, &["8", "20"]),
+                t(F32, &["20"]),
+            ],
+        );
+        assert_eq!(out[0].shape, shape(&["2", "3", "8"]));
+        assert_eq!(out[1].shape, shape(&["2", "2", "2", "3", "4"]));
+    }
+
+    #[test]
+    fn attention_masks_of_the_wrong_length_are_e1() {
+        let n = node("Attention", 4, 1, vec![attr_i("num_heads", 2)]);
+        let base = |mask: Option<ValueInfo>| {
+            [
+                t(F32, &["2", "3", "8"]),
+                t(F32, &["8", "24"]),
+                t(F32, &["24"]),
+                mask,
+            ]
+        };
+        for ok in [&["2"][..], &["4"], &["8"], &["2", "3"], &["2", "3", "3"]] {
+            assert!(codes(attention, &n, &base(t(I32, ok))).is_empty(), "{ok:?}");
+        }
+        for bad in [
+            &["5"][..],
+            &["2", "4"],
+            &["2", "1", "3"],
+            &["2", "3", "3", "3", "3"],
+        ] {
+            let c = codes(attention, &n, &base(t(I32, bad)));
+            assert_eq!(c.len(), 1, "{bad:?}: {c:?}");
+            assert!(
+                c[0].starts_with("E1 ") && c[0].contains("mask_index"),
+                "{c:?}"
+            );
+        }
+        // A symbolic total length is a condition.
+        let n = node("Attention", 4, 1, vec![attr_i("num_heads", 2)]);
+        let c = codes(
+            attention,
+            &n,
+            &[
+                t(F32, &["b", "s", "8"]),
+                t(F32, &["8", "24"]),
+                t(F32, &["24"]),
+                t(I32, &["b", "t"]),
+            ],
+        );
+        assert_eq!(c.len(), 1, "{c:?}");
+        assert!(c[0].starts_with("W1 "), "{c:?}");
+    }
+
+    #[test]
+    fn attention_bias_broadcasts_on_batch_and_heads_only() {
+        let n = node("Attention", 6, 1, vec![attr_i("num_heads", 2)]);
+        let with = |bias: &[&str]| {
+            [
+                t(F32, &["2", "3", "8"]),
+                t(F32, &["8", "24"]),
+                t(F32, &["24"]),
+                None,
+                None,
+                t(F32, bias),
+            ]
+        };
+        for ok in [
+            &["2", "2", "3", "3"][..],
+            &["1", "1", "3", "3"],
+            &["1", "2", "3", "3"],
+        ] {
+            assert!(codes(attention, &n, &with(ok)).is_empty(), "{ok:?}");
+        }
+        for bad in [
+            &["2", "2", "1", "3"][..],
+            &["2", "2", "3", "4"],
+            &["3", "2", "3", "3"],
+            &["2", "3", "3"],
+        ] {
+            let c = codes(attention, &n, &with(bad));
+            assert_eq!(c.len(), 1, "{bad:?}: {c:?}");
+            assert!(c[0].starts_with("E1 "), "{c:?}");
+        }
+    }
+
+    #[test]
+    fn attention_bias_and_weights_contracts() {
+        let n = node("Attention", 3, 1, vec![attr_i("num_heads", 2)]);
+        let c = codes(
+            attention,
+            &n,
+            &[
+                t(F32, &["2", "3", "8"]),
+                t(F32, &["7", "24"]),
+                t(F32, &["23"]),
+            ],
+        );
+        assert_eq!(c.len(), 2, "{c:?}");
+        assert!(c.iter().all(|m| m.starts_with("E1 ")), "{c:?}");
+        // Bad ranks and absurd attributes: no panic, unknown outputs.
+        let n = node("Attention", 3, 2, vec![attr_i("num_heads", -3)]);
+        let out = run(attention, &n, 1, &[t(F32, &["8"]), t(F32, &["8"]), None]);
+        assert!(out.iter().all(|v| v.shape.is_none()));
+    }
+
+    #[test]
+    fn qattention_outputs_are_of_the_bias_type() {
+        let n = node("QAttention", 5, 2, vec![attr_i("num_heads", 2)]);
+        let inputs = [
+            t(U8, &["2", "3", "8"]),
+            t(U8, &["8", "24"]),
+            t(F32, &["24"]),
+            t(F32, &[]),
+            t(F32, &[]),
+        ];
+        let out = run(qattention, &n, 1, &inputs);
+        assert_eq!(out[0].elem, F32);
+        assert_eq!(out[0].shape, shape(&["2", "3", "8"]));
+        assert_eq!(out[1].shape, shape(&["2", "2", "2", "3", "4"]));
+    }
+
+    #[test]
+    fn mha_shapes_in_each_layout() {
+        let n = node("MultiHeadAttention", 8, 4, vec![attr_i("num_heads", 2)]);
+        let inputs = [
+            t(F32, &["B", "S", "8"]),
+            t(F32, &["B", "L", "8"]),
+            t(F32, &["B", "L", "6"]),
+            t(F32, &["22"]),
+            None,
+            None,
+            t(F32, &["B", "2", "P", "4"]),
+            t(F32, &["B", "2", "P", "4"]),
+        ];
+        let out = run(multi_head_attention, &n, 1, &inputs);
+        assert_eq!(out[0].shape, shape(&["B", "S", "6"]));
+        assert_eq!(format_shape(&out[1].shape), "[B, 2, L+P, 4]");
+        assert_eq!(format_shape(&out[2].shape), "[B, 2, L+P, 3]");
+        assert_eq!(format_shape(&out[3].shape), "[B, 2, S, L+P]");
+        assert!(codes(multi_head_attention, &n, &inputs).is_empty());
+        // Cross attention on the cache: the presents are key and value.
+        let n = node("MultiHeadAttention", 3, 3, vec![attr_i("num_heads", 2)]);
+        let out = run(
+            multi_head_attention,
+            &n,
+            1,
+            &[
+                t(F32, &["B", "S", "8"]),
+                t(F32, &["B", "2", "L", "4"]),
+                t(F32, &["B", "2", "L", "4"]),
+            ],
+        );
+        assert_eq!(out[0].shape, shape(&["B", "S", "8"]));
+        assert_eq!(out[1].shape, shape(&["B", "2", "L", "4"]));
+        // Packed QKV (B, S, N, 3, H) and packed KV (B, L, N, 2, H).
+        let n = node("MultiHeadAttention", 1, 1, vec![attr_i("num_heads", 2)]);
+        let out = run(
+            multi_head_attention,
+            &n,
+            1,
+            &[t(F32, &["B", "S", "2", "3", "4"])],
+        );
+        assert_eq!(out[0].shape, shape(&["B", "S", "8"]));
+        let n = node("MultiHeadAttention", 2, 3, vec![attr_i("num_heads", 2)]);
+        let out = run(
+            multi_head_attention,
+            &n,
+            1,
+            &[t(F32, &["B", "S", "8"]), t(F32, &["B", "L", "2", "2", "4"])],
+        );
+        assert_eq!(out[0].shape, shape(&["B", "S", "8"]));
+        assert_eq!(out[1].shape, shape(&["B", "2", "L", "4"]));
+    }
+
+    #[test]
+    fn mha_contracts() {
+        let n = node("MultiHeadAttention", 6, 1, vec![attr_i("num_heads", 2)]);
+        let with = |bias: Option<ValueInfo>, mask: Option<ValueInfo>, ab: Option<ValueInfo>| {
+            [
+                t(F32, &["2", "3", "8"]),
+                t(F32, &["2", "5", "8"]),
+                t(F32, &["2", "5", "6"]),
+                bias,
+                mask,
+                ab,
+            ]
+        };
+        assert!(
+            codes(
+                multi_head_attention,
+                &n,
+                &with(
+                    t(F32, &["22"]),
+                    t(I32, &["8"]),
+                    t(F32, &["1", "1", "3", "5"])
+                )
+            )
+            .is_empty()
+        );
+        // The bias of the wrong size, the attention bias of the wrong kv length, a short mask.
+        for inputs in [
+            with(t(F32, &["24"]), None, None),
+            with(None, None, t(F32, &["2", "2", "3", "4"])),
+            with(None, t(I32, &["2", "3"]), None),
+            with(None, t(I32, &["5"]), None),
+        ] {
+            let c = codes(multi_head_attention, &n, &inputs);
+            assert_eq!(c.len(), 1, "{c:?}");
+            assert!(c[0].starts_with("E1 "), "{c:?}");
+        }
+    }
+
+    #[test]
+    fn gqa_presents_and_head_sizes() {
+        let attrs = || vec![attr_i("num_heads", 4), attr_i("kv_num_heads", 2)];
+        let n = node("GroupQueryAttention", 7, 4, attrs());
+        let inputs = [
+            t(F32, &["2", "1", "32"]),
+            t(F32, &["2", "1", "16"]),
+            t(F32, &["2", "1", "16"]),
+            t(F32, &["2", "2", "8", "8"]),
+            t(F32, &["2", "2", "8", "8"]),
+            t(I32, &["2"]),
+            i32_scalar(6),
+        ];
+        let out = run(group_query_attention, &n, 1, &inputs);
+        assert_eq!(out[0].shape, shape(&["2", "1", "32"]));
+        // A static cache keeps its length: max(8, 6).
+        assert_eq!(out[1].shape, shape(&["2", "2", "8", "8"]));
+        assert_eq!(out[3].shape, shape(&["2", "4", "1", "6"]));
+        assert!(codes(group_query_attention, &n, &inputs).is_empty());
+        // A key of another head size.
+        let mut bad = inputs.clone();
+        bad[1] = t(F32, &["2", "1", "24"]);
+        bad[2] = t(F32, &["2", "1", "24"]);
+        let c = codes(group_query_attention, &n, &bad);
+        assert_eq!(c.len(), 2, "{c:?}");
+        assert!(c.iter().all(|m| m.starts_with("E1 ")), "{c:?}");
+        // Packed QKV: (4 + 2 * 2) heads of 8.
+        let out = run(
+            group_query_attention,
+            &n,
+            1,
+            &[
+                t(F32, &["B", "S", "64"]),
+                None,
+                None,
+                None,
+                None,
+                t(I32, &["B"]),
+                None,
+            ],
+        );
+        assert_eq!(out[0].shape, shape(&["B", "S", "32"]));
+        assert_eq!(out[1].shape, shape(&["B", "2", "S", "8"]));
+        // A symbolic past with an unknown total: the cache length is unknown.
+        let out = run(
+            group_query_attention,
+            &n,
+            1,
+            &[
+                t(F32, &["B", "1", "32"]),
+                t(F32, &["B", "1", "16"]),
+                t(F32, &["B", "1", "16"]),
+                t(F32, &["B", "2", "P", "8"]),
+                t(F32, &["B", "2", "P", "8"]),
+                t(I32, &["B"]),
+                t(I32, &[]),
+            ],
+        );
+        assert_eq!(out[1].shape, shape(&["B", "2", "?", "8"]));
+    }
+
+    #[test]
+    fn rotary_caches_against_the_rotary_dim() {
+        let n = node("RotaryEmbedding", 4, 1, vec![attr_i("num_heads", 2)]);
+        let with = |x: &[&str], cos: &[&str], sin: &[&str]| {
+            [t(F32, x), t(I64, &["2", "3"]), t(F32, cos), t(F32, sin)]
+        };
+        let inputs = with(&["2", "3", "16"], &["10", "4"], &["10", "4"]);
+        assert_eq!(
+            out_shape(rotary_embedding, &n, 1, &inputs),
+            shape(&["2", "3", "16"])
+        );
+        assert!(codes(rotary_embedding, &n, &inputs).is_empty());
+        for bad in [
+            with(&["2", "3", "16"], &["10", "8"], &["10", "8"]),
+            with(&["2", "3", "16"], &["10", "4"], &["9", "4"]),
+        ] {
+            let c = codes(rotary_embedding, &n, &bad);
+            assert!(
+                !c.is_empty() && c.iter().all(|m| m.starts_with("E1 ")),
+                "{c:?}"
+            );
+        }
+        // rotary_embedding_dim: either half is accepted.
+        let n = node(
+            "RotaryEmbedding",
+            4,
+            1,
+            vec![attr_i("num_heads", 2), attr_i("rotary_embedding_dim", 4)],
+        );
+        for ok in ["2", "4"] {
+            assert!(
+                codes(
+                    rotary_embedding,
+                    &n,
+                    &with(&["2", "3", "16"], &["10", ok], &["10", ok])
+                )
+                .is_empty()
+            );
+        }
+        let c = codes(
+            rotary_embedding,
+            &n,
+            &with(&["2", "3", "16"], &["10", "3"], &["10", "3"]),
+        );
+        assert_eq!(c.len(), 1, "{c:?}");
+        // 3-D without num_heads: the head size comes from the cache, nothing to check.
+        let n = node("RotaryEmbedding", 4, 1, vec![]);
+        assert!(
+            codes(
+                rotary_embedding,
+                &n,
+                &with(&["2", "3", "16"], &["10", "8"], &["10", "8"])
+            )
+            .is_empty()
+        );
+        // 4-D: the head size is the last axis.
+        let c = codes(
+            rotary_embedding,
+            &n,
+            &with(&["2", "2", "3", "8"], &["10", "3"], &["10", "3"]),
+        );
+        assert_eq!(c.len(), 1, "{c:?}");
+    }
+
+    #[test]
+    fn gemma_rotary_outputs() {
+        let n = node("GemmaRotaryEmbedding", 5, 2, vec![]);
+        let q = t(F32, &["B", "N", "S", "D"]);
+        let out = run(
+            gemma_rotary_embedding,
+            &n,
+            1,
+            &[
+                t(F32, &["B", "S", "D"]),
+                q.clone(),
+                q.clone(),
+                t(F32, &["B", "K", "S", "D"]),
+                None,
+            ],
+        );
+        assert_eq!(out[0].shape, shape(&["B", "N", "S", "D"]));
+        assert_eq!(out[1].shape, shape(&["B", "K", "S", "D"]));
+    }
 }

@@ -212,3 +212,169 @@ fn gated_relative_position_bias(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let n = known(positive(ctx, "num_heads"));
     vec![like(ctx, 0, Some(vec![b, n, s.clone(), s]))]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::common::test_util::*;
+    use super::*;
+
+    const I32: Option<i32> = Some(crate::proto::tensor_proto::DataType::Int32 as i32);
+
+    #[test]
+    fn dmmha_shared_buffer() {
+        let n = node(
+            "DecoderMaskedMultiHeadAttention",
+            8,
+            3,
+            vec![
+                attr_i("num_heads", 2),
+                attr_i("past_present_share_buffer", 1),
+            ],
+        );
+        let mut psl = int(3);
+        if let Some(v) = psl.as_mut() {
+            v.elem = I32;
+        }
+        let mut inputs = vec![
+            t(F32, &["B", "1", "8"]),
+            t(F32, &["B", "1", "8"]),
+            t(F32, &["B", "1", "8"]),
+            t(I32, &["2", "4"]),
+            None,
+            t(F32, &["B", "2", "M", "4"]),
+            t(F32, &["B", "2", "M", "4"]),
+            psl,
+        ];
+        let out = run(decoder_masked_mha, &n, 1, &inputs);
+        assert_eq!(out[0].shape, shape(&["B", "1", "8"]));
+        assert_eq!(out[1].shape, shape(&["B", "2", "M", "4"]));
+        assert_eq!(out[2].shape, shape(&["B", "2", "M", "4"]));
+        // The mask spans past_sequence_length + 1 = 4; a mask of 7 is refused.
+        let n2 = node(
+            "DecoderMaskedMultiHeadAttention",
+            8,
+            3,
+            vec![
+                attr_i("num_heads", 2),
+                attr_i("past_present_share_buffer", 1),
+            ],
+        );
+        inputs[0] = t(F32, &["2", "1", "8"]);
+        inputs[3] = t(I32, &["2", "7"]);
+        let f: Vec<_> = findings(decoder_masked_mha, &n2, 1, &inputs)
+            .into_iter()
+            .filter(|d| d.code.as_str() == "E1")
+            .collect();
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(f[0].message.contains("4 vs 7"), "{f:?}");
+    }
+
+    #[test]
+    fn cuda_only_ops_shapes() {
+        let n = node("PackedAttention", 5, 1, vec![attr_i("num_heads", 2)]);
+        let out = out_shape(
+            packed_attention,
+            &n,
+            1,
+            &[
+                t(F32, &["T", "8"]),
+                t(F32, &["8", "24"]),
+                t(F32, &["24"]),
+                None,
+                None,
+            ],
+        );
+        assert_eq!(out, shape(&["T", "8"]));
+        let n = node(
+            "PackedMultiHeadAttention",
+            6,
+            1,
+            vec![attr_i("num_heads", 2)],
+        );
+        let out = out_shape(
+            packed_mha,
+            &n,
+            1,
+            &[
+                t(F32, &["T", "8"]),
+                t(F32, &["T", "8"]),
+                t(F32, &["T", "6"]),
+            ],
+        );
+        assert_eq!(out, shape(&["T", "6"]));
+        let out = out_shape(packed_mha, &n, 1, &[t(F32, &["T", "2", "3", "4"])]);
+        assert_eq!(out, shape(&["T", "8"]));
+        let n = node(
+            "DecoderMaskedSelfAttention",
+            7,
+            2,
+            vec![attr_i("num_heads", 2)],
+        );
+        let out = run(
+            decoder_masked_self_attention,
+            &n,
+            1,
+            &[
+                t(F32, &["B", "1", "8"]),
+                t(F32, &["8", "24"]),
+                t(F32, &["24"]),
+                None,
+                t(F32, &["2", "B", "2", "P", "4"]),
+            ],
+        );
+        assert_eq!(out[0].shape, shape(&["B", "1", "8"]));
+        assert_eq!(
+            crate::shape::dim::format_shape(&out[1].shape),
+            "[2, B, 2, P+1, 4]"
+        );
+        let n = node(
+            "SparseAttention",
+            9,
+            3,
+            vec![attr_i("num_heads", 4), attr_i("kv_num_heads", 2)],
+        );
+        let out = run(
+            sparse_attention,
+            &n,
+            1,
+            &[
+                t(F32, &["B", "S", "128"]),
+                None,
+                None,
+                t(F32, &["B", "2", "M", "16"]),
+                t(F32, &["B", "2", "M", "16"]),
+            ],
+        );
+        assert_eq!(out[0].shape, shape(&["B", "S", "64"]));
+        assert_eq!(out[1].shape, shape(&["B", "2", "M", "16"]));
+        let n = node(
+            "RelativePositionBias",
+            3,
+            1,
+            vec![attr_i("max_distance", 8)],
+        );
+        let out = out_shape(
+            relative_position_bias,
+            &n,
+            1,
+            &[t(F32, &["32", "12"]), int(5), int(7)],
+        );
+        assert_eq!(out, shape(&["1", "12", "5", "7"]));
+        let n = node(
+            "GatedRelativePositionBias",
+            7,
+            1,
+            vec![attr_i("num_heads", 12)],
+        );
+        let out = out_shape(
+            gated_relative_position_bias,
+            &n,
+            1,
+            &[t(F32, &["B", "S", "768"])],
+        );
+        assert_eq!(out, shape(&["B", "12", "S", "S"]));
+        let n = node("LongformerAttention", 7, 1, vec![attr_i("num_heads", 2)]);
+        let out = out_shape(longformer_attention, &n, 1, &[t(F32, &["B", "S", "8"])]);
+        assert_eq!(out, shape(&["B", "S", "8"]));
+    }
+}
