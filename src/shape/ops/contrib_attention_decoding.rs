@@ -269,6 +269,76 @@ mod tests {
         assert!(f[0].message.contains("4 vs 7"), "{f:?}");
     }
 
+    /// Every rule of both files, on odd ranks, zero and huge sizes, missing inputs and absurd
+    /// attributes: no panic.
+    #[test]
+    fn no_rule_panics() {
+        let mut r = Registry::default();
+        super::super::contrib_attention::register(&mut r);
+        register(&mut r);
+        let big = u64::MAX.to_string();
+        let shapes: Vec<Option<ValueInfo>> = vec![
+            None,
+            t(F32, &[]),
+            t(F32, &["0"]),
+            t(F32, &["2", "3", "8"]),
+            t(F32, &["b", "s", "0"]),
+            t(F32, &["2", "2", "3", "4"]),
+            t(F32, &["2", "2", "2", "3", "4"]),
+            t(F32, &[big.as_str(), big.as_str(), big.as_str()]),
+            t(F32, &["?", "?"]),
+            Some(ValueInfo::unknown()),
+            int(-5),
+            int(i64::MAX),
+        ];
+        let attr_sets = vec![
+            vec![],
+            vec![attr_i("num_heads", 0), attr_i("kv_num_heads", -1)],
+            vec![
+                attr_i("num_heads", i64::MAX),
+                attr_i("kv_num_heads", i64::MAX),
+            ],
+            vec![
+                attr_i("num_heads", 2),
+                attr_i("kv_num_heads", 1),
+                attr_ints("qkv_hidden_sizes", &[-1, 0, i64::MAX]),
+                attr_i("rotary_embedding_dim", i64::MAX),
+                attr_i("past_present_share_buffer", 1),
+                attr_i("do_rotary", 1),
+            ],
+        ];
+        let mut ops: Vec<(&str, &str)> = r.ops().collect();
+        ops.sort();
+        assert!(ops.len() >= 14, "{ops:?}");
+        for (domain, op) in ops {
+            let Some(rule) = r.lookup(domain, op, 1) else {
+                continue;
+            };
+            for attrs in &attr_sets {
+                for (k, a) in shapes.iter().enumerate() {
+                    for b in &shapes {
+                        // Inputs of every slot up to 12, cycling through the shapes.
+                        let inputs: Vec<Option<ValueInfo>> = (0..12)
+                            .map(|slot| {
+                                if slot % 2 == 0 {
+                                    a.clone()
+                                } else {
+                                    shapes[(k + slot) % shapes.len()].clone()
+                                }
+                            })
+                            .map(|v| v.or_else(|| b.clone()))
+                            .collect();
+                        for outputs in [0, 1, 4] {
+                            let n = node(op, inputs.len(), outputs, attrs.clone());
+                            run(rule, &n, 1, &inputs);
+                            findings(rule, &n, 1, &inputs);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn cuda_only_ops_shapes() {
         let n = node("PackedAttention", 5, 1, vec![attr_i("num_heads", 2)]);
