@@ -24,12 +24,17 @@
 //!   key_padding_mask `(B)`, `(3B + 2)`, `(B, T)` or `(B, S, T)`; attention_bias `(B or 1, N or 1,
 //!   S, T)`; past_key and past_value `[B, N, past, H]` (both of the query's head size, even when
 //!   V's differs), with `T = past + L`.
-//!   Outputs `[B, S, D_v]`, present `[B, N, T, H]` / `[B, N, T, H_v]`, qk `[B, N, S, T]`.
+//!   Outputs `[B, S, D_v]`, present `[B, N, T, H]` / `[B, N, T, H_v]`, qk `[B, N, S, T]`. With a
+//!   past_sequence_length input the past buffers are shared: the presents are the past buffers and
+//!   `T = past_sequence_length + L` (its value).
 //! - GroupQueryAttention: query `[B, S, N H]` (or packed `[B, S, (N + 2 N_kv) H]` without key and
 //!   value); key and value `[B, L, N_kv H]` (a key of another head size is refused: "kv_hidden_size /
-//!   kv_num_heads must be equal to head_size"); past_key / past_value `[B, N_kv, P, H]`; seqlens_k
-//!   `[B]`. The present caches are `[B, N_kv, max(P, total), H]` with `total` the value of
-//!   total_sequence_length (so unknown when that value is), `[B, N_kv, L, H]` without a past.
+//!   kv_num_heads must be equal to head_size"), L = S without a past; past_key / past_value
+//!   `[B, N_kv, P, H]`; seqlens_k of B elements; attention_bias `(B or 1, N or 1, S, total)` and the
+//!   qk output `[B, N, S, total]`, with `total` the value of total_sequence_length (not the cache's
+//!   length); head_sink `[N]`; with do_rotary, sin_cache of cos_cache's shape and position_ids
+//!   `(B, >= S)`. The present caches are `[B, N_kv, max(P, total), H]` (so unknown when total's
+//!   value is), `[B, N_kv, L, H]` without a past.
 //! - RotaryEmbedding: input `[B, S, hidden]` or `[B, N, S, H]`; position_ids `[B, S]` (or one
 //!   offset); cos_cache `[max_pos, R / 2]` and sin_cache of the same shape, where `R / 2` must be
 //!   `H / 2` or `rotary_embedding_dim / 2` (the head size comes from `num_heads` for a 3-D input;
@@ -476,17 +481,20 @@ pub(super) fn multi_head(ctx: &mut NodeCtx<'_>, slots: &MhaSlots) -> Vec<ValueIn
     } else {
         Dim::Known(0)
     };
-    // A shared buffer (DecoderMaskedMultiHeadAttention's past_present_share_buffer, or a
-    // past_sequence_length input) is as long as the longest history: the history is then
-    // past_sequence_length's value.
-    let share = slots.decoder && ctx.attr_i("past_present_share_buffer").unwrap_or(0) != 0;
-    let total = if share || ctx.has_input(slots.past_len) {
-        match (share && past, scalar_i64(ctx, slots.past_len)) {
-            (true, Some(p)) => u64::try_from(p)
-                .ok()
-                .map_or(Dim::Unknown, |p| add(&Dim::Known(p), &kv_seq)),
-            _ => Dim::Unknown,
-        }
+    // A shared buffer (DecoderMaskedMultiHeadAttention's past_present_share_buffer, or
+    // MultiHeadAttention's past_sequence_length input) is as long as the longest history: with a
+    // past, the present caches are the past buffers, and the history is past_sequence_length's
+    // value (onnxruntime 1.31.1 checks the masks and the attention bias against it plus the new
+    // keys).
+    let share = if slots.decoder {
+        ctx.attr_i("past_present_share_buffer").unwrap_or(0) != 0
+    } else {
+        ctx.has_input(slots.past_len)
+    };
+    let total = if share && past {
+        scalar_i64(ctx, slots.past_len)
+            .and_then(|p| u64::try_from(p).ok())
+            .map_or(Dim::Unknown, |p| add(&Dim::Known(p), &kv_seq))
     } else {
         add(&past_seq, &kv_seq)
     };
@@ -542,6 +550,10 @@ const GQA_SEQLENS: &str = "GroupQueryAttention's seqlens_k: batch-size elements"
 const GQA_ATTN_BIAS: &str = "GroupQueryAttention's attention_bias: (batch or 1, num_heads or 1, \
      sequence, total_sequence_length)";
 const GQA_HEAD_SINK: &str = "GroupQueryAttention's head_sink: 1-D, num_heads long";
+const GQA_KEY_NO_PAST: &str = "GroupQueryAttention's key and value without a past: (batch, \
+     sequence, kv_num_heads * head_size), the query's batch and sequence, head_size = the query's \
+     hidden size / num_heads";
+const GQA_POSITIONS: &str = "GroupQueryAttention's position_ids: (batch, at least sequence)";
 const GQA_CACHE: &str = "GroupQueryAttention's cos_cache and sin_cache: of the same shape";
 
 /// GroupQueryAttention(query, key?, value?, past_key?, past_value?, seqlens_k,
@@ -565,15 +577,16 @@ fn group_query_attention(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     };
     let kv_hidden = mul(&known(kvn), &head);
     let mut kv_seq = s.clone();
+    let past = ctx.has_input(3) && ctx.has_input(4);
     if !packed {
         if ctx.has_input(1) && rank_in(ctx, 0, 1, &[3], GQA_KEY) {
-            contract::exact(
-                ctx,
-                0,
-                1,
-                &[b.clone(), Dim::Unknown, kv_hidden.clone()],
-                GQA_KEY,
-            );
+            // Without a past the keys are the query's positions.
+            let (what, kv) = if past {
+                (GQA_KEY, Dim::Unknown)
+            } else {
+                (GQA_KEY_NO_PAST, s.clone())
+            };
+            contract::exact(ctx, 0, 1, &[b.clone(), kv, kv_hidden.clone()], what);
             kv_seq = dim(ctx, 1, 1);
         }
         if ctx.has_input(2) && rank_in(ctx, 0, 2, &[3], GQA_KEY) {
@@ -581,7 +594,6 @@ fn group_query_attention(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             contract::exact(ctx, 0, 2, &v, GQA_KEY);
         }
     }
-    let past = ctx.has_input(3) && ctx.has_input(4);
     if past {
         let pk = [b.clone(), known(kvn), Dim::Unknown, head.clone()];
         contract::exact(ctx, 0, 3, &pk, GQA_PAST);
@@ -612,10 +624,14 @@ fn group_query_attention(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     if ctx.has_input(11) {
         contract::exact(ctx, 0, 11, &[known(n)], GQA_HEAD_SINK);
     }
-    if ctx.attr_i("do_rotary").unwrap_or(0) != 0
-        && let Some(cos) = ctx.shape(7)
-    {
-        contract::exact(ctx, 7, 8, &cos, GQA_CACHE);
+    if ctx.attr_i("do_rotary").unwrap_or(0) != 0 {
+        if let Some(cos) = ctx.shape(7) {
+            contract::exact(ctx, 7, 8, &cos, GQA_CACHE);
+        }
+        // position_ids: (batch, at least sequence); only the batch is an equality.
+        if rank_of(ctx, 9) == Some(2) {
+            contract::exact(ctx, 0, 9, &[b.clone(), Dim::Unknown], GQA_POSITIONS);
+        }
     }
     let out = vec![b.clone(), s.clone(), mul(&known(n), &head)];
     let qk = vec![b.clone(), known(n), s, total_dim];
