@@ -17,7 +17,9 @@
 //! - Attention / QAttention: input `[B, S, D_in]`; weights `[D_in, W]`; bias `[W]` (with
 //!   `qkv_hidden_sizes`, as long as their sum); mask_index `(B)`, `(2B)` or `(3B + 2)`, `(B, T)`,
 //!   `(B, S, T)` or `(B, 1, M, M)`, with `T = past + S`; past `[2, B, N, past, H]`; attention_bias
-//!   `(B or 1, N or 1, S, T)`. Outputs `[B, S, v_hidden]` and present `[2, B, N, T, v_hidden / N]`.
+//!   `(B or 1, N or 1, S, T)`. Outputs `[B, S, v_hidden]` and present `[2, B, N, T, v_hidden / N]`
+//!   (unknown with `past_present_share_buffer` and a past: the CPU kernel refuses every such node
+//!   tried, so its sizes are not verified). The CPU kernel crashes without the optional bias.
 //! - MultiHeadAttention: query `[B, S, D]` (or packed QKV `[B, S, N, 3, H]`, which the CPU kernel
 //!   refuses); key `[B, L, D]`, packed KV `[B, L, N, 2, H]`, or the cross-attention cache
 //!   `[B, N, L, H]` (value then of the same shape); value `[B, L, D_v]`; bias `[2 D + D_v]`;
@@ -180,12 +182,13 @@ pub(super) fn attention_bias(
 
 const ATTN_WEIGHTS: &str = "Attention's weights: 2-D (input hidden size, q + k + v hidden sizes), \
      its first axis the input's last";
-const ATTN_BIAS: &str = "Attention's bias: 1-D, as long as the weights' second axis (the sum of \
-     qkv_hidden_sizes when given)";
+const ATTN_BIAS: &str = "Attention's bias: 1-D, as long as the weights' second axis";
+const ATTN_BIAS_QKV: &str = "Attention's bias: 1-D, as long as the sum of qkv_hidden_sizes";
 const ATTN_MASK: &str = "Attention's mask_index: (batch) or (2 * batch) or (3 * batch + 2), \
      (batch, total_sequence), (batch, sequence, total_sequence) or (batch, 1, max_sequence, \
      max_sequence)";
-const ATTN_PAST: &str = "Attention's past: (2, batch, num_heads, past_sequence, head_size), head_size = hidden / num_heads";
+const ATTN_PAST: &str = "Attention's past: (2, batch, num_heads, past_sequence, head_size), \
+     head_size = hidden / num_heads";
 const ATTN_ATTN_BIAS: &str = "Attention's attention_bias: (batch or 1, num_heads or 1, sequence, \
      total_sequence), total_sequence = past + sequence";
 
@@ -223,22 +226,25 @@ fn attention_common(
         ]),
         _ => None,
     });
-    let (k_hidden, v_hidden, width) = match qkv {
-        Some([q, k, v]) => (
-            Dim::Known(k),
-            Dim::Known(v),
-            sum(&[Dim::Known(q), Dim::Known(k), Dim::Known(v)]),
-        ),
+    let (k_hidden, v_hidden) = match qkv {
+        Some([_, k, v]) => (Dim::Known(k), Dim::Known(v)),
         None => {
             let third = div_exact(&w, 3);
-            (third.clone(), third, w)
+            (third.clone(), third)
         }
     };
-    if let Some(bias) = bias_slot_of(ctx) {
-        contract::exact(ctx, 1, bias, &[width], ATTN_BIAS);
+    // onnxruntime checks the bias against the weights' width, and then against the sum of
+    // qkv_hidden_sizes.
+    if ctx.has_input(2) {
+        contract::exact(ctx, 1, 2, std::slice::from_ref(&w), ATTN_BIAS);
+        if let Some(sizes) = qkv {
+            let width = sum(&sizes.map(Dim::Known));
+            contract::exact(ctx, 1, 2, &[width], ATTN_BIAS_QKV);
+        }
     }
     let head = per_head(&k_hidden, n);
-    let share = ctx.attr_i("past_present_share_buffer").unwrap_or(0) != 0;
+    // A shared buffer matters only with a past (without one, the present is the new keys).
+    let share = ctx.attr_i("past_present_share_buffer").unwrap_or(0) != 0 && ctx.has_input(past);
     let past_seq = if ctx.has_input(past) {
         if rank_in(ctx, 0, past, &[5], ATTN_PAST) {
             contract::exact(
@@ -313,11 +319,6 @@ fn attention_common(
     });
     let out = vec![b, s, v_hidden];
     [Some(out), present]
-}
-
-/// The slot of the bias (input 2) when given.
-fn bias_slot_of(ctx: &NodeCtx<'_>) -> Option<usize> {
-    ctx.has_input(2).then_some(2)
 }
 
 /// Attention(input, weights, bias?, mask_index?, past?, attention_bias?, past_sequence_length?).

@@ -160,6 +160,20 @@ ATTENTION = [
         attrs={"num_heads": 2, "qkv_hidden_sizes": [6, 6, 6]},
         fault=True,
     ),
+    Case(
+        "Attention/bias-vs-weights-with-qkv-sizes",
+        "Attention",
+        [In([2, 3, 8]), In([8, 24]), In([20])],
+        attrs={"num_heads": 2, "qkv_hidden_sizes": [6, 6, 8]},
+        fault=True,
+    ),
+    Case(
+        "Attention/share-buffer-without-past",
+        "Attention",
+        [In([2, 3, 8]), In([8, 20]), In([20])],
+        attrs={"num_heads": 2, "qkv_hidden_sizes": [6, 6, 8], "past_present_share_buffer": 1},
+        outputs=2,
+    ),
     Case("Attention/weights-rows", "Attention", [In([2, 3, 8]), In([7, 24]), In([24])], attrs=H2, fault=True),
     Case(
         "Attention/past-heads",
