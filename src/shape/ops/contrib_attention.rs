@@ -34,8 +34,8 @@
 //!   kv_num_heads must be equal to head_size"), L = S without a past; past_key / past_value
 //!   `[B, N_kv, P, H]`; seqlens_k of B elements; attention_bias `(B or 1, N or 1, S, total)` and the
 //!   qk output `[B, N, S, total]`, with `total` the value of total_sequence_length (not the cache's
-//!   length); head_sink `[N]`; with do_rotary, sin_cache of cos_cache's shape and position_ids
-//!   `(B, >= S)`. The present caches are `[B, N_kv, max(P, total), H]` (so unknown when total's
+//!   length); head_sink `[N]`; sin_cache of cos_cache's shape and position_ids `(B, >= S)` (with
+//!   or without do_rotary). The present caches are `[B, N_kv, max(P, total), H]` (so unknown when total's
 //!   value is), `[B, N_kv, L, H]` without a past.
 //! - RotaryEmbedding: input `[B, S, hidden]` or `[B, N, S, H]`; position_ids `[B, S]` (or one
 //!   offset); cos_cache `[max_pos, R / 2]` and sin_cache of the same shape, where `R / 2` must be
@@ -625,14 +625,13 @@ fn group_query_attention(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     if ctx.has_input(11) {
         contract::exact(ctx, 0, 11, &[known(n)], GQA_HEAD_SINK);
     }
-    if ctx.attr_i("do_rotary").unwrap_or(0) != 0 {
-        if let Some(cos) = ctx.shape(7) {
-            contract::exact(ctx, 7, 8, &cos, GQA_CACHE);
-        }
-        // position_ids: (batch, at least sequence); only the batch is an equality.
-        if rank_of(ctx, 9) == Some(2) {
-            contract::exact(ctx, 0, 9, &[b.clone(), Dim::Unknown], GQA_POSITIONS);
-        }
+    // Checked with or without do_rotary.
+    if let Some(cos) = ctx.shape(7) {
+        contract::exact(ctx, 7, 8, &cos, GQA_CACHE);
+    }
+    // position_ids: (batch, at least sequence); only the batch is an equality.
+    if rank_of(ctx, 9) == Some(2) {
+        contract::exact(ctx, 0, 9, &[b.clone(), Dim::Unknown], GQA_POSITIONS);
     }
     let out = vec![b.clone(), s.clone(), mul(&known(n), &head)];
     let qk = vec![b.clone(), known(n), s, total_dim];

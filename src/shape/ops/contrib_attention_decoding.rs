@@ -15,10 +15,12 @@
 //!   `past_present_share_buffer` set, the present caches then being the past buffers and the total
 //!   length `past_sequence_length + 1` (the masks and attention bias are checked against it, when
 //!   past_sequence_length is a known value). Verified on onnxruntime 1.31.1's CPU provider.
-//! - The others have only CUDA kernels in onnxruntime 1.31.1 (SparseAttention has a CPU kernel, but
-//!   it requires the past and present caches to be one buffer, which a plain session cannot do):
-//!   their output shapes follow the schema and onnxruntime's shape inference, and nothing is checked,
-//!   as nothing could be verified against the kernels. Unit tests cover them.
+//! - The others have only CUDA kernels in onnxruntime 1.31.1: their output shapes follow the schema
+//!   and onnxruntime's shape inference, and nothing is checked, as nothing could be verified against
+//!   the kernels. Unit tests cover them. SparseAttention has a CPU kernel, but it requires the past
+//!   and present caches to be one buffer, which the harness's plain session cannot give it; its
+//!   output shapes (`[B, S, N H]`, the presents the past buffers, also for packed QKV) were checked by
+//!   hand through an I/O binding.
 
 use super::super::ctx::NodeCtx;
 use super::super::dim::Dim;
