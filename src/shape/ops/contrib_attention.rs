@@ -150,7 +150,7 @@ pub(super) fn one_of(
     let list: Vec<String> = sizes.iter().map(u64::to_string).collect();
     let outcome = Outcome {
         rank_error: Some(format!(
-            "input {operand} '{}' has size {n} on axis {axis}, where {what} needs one of {}",
+            "input {operand} '{}' has size {n} on axis {axis}, none of {} ({what})",
             ctx.node.input_name(operand),
             list.join(", ")
         )),
