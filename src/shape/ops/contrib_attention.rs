@@ -54,7 +54,7 @@ use super::super::registry::Registry;
 use super::super::value::ValueInfo;
 use super::common::{add, div_exact, like, mul, sum};
 use super::contract;
-use super::support::{dim_at, rank_of, scalar_i64};
+use super::support::{dim_at, or_dim, rank_of, scalar_i64};
 
 pub fn register(r: &mut Registry) {
     r.add("com.microsoft", "Attention", 1, attention);
@@ -157,6 +157,18 @@ pub(super) fn one_of(
         ..Outcome::default()
     };
     ctx.report_broadcast(Rule::Contract(what), &[source, operand], &outcome);
+}
+
+/// What past_value must be: past_key's shape (which is checked against `(batch, heads, head_size)`
+/// itself), its unknown sizes taken from `derived`. Comparing with past_key rather than with the
+/// derived sizes again reports a symbolic head size once, not once per cache.
+pub(super) fn like_past_key(ctx: &NodeCtx<'_>, past_key: usize, derived: [Dim; 3]) -> [Dim; 4] {
+    let [b, n, h] = derived;
+    let k = |i: usize| match ctx.shape(past_key) {
+        Some(s) if s.len() == 4 => s[i].clone(),
+        _ => Dim::Unknown,
+    };
+    [or_dim(k(0), b), or_dim(k(1), n), k(2), or_dim(k(3), h)]
 }
 
 /// An attention bias: `(batch or 1, heads or 1, q, kv)`, broadcast along its first two axes only.
@@ -471,12 +483,7 @@ pub(super) fn multi_head(ctx: &mut NodeCtx<'_>, slots: &MhaSlots) -> Vec<ValueIn
         contract::exact(ctx, 0, slots.past_key, &pk, MHA_PAST);
         // past_value's head size is the query's too, whatever V's (onnxruntime checks both against
         // head_size).
-        let pv = [
-            b.clone(),
-            nd.clone(),
-            dim(ctx, slots.past_key, 2),
-            head.clone(),
-        ];
+        let pv = like_past_key(ctx, slots.past_key, [b.clone(), nd.clone(), head.clone()]);
         contract::exact(ctx, slots.past_key, slots.past_value, &pv, MHA_PAST);
         dim(ctx, slots.past_key, 2)
     } else {
@@ -598,7 +605,7 @@ fn group_query_attention(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     if past {
         let pk = [b.clone(), known(kvn), Dim::Unknown, head.clone()];
         contract::exact(ctx, 0, 3, &pk, GQA_PAST);
-        let pv = [b.clone(), known(kvn), dim(ctx, 3, 2), head.clone()];
+        let pv = like_past_key(ctx, 3, [b.clone(), known(kvn), head.clone()]);
         contract::exact(ctx, 3, 4, &pv, GQA_PAST);
     }
     // onnxruntime counts seqlens_k's elements: a (1, batch) tensor passes too.
@@ -1023,6 +1030,37 @@ mod tests {
             ],
         );
         assert_eq!(out[1].shape, shape(&["B", "2", "?", "8"]));
+    }
+
+    #[test]
+    fn a_symbolic_cache_head_size_is_one_condition() {
+        // As onnxruntime-genai's models declare their caches: one W1 (kv_cache_dim must be 16), not
+        // one per cache.
+        let n = node(
+            "GroupQueryAttention",
+            7,
+            3,
+            vec![attr_i("num_heads", 4), attr_i("kv_num_heads", 2)],
+        );
+        let cache = t(F32, &["b", "2", "past", "kv_cache_dim"]);
+        let c = codes(
+            group_query_attention,
+            &n,
+            &[
+                t(F32, &["b", "s", "128"]),
+                None,
+                None,
+                cache.clone(),
+                cache,
+                t(I32, &["b"]),
+                t(I32, &[]),
+            ],
+        );
+        assert_eq!(c.len(), 1, "{c:?}");
+        assert!(
+            c[0].starts_with("W1 ") && c[0].contains("kv_cache_dim must be 16"),
+            "{c:?}"
+        );
     }
 
     #[test]
