@@ -35,8 +35,9 @@
 //!   `[B, N_kv, P, H]`; seqlens_k of B elements; attention_bias `(B or 1, N or 1, S, total)` and the
 //!   qk output `[B, N, S, total]`, with `total` the value of total_sequence_length (not the cache's
 //!   length); head_sink `[N]`; sin_cache of cos_cache's shape and position_ids `(B, >= S)` (with
-//!   or without do_rotary). The present caches are `[B, N_kv, max(P, total), H]` (so unknown when total's
-//!   value is), `[B, N_kv, L, H]` without a past.
+//!   or without do_rotary). The present caches are `[B, N_kv, max(P, total), H]` (so unknown
+//!   when total's value is), `[B, N_kv, L, H]` without a past, and the past's shape with
+//!   `sliding_window_cache = 1` (a windowed cache keeps its capacity).
 //! - RotaryEmbedding: input `[B, S, hidden]` or `[B, N, S, H]`; position_ids `[B, S]` (or one
 //!   offset); cos_cache `[max_pos, R / 2]` and sin_cache of the same shape, where `R / 2` must be
 //!   `H / 2` or `rotary_embedding_dim / 2` (the head size comes from `num_heads` for a 3-D input;
@@ -613,15 +614,18 @@ fn group_query_attention(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         contract::exact(ctx, 0, 5, std::slice::from_ref(&b), GQA_SEQLENS);
     }
     // The caches hold max(past, total) positions (a static cache keeps its length); without a past
-    // the total is the new keys' count.
+    // the total is the new keys' count. A windowed cache (sliding_window_cache = 1) keeps its
+    // capacity, the past's length, whatever the total.
     let total = scalar_i64(ctx, 6).and_then(|t| u64::try_from(t).ok());
-    let present_seq = if past {
-        match (dim(ctx, 3, 2), total) {
+    let windowed = ctx.attr_i("sliding_window_cache").unwrap_or(0) == 1;
+    let present_seq = match (past, windowed) {
+        (true, true) => dim(ctx, 3, 2),
+        (true, false) => match (dim(ctx, 3, 2), total) {
             (Dim::Known(p), Some(t)) => Dim::Known(p.max(t)),
             _ => Dim::Unknown,
-        }
-    } else {
-        kv_seq
+        },
+        (false, true) => Dim::Unknown,
+        (false, false) => kv_seq,
     };
     // The attention bias and the qk output span the total length (the value, not the cache's).
     let total_dim = known(total);

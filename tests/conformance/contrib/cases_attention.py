@@ -462,6 +462,23 @@ GQA = [
         outputs=3,
     ),
     Case(
+        "GroupQueryAttention/sliding-window-cache",
+        "GroupQueryAttention",
+        [In([2, 1, 32]), In([2, 1, 16]), In([2, 1, 16]), In([2, 2, 4, 8]), In([2, 2, 4, 8]), i32([6, 6]), i32(7),
+         None, None, None, In([2, 4, 1, 7])],
+        attrs={**G, "local_window_size": 4, "sliding_window_cache": 1},
+        outputs=3,
+    ),
+    Case(
+        "GroupQueryAttention/sliding-window-attention-bias-capacity",
+        "GroupQueryAttention",
+        [In([2, 1, 32]), In([2, 1, 16]), In([2, 1, 16]), In([2, 2, 4, 8]), In([2, 2, 4, 8]), i32([6, 6]), i32(7),
+         None, None, None, In([2, 4, 1, 4])],
+        attrs={**G, "local_window_size": 4, "sliding_window_cache": 1},
+        outputs=3,
+        fault=True,
+    ),
+    Case(
         "GroupQueryAttention/prompt-into-cache",
         "GroupQueryAttention",
         [In(GQ), In(GK), In(GK), In([2, 2, 6, 8]), In([2, 2, 6, 8]), i32([2, 2]), i32(3)],
