@@ -7,8 +7,14 @@ Left out, as onnxruntime's CPU provider cannot run them:
 - MultiHeadAttention's packed QKV (5-D query) and packed KV (5-D key): "not implemented for CPU";
   its qk output: onnxruntime fails to infer its type at load;
 - Attention's 4-D (Megatron) mask: "4D mask in attention cpu kernel is not supported";
-- PackedAttention, PackedMultiHeadAttention, DecoderMaskedSelfAttention, SparseAttention (float),
-  LongformerAttention: no CPU kernel (unit tests in the Rust files instead).
+- Attention with past_present_share_buffer and a past: every such node tried was refused
+  ("past_sequence_length tensor must be of one element"); its present is left unknown;
+- DecoderMaskedMultiHeadAttention without past_present_share_buffer: the CPU kernel requires it;
+- PackedAttention, PackedMultiHeadAttention, DecoderMaskedSelfAttention, LongformerAttention,
+  RelativePositionBias, GatedRelativePositionBias: no CPU kernel; GemmaRotaryEmbedding: float16 only,
+  which the CPU provider does not run; SparseAttention: its CPU kernel needs the past and present
+  caches bound to one buffer, which a plain session cannot do (its shapes were checked by hand through
+  an I/O binding). Unit tests in the Rust files cover these.
 """
 
 import numpy as np
