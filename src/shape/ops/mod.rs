@@ -6,6 +6,8 @@ pub mod broadcasting;
 pub mod common;
 pub mod contract;
 pub mod contrib_activation;
+pub mod contrib_attention;
+pub mod contrib_attention_decoding;
 pub mod contrib_fused;
 pub mod contrib_norm;
 pub mod contrib_qlinear;
@@ -39,6 +41,8 @@ pub fn register_all(r: &mut Registry) {
     attention::register(r);
     broadcasting::register(r);
     contrib_activation::register(r);
+    contrib_attention::register(r);
+    contrib_attention_decoding::register(r);
     contrib_fused::register(r);
     contrib_norm::register(r);
     control_flow::register(r);
