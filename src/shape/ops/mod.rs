@@ -45,9 +45,9 @@ pub fn register_all(r: &mut Registry) {
     contrib_attention_decoding::register(r);
     contrib_fused::register(r);
     contrib_norm::register(r);
-    control_flow::register(r);
     contrib_qlinear::register(r);
     contrib_quant_matmul::register(r);
+    control_flow::register(r);
     conv_pool::register(r);
     einsum::register(r);
     elementwise_unary::register(r);
