@@ -287,6 +287,8 @@ mod hostile {
     fn no_rule_panics() {
         let mut r = Registry::default();
         super::super::attention::register(&mut r);
+        super::super::contrib_activation::register(&mut r);
+        super::super::contrib_fused::register(&mut r);
         super::super::image::register(&mut r);
         super::super::losses::register(&mut r);
         super::super::misc::register(&mut r);
