@@ -210,6 +210,14 @@ impl<'a> NodeCtx<'a> {
         {
             return;
         }
+        // A contract is not a broadcast: its findings say the inputs do not fit the operator.
+        let (fails, only_if) = match rule {
+            Rule::Contract(_) => (
+                "do not fit the operator's shapes",
+                "fit only under a condition",
+            ),
+            _ => ("cannot be broadcast", "broadcast only under a condition"),
+        };
         let shapes: Vec<String> = slots
             .iter()
             .map(|&s| {
@@ -227,7 +235,7 @@ impl<'a> NodeCtx<'a> {
                     Code::BroadcastError,
                     "",
                     format!(
-                        "inputs of '{}' ({}) cannot be broadcast: axis {}: {} (they differ and the one that \
+                        "inputs of '{}' ({}) {fails}: axis {}: {} (they differ and the one that \
                          would have to be 1 never is, whatever the values of the symbols)",
                         self.label,
                         self.op_type(),
@@ -264,14 +272,14 @@ impl<'a> NodeCtx<'a> {
                     format!("the broadcast input's size must be 1 or {a}")
                 }
                 (Rule::None, _) => "the shapes must be equal".to_owned(),
-                (Rule::Contract(what), _) => what.to_owned(),
+                (Rule::Contract(what), _) => format!("required: {what}"),
                 _ => "neither is 1".to_owned(),
             };
             let mut d = Diagnostic::new(
                 Code::BroadcastError,
                 "",
                 format!(
-                    "inputs of '{}' ({}) cannot be broadcast: axis {}: {pair} ({why})",
+                    "inputs of '{}' ({}) {fails}: axis {}: {pair} ({why})",
                     self.label,
                     self.op_type(),
                     c.axis_from_end
@@ -291,7 +299,7 @@ impl<'a> NodeCtx<'a> {
                 Code::BroadcastError,
                 "",
                 format!(
-                    "inputs of '{}' ({}) cannot be broadcast: {reason}",
+                    "inputs of '{}' ({}) {fails}: {reason}",
                     self.label,
                     self.op_type()
                 ),
@@ -304,7 +312,7 @@ impl<'a> NodeCtx<'a> {
                 Code::PossibleBroadcastError,
                 "",
                 format!(
-                    "inputs of '{}' ({}) broadcast only under a condition: axis {}: {}; {}",
+                    "inputs of '{}' ({}) {only_if}: axis {}: {}; {}",
                     self.label,
                     self.op_type(),
                     p.axis_from_end,
@@ -331,6 +339,9 @@ fn slot_of(slots: &[usize], i: usize) -> usize {
 
 fn with_notes(mut d: Diagnostic, shapes: &[String], rule: Rule) -> Diagnostic {
     d.notes.extend(shapes.iter().cloned());
-    d.notes.push(format!("rule: {}", rule.describe()));
+    d.notes.push(match rule {
+        Rule::Contract(what) => format!("rule: the operator's shape contract, not broadcasting: {what}"),
+        _ => format!("rule: {}", rule.describe()),
+    });
     d
 }

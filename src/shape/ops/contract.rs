@@ -85,7 +85,7 @@ mod tests {
     use crate::shape::value::ValueInfo;
 
     fn bias_rule(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
-        last_axis(ctx, 0, 1, "a 1-D bias as long as the input's last axis");
+        last_axis(ctx, 0, 1, "the bias: 1-D, as long as the input's last axis");
         vec![]
     }
 
@@ -109,7 +109,10 @@ mod tests {
         assert_eq!(c.len(), 1, "{c:?}");
         assert!(c[0].starts_with("E1 "), "{c:?}");
         assert!(c[0].contains("8 vs 7"), "{c:?}");
-        assert!(c[0].contains("as long as the input's last axis"), "{c:?}");
+        assert!(
+            c[0].contains("required: the bias: 1-D, as long as the input's last axis"),
+            "{c:?}"
+        );
     }
 
     #[test]

@@ -55,7 +55,7 @@ fn biased(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             ctx,
             0,
             1,
-            "a 1-D bias as long as the input's last axis (onnxruntime's BiasGelu/FastGelu)",
+            "BiasGelu's and FastGelu's bias: 1-D, as long as the input's last axis",
         );
     }
     vec![like(ctx, 0, ctx.shape(0))]
@@ -67,16 +67,10 @@ fn bias_add(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         ctx,
         0,
         1,
-        "a 1-D bias as long as the input's channels (onnxruntime's BiasAdd)",
+        "BiasAdd's bias: 1-D, as long as the input's channels (its last axis)",
     );
     if let Some(x) = ctx.shape(0) {
-        contract::exact(
-            ctx,
-            0,
-            2,
-            &x,
-            "a skip input of the input's shape (onnxruntime's BiasAdd)",
-        );
+        contract::exact(ctx, 0, 2, &x, "BiasAdd's skip: the input's shape");
     }
     vec![like(ctx, 0, ctx.shape(0))]
 }
@@ -87,7 +81,7 @@ fn bias_split_gelu(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         ctx,
         0,
         1,
-        "a 1-D bias as long as the input's last axis (onnxruntime's BiasSplitGelu)",
+        "BiasSplitGelu's bias: 1-D, as long as the input's last axis",
     );
     let shape = ctx.shape(0).map(|mut s| {
         if let Some(last) = s.last_mut() {
@@ -110,7 +104,7 @@ fn bias_dropout(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             ctx,
             0,
             1,
-            "a bias as long as the data's last axis, or of its whole shape (onnxruntime's BiasDropout)",
+            "BiasDropout's bias: 1-D as long as the data's last axis, or the data's shape",
         );
     } else if let Some(d) = &data {
         contract::exact(
@@ -118,19 +112,13 @@ fn bias_dropout(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             0,
             1,
             d,
-            "a bias as long as the data's last axis, or of its whole shape (onnxruntime's BiasDropout)",
+            "BiasDropout's bias: 1-D as long as the data's last axis, or the data's shape",
         );
     }
     if ctx.has_input(2)
         && let Some(d) = &data
     {
-        contract::exact(
-            ctx,
-            0,
-            2,
-            d,
-            "a residual of the data's shape (onnxruntime's BiasDropout)",
-        );
+        contract::exact(ctx, 0, 2, d, "BiasDropout's residual: the data's shape");
     }
     let mask = if ctx.op_type() == "BitmaskBiasDropout" {
         ValueInfo::tensor(elem(DataType::Uint32), Some(vec![Dim::Unknown]))

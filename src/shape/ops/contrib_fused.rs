@@ -102,7 +102,7 @@ fn gemm_fast_gelu(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             1,
             2,
             &[n],
-            "a 1-D bias as long as the product's last axis (onnxruntime's GemmFastGelu)",
+            "GemmFastGelu's bias: 1-D, as long as the product's last axis",
         );
     }
     vec![ValueInfo::tensor(elem, shape)]
@@ -119,7 +119,7 @@ fn fused_conv(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             0,
             3,
             &y,
-            "a Z input of the convolution's output shape (onnxruntime's FusedConv)",
+            "FusedConv's Z: the convolution's output shape",
         );
     }
     out
