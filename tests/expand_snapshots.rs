@@ -321,3 +321,11 @@ fn gelu_tanh() {
 fn legacy_axis() {
     snapshot("legacy_axis");
 }
+
+/// onnxruntime's contrib operators: MultiHeadAttention's attention_bias and QLinearMul's gate made
+/// explicit (targets computed at run time from the symbolic inputs), BiasGelu's bias and
+/// SkipLayerNormalization's gamma and beta left implicit as the operators require.
+#[test]
+fn ort_contrib() {
+    snapshot("ort_contrib");
+}

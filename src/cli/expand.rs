@@ -56,6 +56,19 @@ pub(super) fn expand(
             k.reason
         );
     }
+    for k in &outcome.required {
+        let _ = writeln!(
+            report,
+            "expand: left implicit as the operator requires: graph {}, node '{}' ({}), input {} ({} -> {}): {}",
+            render::escape(&k.graph),
+            render::escape(&k.node),
+            render::escape(&k.op_type),
+            k.slot,
+            k.from,
+            k.to,
+            k.reason
+        );
+    }
     for why in &outcome.left {
         let _ = writeln!(report, "warning: left implicit: {}", render::escape(why));
     }
@@ -74,6 +87,12 @@ pub(super) fn expand(
         eprintln!(
             "expand: {} left implicit so that onnxruntime computes the same bits (--force-explicit makes them explicit)",
             outcome.kept.len()
+        );
+    }
+    if !outcome.required.is_empty() {
+        eprintln!(
+            "expand: {} left implicit as their operators require them (a 1-D bias or scale)",
+            outcome.required.len()
         );
     }
     // What the report said is freed before the output is made: on large graphs each holds a line

@@ -64,6 +64,9 @@ pub struct Outcome {
     pub insertions: Vec<Insertion>,
     /// Inputs left implicit because of a kernel exception (without `force_explicit`).
     pub kept: Vec<Kept>,
+    /// Inputs left implicit because their operator's definition requires them smaller than the
+    /// output ([`REQUIRED_SMALLER`]: a 1-D bias); `force_explicit` does not change these.
+    pub required: Vec<Kept>,
     /// Broadcasts left implicit, with the reason (e.g. a shape inference could not determine).
     pub left: Vec<String>,
 }
@@ -94,6 +97,35 @@ pub(crate) enum Kind {
     GemmC,
     /// Opset < 7 `broadcast=1`: B (input 1) placed at `axis` of A's shape and repeated to it.
     LegacyAxis(Option<i64>),
+    /// The attention_bias (at this slot) of onnxruntime's attention operators, `(batch or 1, num_heads
+    /// or 1, q, kv)`, to `(batch, num_heads, q, kv)`: batch from the query (input 0), num_heads from the
+    /// attribute, q and kv its own (they never broadcast).
+    AttentionBias(usize),
+}
+
+/// The shape an attention_bias broadcasts to: `[batch, num_heads, q, kv]` from the query's shape
+/// `query` (its first axis is the batch in every layout), the `num_heads` attribute and the bias's own
+/// last two axes. `None` when the bias is not 4-D, the query's rank is unknown or `num_heads` absent.
+pub(crate) fn attention_bias_target(query: &Shape, bias: &Shape, heads: Option<i64>) -> Shape {
+    let (q, b) = (query.as_ref()?, bias.as_ref()?);
+    let heads = u64::try_from(heads?).ok().filter(|&h| h > 0)?;
+    if b.len() != 4 || q.is_empty() {
+        return None;
+    }
+    Some(vec![
+        q[0].clone(),
+        Dim::Known(heads),
+        b[2].clone(),
+        b[3].clone(),
+    ])
+}
+
+/// The `num_heads` attribute of a node.
+pub(crate) fn num_heads(op: &OpNode) -> Option<i64> {
+    op.attributes()
+        .iter()
+        .find(|a| a.name() == "num_heads")
+        .and_then(|a| a.i)
 }
 
 /// How `op` broadcasts, if it does; `opset` is the default domain's version in force.
@@ -114,6 +146,11 @@ fn contrib_kind(op: &OpNode) -> Option<Kind> {
         "QLinearWhere" => Kind::MultiOf(&[0, 1, 4]),
         // Gemm with an activation: C broadcasts as Gemm's.
         "FusedGemm" => Kind::GemmC,
+        // onnxruntime runs an attention_bias of the full (batch, num_heads, q, kv) as it runs a
+        // broadcast one.
+        "Attention" | "MultiHeadAttention" => Kind::AttentionBias(5),
+        "GroupQueryAttention" => Kind::AttentionBias(10),
+        "DecoderMaskedMultiHeadAttention" => Kind::AttentionBias(4),
         _ => return None,
     })
 }
@@ -151,6 +188,26 @@ pub const REQUIRED_SMALLER: &[(&str, &[usize], &str)] = &[
         "SkipSimplifiedLayerNormalization",
         &[2, 3],
         "onnxruntime's SkipSimplifiedLayerNormalization requires gamma and bias 1-D of the hidden size",
+    ),
+    (
+        "GemmFastGelu",
+        &[2],
+        "onnxruntime's GemmFastGelu requires a 1-D bias of the product's last axis",
+    ),
+    (
+        "MatMulIntegerToFloat",
+        &[6],
+        "onnxruntime's MatMulIntegerToFloat requires a bias with as many elements as B's last axis",
+    ),
+    (
+        "DynamicQuantizeMatMul",
+        &[4],
+        "onnxruntime's DynamicQuantizeMatMul requires a bias with as many elements as B's last axis",
+    ),
+    (
+        "MatMulNBits",
+        &[5],
+        "onnxruntime's MatMulNBits requires a bias of shape [N]",
     ),
 ];
 
@@ -551,9 +608,15 @@ impl GraphRewriter<'_, '_> {
     fn node(&mut self, op: &OpNode, k: Kind) -> Result<(), String> {
         let out_shape = match k {
             Kind::Normalized(_) => self.normalized_shape(op),
+            Kind::AttentionBias(slot) => attention_bias_target(
+                &self.input_shape(op, 0),
+                &self.input_shape(op, slot),
+                num_heads(op),
+            ),
             _ => self.output_shape(op),
         };
         let slots: Vec<usize> = match k {
+            Kind::AttentionBias(slot) => vec![slot],
             Kind::Multi => (0..op.num_inputs()).collect(),
             Kind::ToFirst(s) | Kind::Normalized(s) | Kind::MultiOf(s) => s.to_vec(),
             Kind::GemmC => vec![2],
@@ -670,7 +733,7 @@ impl GraphRewriter<'_, '_> {
             if same_shape(&in_shape, &out_shape) {
                 continue;
             }
-            self.out.kept.push(Kept {
+            self.out.required.push(Kept {
                 graph: self.g.path.clone(),
                 node: op.label().into_owned(),
                 op_type: op.op_type().to_owned(),
@@ -859,6 +922,68 @@ impl GraphRewriter<'_, '_> {
                 Some(self.shape_node_with(at, g.input_name(op, 0), base, vec![start]))
             }
             Kind::LegacyAxis(_) => None,
+            Kind::AttentionBias(_) => {
+                // [batch] from the query's shape, then num_heads, q and kv: numbers, or the bias's
+                // own last two axes read at run time (Shape's `start`, opset 15).
+                let dims = attention_bias_target(
+                    &self.input_shape(op, 0),
+                    &self.input_shape(op, slot),
+                    num_heads(op),
+                )?;
+                let q = g.input_name(op, 0);
+                let shape = self.shape_node(at, q, &format!("{base}/query"));
+                let first = self.const_i64(at, &format!("{base}/batch_axis"), &[0]);
+                let batch = self.names.fresh(&format!("{base}/batch"));
+                self.insert(
+                    at,
+                    node(
+                        "Gather",
+                        batch.clone(),
+                        vec![shape, first],
+                        vec![batch.clone()],
+                    ),
+                );
+                let known = |d: &Dim| match d {
+                    Dim::Known(n) => i64::try_from(*n).ok(),
+                    _ => None,
+                };
+                let mut parts = vec![batch];
+                let [_, h, q, kv] = dims.as_slice() else {
+                    return None;
+                };
+                match (known(h), known(q), known(kv)) {
+                    (Some(h), Some(q), Some(kv)) => {
+                        parts.push(self.const_i64(at, &format!("{base}/rest"), &[h, q, kv]));
+                    }
+                    (Some(h), _, _) if self.opset >= 15 => {
+                        parts.push(self.const_i64(at, &format!("{base}/heads"), &[h]));
+                        let start = AttributeProto {
+                            name: Some("start".into()),
+                            r#type: Some(AttributeType::Int as i32),
+                            i: Some(-2),
+                            ..Default::default()
+                        };
+                        let bias = g.input_name(op, slot);
+                        parts.push(self.shape_node_with(
+                            at,
+                            bias,
+                            &format!("{base}/qkv"),
+                            vec![start],
+                        ));
+                    }
+                    _ => return None,
+                }
+                let target = self.names.fresh(&format!("{base}/target"));
+                let mut concat = node("Concat", target.clone(), parts, vec![target.clone()]);
+                concat.attribute.push(AttributeProto {
+                    name: Some("axis".into()),
+                    r#type: Some(AttributeType::Int as i32),
+                    i: Some(0),
+                    ..Default::default()
+                });
+                self.insert(at, concat);
+                Some(target)
+            }
             Kind::GemmC => {
                 let trans = |n: &str| {
                     op.attributes()
@@ -962,7 +1087,8 @@ impl GraphRewriter<'_, '_> {
 }
 
 /// The `check --explicit` rule: every broadcast the pass would make explicit, as a warning, and every
-/// one it leaves implicit on purpose (a kernel exception), as an info saying why.
+/// one it leaves implicit on purpose (a kernel exception, an operand its operator requires smaller), as
+/// an info saying why.
 pub fn implicit_broadcasts(model: &Model, opts: &Options) -> Vec<Diagnostic> {
     let Ok(outcome) = run(model, opts) else {
         return Vec::new();
@@ -993,7 +1119,20 @@ pub fn implicit_broadcasts(model: &Model, opts: &Options) -> Vec<Diagnostic> {
         .note(k.reason)
         .note("`onnx-lint expand --force-explicit` makes it explicit anyway")
     });
-    made.chain(kept).collect()
+    let required = outcome.required.iter().map(|k| {
+        Diagnostic::new(
+            Code::ImplicitBroadcast,
+            &k.graph,
+            format!(
+                "input {} of '{}' ({}) is broadcast implicitly from {} to {}; the operator requires it so",
+                k.slot, k.node, k.op_type, k.from, k.to
+            ),
+        )
+        .severity(crate::diagnostics::Severity::Info)
+        .at_node(&k.node, &k.op_type)
+        .note(k.reason)
+    });
+    made.chain(kept).chain(required).collect()
 }
 
 /// A node (or initializer) the pass inserted, as pictures tell them apart.

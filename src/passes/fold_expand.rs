@@ -36,7 +36,7 @@
 //! removed too, along with the `value_info` of every removed value. An initializer that is also a
 //! graph input stays: removing it would change the model's interface.
 
-use super::explicit_broadcast::{Kind, kind};
+use super::explicit_broadcast::{Kind, attention_bias_target, kind, num_heads};
 use super::{GraphPatch, Patch};
 use crate::ir::{Graph, Model, NodeId, NodeKind, OpNode, Slot, ValueId, opset_domain};
 use crate::shape::broadcast::{multidirectional, unidirectional};
@@ -340,6 +340,7 @@ impl<'a> GraphFolder<'a> {
         let broadcast_slots: &[usize] = match k {
             Kind::Multi => &[],
             Kind::ToFirst(s) | Kind::Normalized(s) | Kind::MultiOf(s) => s,
+            Kind::AttentionBias(ref s) => std::slice::from_ref(s),
             Kind::GemmC => &[2],
             Kind::LegacyAxis(_) => {
                 return Err(
@@ -411,15 +412,21 @@ impl<'a> GraphFolder<'a> {
                 }
                 Ok(())
             }
-            Kind::ToFirst(_) | Kind::GemmC | Kind::Normalized(_) => {
+            Kind::ToFirst(_) | Kind::GemmC | Kind::Normalized(_) | Kind::AttentionBias(_) => {
                 let target = match k {
                     Kind::ToFirst(_) => before.first().map(|n| self.shape_of(n)).unwrap_or(None),
                     Kind::GemmC => self.shape_of(self.g.output_name(reader, 0)),
+                    Kind::AttentionBias(slot) => attention_bias_target(
+                        &before.first().map(|n| self.shape_of(n)).unwrap_or(None),
+                        &before.get(slot).map(|n| self.shape_of(n)).unwrap_or(None),
+                        num_heads(reader),
+                    ),
                     _ => self.normalized_shape(reader, before),
                 };
                 let what = match k {
                     Kind::ToFirst(_) => "X's shape",
                     Kind::GemmC => "[M, N]",
+                    Kind::AttentionBias(_) => "(batch, num_heads, q, kv)",
                     _ => "the normalized shape X.shape[axis:]",
                 };
                 if !fully_known(&target) || !fully_known(xs) {

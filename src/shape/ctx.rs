@@ -340,7 +340,9 @@ fn slot_of(slots: &[usize], i: usize) -> usize {
 fn with_notes(mut d: Diagnostic, shapes: &[String], rule: Rule) -> Diagnostic {
     d.notes.extend(shapes.iter().cloned());
     d.notes.push(match rule {
-        Rule::Contract(what) => format!("rule: the operator's shape contract, not broadcasting: {what}"),
+        Rule::Contract(what) => {
+            format!("rule: the operator's shape contract, not broadcasting: {what}")
+        }
         _ => format!("rule: {}", rule.describe()),
     });
     d

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import re
 import subprocess
 import sys
 import tempfile
@@ -189,7 +190,8 @@ def our_dims(value: dict[str, Any] | None, bind: dict[str, int]) -> list[int | N
 ELEM_NAMES = {v: k for k, v in TensorProto.DataType.items()}
 
 # Totals of the expand runs, printed at the end.
-EXPANDED = {"cases": 0, "insertions": 0, "kept": 0}
+EXPANDED = {"cases": 0, "insertions": 0, "kept": 0, "required": 0}
+REQUIRED = re.compile(r"^expand: left implicit as the operator requires: ", re.M)
 
 
 def expand_check(binary: str, model: bytes, feed: dict[str, np.ndarray], outputs: list[Any]) -> str:
@@ -204,6 +206,7 @@ def expand_check(binary: str, model: bytes, feed: dict[str, np.ndarray], outputs
         total = EXPAND_TOTAL.search(run.stderr)
         n = int(total.group(1)) if total else 0
         EXPANDED["kept"] += len(EXPAND_KEPT.findall(run.stderr))
+        EXPANDED["required"] += len(REQUIRED.findall(run.stderr))
         if n == 0:
             return ""
         EXPANDED["cases"] += 1
@@ -291,7 +294,8 @@ def main() -> int:
         print(f"FAIL {name}: {why}")
     passed = sum(sum(r) for r in per_op.values())
     print(f"contrib-ops: expand made {EXPANDED['insertions']} inputs explicit in {EXPANDED['cases']} cases, "
-          f"all bit-identical in onnxruntime; {EXPANDED['kept']} left implicit (a 1-D operand the operator requires, or a kernel exception)")
+          f"all bit-identical in onnxruntime; left implicit: {EXPANDED['required']} as the operator requires (a 1-D "
+          f"bias or scale), {EXPANDED['kept']} by a kernel exception")
     print(f"contrib-ops: {passed} passed, {len(failures)} failed ({len(per_op)} operators)")
     return 1 if failures or not cases else 0
 
