@@ -2,7 +2,8 @@
 fused products and convolutions (src/shape/ops/contrib_fused.rs).
 
 Not runnable on onnxruntime's CPU provider (no CPU kernel), so covered by unit tests only: BiasAdd,
-BiasSplitGelu, BiasSoftmax, BiasDropout, BitmaskBiasDropout (CUDA), GemmFastGelu (ROCm), NhwcConv (CUDA)."""
+BiasSplitGelu, BiasSoftmax, BiasDropout, BitmaskBiasDropout (CUDA), GemmFastGelu (ROCm), NhwcConv (CUDA),
+FusedMatMulActivation (no CPU kernel: an internal op of other execution providers)."""
 
 from ops import Case, In
 
