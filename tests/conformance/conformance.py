@@ -432,6 +432,10 @@ EXPAND_TOTAL = re.compile(r"^expand: (\d+) implicit broadcasts made explicit \((
 EXPAND_LEFT = re.compile(r"^warning: left implicit: graph (.*?), node '(.*?)' \((.*?)\), input (\d+)", re.M)
 # An input left implicit on purpose (a kernel exception of src/passes/explicit_broadcast.rs).
 EXPAND_KEPT = re.compile(r"^expand: left implicit: graph (.*?), node '(.*?)' \((.*?)\), input (\d+) \(", re.M)
+# Operands a contrib operator requires smaller than its output (a 1-D bias): never made explicit.
+EXPAND_REQUIRED = re.compile(
+    r"^expand: left implicit as the operator requires: graph (.*?), node '(.*?)' \((.*?)\), input (\d+) \(", re.M
+)
 EXPAND_REFUSED = "error: cannot make the broadcasts explicit:"
 
 # Ops whose inputs all broadcast to the output (multidirectional), and the unidirectional ones with the
@@ -461,6 +465,7 @@ class ExpandRun:
     nodes: int = 0
     left: list[tuple[str, str, str, int]] = field(default_factory=list)  # graph, node label, op, slot
     kept: list[tuple[str, str, str, int]] = field(default_factory=list)  # kernel exceptions, likewise
+    required: list[tuple[str, str, str, int]] = field(default_factory=list)  # operands required smaller
     problem: str | None = None
     refused: str | None = None
 
@@ -485,9 +490,10 @@ def run_expand(ctx: Context, src: Path, out: Path, *extra: str) -> ExpandRun:
         return ExpandRun(problem=f"stderr lists {listed} insertions but its total says {n}")
     left = [(g, node, op, int(slot)) for g, node, op, slot in EXPAND_LEFT.findall(run.stderr)]
     kept = [(g, node, op, int(slot)) for g, node, op, slot in EXPAND_KEPT.findall(run.stderr)]
+    required = [(g, node, op, int(slot)) for g, node, op, slot in EXPAND_REQUIRED.findall(run.stderr)]
     if kept and "--force-explicit" in extra:
         return ExpandRun(problem="--force-explicit still leaves inputs implicit")
-    return ExpandRun(insertions=n, nodes=int(total.group(2)), left=left, kept=kept)
+    return ExpandRun(insertions=n, nodes=int(total.group(2)), left=left, kept=kept, required=required)
 
 
 # --- inputs
@@ -1142,9 +1148,10 @@ def expand_verify(
                     problems.append(
                         f"check --explicit of the output reports {len(warnings)} B001 warnings, first: {message}"
                     )
-                if infos != len(first.kept):
+                if infos != len(first.kept) + len(first.required):
                     problems.append(
-                        f"check --explicit of the output reports {infos} B001 infos, expand kept {len(first.kept)}"
+                        f"check --explicit of the output reports {infos} B001 infos, expand kept "
+                        f"{len(first.kept)} (kernel exceptions) + {len(first.required)} (required by the operator)"
                     )
     if problems:
         head = f"{len(problems)} problems: " if len(problems) > 1 else ""
@@ -2483,7 +2490,7 @@ def check_real_expand(ctx: Context, model: Model) -> Outcome:
         if ex.problem or ex.refused:
             data["ort"] = "not written"
             return failed(f"expand: {ex.problem or ex.refused}", data=data)
-        data.update(insertions=ex.insertions, left=len(ex.left), kept=len(ex.kept))
+        data.update(insertions=ex.insertions, left=len(ex.left), kept=len(ex.kept), required=len(ex.required))
         warned = {node for _, node, _, _ in ex.left}
         # Inputs expand keeps implicit on purpose (kernel exceptions, docs/expand-exactness.md).
         kept = {(node, slot) for g, node, _, slot in ex.kept if g == "main"}
@@ -2532,7 +2539,8 @@ def summarize_real_expand(results: Results, show: int) -> list[str]:
         f"models; onnxruntime: bit-identical {c['verified']}, ort-structure {c['structure']}, mismatch "
         f"{c['mismatch']} (of which first at a Pow: {sum(1 for d in data if d['pow'])}), unchanged "
         f"{c['unchanged']}, not written {c['not written']}; 'left implicit' {sum(d['left'] for d in data)}, "
-        f"kept implicit by a kernel exception {sum(d.get('kept', 0) for d in data)}; "
+        f"kept implicit by a kernel exception {sum(d.get('kept', 0) for d in data)}, as the operator requires "
+        f"{sum(d.get('required', 0) for d in data)}; "
         f"unlisted still-broadcasting nodes {sum(len(d['violations']) for d in data)}, unlisted B001 "
         f"{sum(len(d['b001']) for d in data)}; expand of OUT not a no-op on {sum(1 for d in data if d['again'])}"
     ]
