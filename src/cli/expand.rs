@@ -43,31 +43,23 @@ pub(super) fn expand(
             i.to
         );
     }
-    for k in &outcome.kept {
-        let _ = writeln!(
-            report,
-            "expand: left implicit: graph {}, node '{}' ({}), input {} ({} -> {}): {}",
-            render::escape(&k.graph),
-            render::escape(&k.node),
-            render::escape(&k.op_type),
-            k.slot,
-            k.from,
-            k.to,
-            k.reason
-        );
-    }
-    for k in &outcome.required {
-        let _ = writeln!(
-            report,
-            "expand: left implicit as the operator requires: graph {}, node '{}' ({}), input {} ({} -> {}): {}",
-            render::escape(&k.graph),
-            render::escape(&k.node),
-            render::escape(&k.op_type),
-            k.slot,
-            k.from,
-            k.to,
-            k.reason
-        );
+    for (list, how) in [
+        (&outcome.kept, "left implicit"),
+        (&outcome.required, "left implicit as the operator requires"),
+    ] {
+        for k in list {
+            let _ = writeln!(
+                report,
+                "expand: {how}: graph {}, node '{}' ({}), input {} ({} -> {}): {}",
+                render::escape(&k.graph),
+                render::escape(&k.node),
+                render::escape(&k.op_type),
+                k.slot,
+                k.from,
+                k.to,
+                k.reason
+            );
+        }
     }
     for why in &outcome.left {
         let _ = writeln!(report, "warning: left implicit: {}", render::escape(why));

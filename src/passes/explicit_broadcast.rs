@@ -1105,33 +1105,33 @@ pub fn implicit_broadcasts(model: &Model, opts: &Options) -> Vec<Diagnostic> {
         .at_node(&i.node, &i.op_type)
         .note("`onnx-lint expand` inserts an Expand node to make it explicit")
     });
-    let kept = outcome.kept.iter().map(|k| {
-        Diagnostic::new(
+    // An input left implicit on purpose is an info: why, and whether --force-explicit would change it.
+    let info = |k: &Kept, why: &str, force: bool| {
+        let d = Diagnostic::new(
             Code::ImplicitBroadcast,
             &k.graph,
             format!(
-                "input {} of '{}' ({}) is broadcast implicitly from {} to {}; `expand` keeps it implicit on purpose",
+                "input {} of '{}' ({}) is broadcast implicitly from {} to {}; {why}",
                 k.slot, k.node, k.op_type, k.from, k.to
             ),
         )
         .severity(crate::diagnostics::Severity::Info)
         .at_node(&k.node, &k.op_type)
-        .note(k.reason)
-        .note("`onnx-lint expand --force-explicit` makes it explicit anyway")
-    });
-    let required = outcome.required.iter().map(|k| {
-        Diagnostic::new(
-            Code::ImplicitBroadcast,
-            &k.graph,
-            format!(
-                "input {} of '{}' ({}) is broadcast implicitly from {} to {}; the operator requires it so",
-                k.slot, k.node, k.op_type, k.from, k.to
-            ),
-        )
-        .severity(crate::diagnostics::Severity::Info)
-        .at_node(&k.node, &k.op_type)
-        .note(k.reason)
-    });
+        .note(k.reason);
+        if force {
+            d.note("`onnx-lint expand --force-explicit` makes it explicit anyway")
+        } else {
+            d
+        }
+    };
+    let kept = outcome
+        .kept
+        .iter()
+        .map(|k| info(k, "`expand` keeps it implicit on purpose", true));
+    let required = outcome
+        .required
+        .iter()
+        .map(|k| info(k, "the operator requires it so", false));
     made.chain(kept).chain(required).collect()
 }
 

@@ -2279,6 +2279,22 @@ def plant_contrib(proto: Any, shapes: dict[str, tuple[int, ...]]) -> list[tuple[
     producer = {o: i for i, n in enumerate(proto.graph.node) for o in n.output}
     planted = []
     done: set[str] = set()
+
+    def copy_naming(i: int, op: str) -> tuple[Any, str]:
+        """A copy of the model, and the name of its node `i` (named if it has none)."""
+        m = onnx.ModelProto()
+        m.CopyFrom(proto)
+        target = m.graph.node[i]
+        if not target.name:
+            target.name = f"planted_{op}_{i}"
+        return m, target.name
+
+    def origin(name: str) -> str:
+        """The value `name` is made from through shape-keeping ops."""
+        while name in producer and proto.graph.node[producer[name]].op_type in SHAPE_KEEPING:
+            name = proto.graph.node[producer[name]].input[0]
+        return name
+
     for i, node in enumerate(proto.graph.node):
         op = node.op_type
         if node.domain != "com.microsoft" or op in done:
@@ -2287,24 +2303,15 @@ def plant_contrib(proto: Any, shapes: dict[str, tuple[int, ...]]) -> list[tuple[
             slot, axis = CONTRIB_OPERANDS[op]
             if len(node.input) <= slot or node.input[slot] not in consts or consts[node.input[slot]].shape[axis] < 2:
                 continue
-            m = onnx.ModelProto()
-            m.CopyFrom(proto)
-            target = m.graph.node[i]
-            if not target.name:
-                target.name = f"planted_{op}_{i}"
+            m, target = copy_naming(i, op)
             old, new, _ = shorten_input(m, i, slot, axis)
-            planted.append((m, target.name, old[axis], f"{op} '{target.name}' input {slot} '{node.input[slot]}' {old} -> {new}"))
+            planted.append((m, target, old[axis], f"{op} '{target}' input {slot} '{node.input[slot]}' {old} -> {new}"))
             done.add(op)
         elif op in QLINEAR_BINARY:
             for slot in (0, 3):
                 mine = shapes.get(node.input[slot]) if len(node.input) > slot else None
                 if mine is None or len(mine) < 3:
                     continue
-                def origin(name: str) -> str:
-                    while name in producer and proto.graph.node[producer[name]].op_type in SHAPE_KEEPING:
-                        name = proto.graph.node[producer[name]].input[0]
-                    return name
-
                 current = origin(node.input[slot])
                 if origin(node.input[3 - slot]) == current:
                     continue  # both operands from the one convolution (hardswish's x * hardsigmoid(x))
@@ -2319,19 +2326,15 @@ def plant_contrib(proto: Any, shapes: dict[str, tuple[int, ...]]) -> list[tuple[
                 other = shapes.get(node.input[3 - slot])
                 if m_out < 3 or mine[1] != m_out or other is None or len(other) != len(mine) or other[1] != m_out:
                     continue
-                m = onnx.ModelProto()
-                m.CopyFrom(proto)
-                target = m.graph.node[i]
-                if not target.name:
-                    target.name = f"planted_{op}_{i}"
+                m, target = copy_naming(i, op)
                 old, new, _ = shorten_input(m, conv_index, 3, 0)
                 for k in (4, 5, 8):  # per-channel weight scale and zero point, bias
                     name = conv.input[k] if len(conv.input) > k else ""
                     if name in consts and consts[name].ndim == 1 and consts[name].shape[0] == m_out:
                         shorten_input(m, conv_index, k, 0)
-                planted.append((m, target.name, m_out, (
+                planted.append((m, target, m_out, (
                     f"QLinearConv '{conv.name or conv_index}' weight {old} -> {new} (and bias), so {m_out - 1} "
-                    f"channels meet {m_out} at input {slot} of {op} '{target.name}'")))
+                    f"channels meet {m_out} at input {slot} of {op} '{target}'")))
                 done.add(op)
                 break
     return planted

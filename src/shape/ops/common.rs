@@ -389,6 +389,24 @@ pub(crate) mod test_util {
         ctx.findings
     }
 
+    /// The findings of `rule` on node `n` at `opset`, one line each: "CODE message".
+    pub fn codes_at(
+        rule: Rule,
+        n: &NodeProto,
+        opset: i64,
+        inputs: &[Option<ValueInfo>],
+    ) -> Vec<String> {
+        findings(rule, n, opset, inputs)
+            .iter()
+            .map(|d| format!("{} {}", d.code.as_str(), d.message))
+            .collect()
+    }
+
+    /// [`codes_at`] at version 1 (every contrib operator's).
+    pub fn codes(rule: Rule, n: &NodeProto, inputs: &[Option<ValueInfo>]) -> Vec<String> {
+        codes_at(rule, n, 1, inputs)
+    }
+
     /// The output shape of `rule`'s first output.
     pub fn out_shape(
         rule: Rule,

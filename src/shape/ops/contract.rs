@@ -89,23 +89,23 @@ mod tests {
         vec![]
     }
 
-    fn codes(inputs: &[Option<ValueInfo>]) -> Vec<String> {
-        let n = node("BiasTest", inputs.len(), 1, vec![]);
-        findings(bias_rule, &n, 1, inputs)
-            .iter()
-            .map(|d| format!("{} {}", d.code.as_str(), d.message))
-            .collect()
+    fn bias_codes(inputs: &[Option<ValueInfo>]) -> Vec<String> {
+        codes(
+            bias_rule,
+            &node("BiasTest", inputs.len(), 1, vec![]),
+            inputs,
+        )
     }
 
     #[test]
     fn a_bias_of_the_last_axis_passes() {
-        assert!(codes(&[t(F32, &["2", "3", "8"]), t(F32, &["8"])]).is_empty());
-        assert!(codes(&[t(F32, &["b", "s", "8"]), t(F32, &["?"])]).is_empty());
+        assert!(bias_codes(&[t(F32, &["2", "3", "8"]), t(F32, &["8"])]).is_empty());
+        assert!(bias_codes(&[t(F32, &["b", "s", "8"]), t(F32, &["?"])]).is_empty());
     }
 
     #[test]
     fn a_short_bias_is_e1_naming_the_contract() {
-        let c = codes(&[t(F32, &["2", "3", "8"]), t(F32, &["7"])]);
+        let c = bias_codes(&[t(F32, &["2", "3", "8"]), t(F32, &["7"])]);
         assert_eq!(c.len(), 1, "{c:?}");
         assert!(c[0].starts_with("E1 "), "{c:?}");
         assert!(c[0].contains("8 vs 7"), "{c:?}");
@@ -117,7 +117,7 @@ mod tests {
 
     #[test]
     fn a_bias_of_rank_two_is_a_rank_error() {
-        let c = codes(&[t(F32, &["2", "3", "8"]), t(F32, &["1", "8"])]);
+        let c = bias_codes(&[t(F32, &["2", "3", "8"]), t(F32, &["1", "8"])]);
         assert_eq!(c.len(), 1, "{c:?}");
         assert!(
             c[0].contains("has rank 2") && c[0].contains("needs rank 1"),
@@ -127,7 +127,7 @@ mod tests {
 
     #[test]
     fn a_symbolic_last_axis_is_a_condition() {
-        let c = codes(&[t(F32, &["b", "h"]), t(F32, &["8"])]);
+        let c = bias_codes(&[t(F32, &["b", "h"]), t(F32, &["8"])]);
         assert_eq!(c.len(), 1, "{c:?}");
         assert!(c[0].starts_with("W1 "), "{c:?}");
     }

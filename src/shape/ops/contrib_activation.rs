@@ -133,16 +133,12 @@ mod tests {
     use super::super::common::test_util::*;
     use super::*;
 
-    fn codes(
+    fn op_codes(
         rule: super::super::super::registry::Rule,
         op: &str,
         inputs: &[Option<ValueInfo>],
     ) -> Vec<String> {
-        let n = node(op, inputs.len(), 2, vec![]);
-        findings(rule, &n, 1, inputs)
-            .iter()
-            .map(|d| format!("{} {}", d.code.as_str(), d.message))
-            .collect()
+        codes(rule, &node(op, inputs.len(), 2, vec![]), inputs)
     }
 
     #[test]
@@ -150,8 +146,8 @@ mod tests {
         let n = node("BiasGelu", 2, 1, vec![]);
         let ok = [t(F32, &["b", "s", "8"]), t(F32, &["8"])];
         assert_eq!(out_shape(biased, &n, 1, &ok), shape(&["b", "s", "8"]));
-        assert!(codes(biased, "BiasGelu", &ok).is_empty());
-        let short = codes(
+        assert!(op_codes(biased, "BiasGelu", &ok).is_empty());
+        let short = op_codes(
             biased,
             "BiasGelu",
             &[t(F32, &["2", "3", "8"]), t(F32, &["7"])],
@@ -161,7 +157,7 @@ mod tests {
             "{short:?}"
         );
         // A bias of size 1 is refused by onnxruntime: no numpy broadcasting here.
-        let one = codes(
+        let one = op_codes(
             biased,
             "BiasGelu",
             &[t(F32, &["2", "3", "8"]), t(F32, &["1"])],
@@ -171,7 +167,7 @@ mod tests {
 
     #[test]
     fn fast_gelu_without_bias_checks_nothing() {
-        assert!(codes(biased, "FastGelu", &[t(F32, &["2", "8"]), None]).is_empty());
+        assert!(op_codes(biased, "FastGelu", &[t(F32, &["2", "8"]), None]).is_empty());
     }
 
     #[test]
@@ -188,7 +184,7 @@ mod tests {
 
     #[test]
     fn bias_add_checks_bias_and_skip() {
-        let c = codes(
+        let c = op_codes(
             bias_add,
             "BiasAdd",
             &[
@@ -206,16 +202,16 @@ mod tests {
     #[test]
     fn bias_dropout_takes_a_last_axis_or_full_bias() {
         let data = t(F32, &["2", "3", "8"]);
-        assert!(codes(bias_dropout, "BiasDropout", &[data.clone(), t(F32, &["8"])]).is_empty());
+        assert!(op_codes(bias_dropout, "BiasDropout", &[data.clone(), t(F32, &["8"])]).is_empty());
         assert!(
-            codes(
+            op_codes(
                 bias_dropout,
                 "BiasDropout",
                 &[data.clone(), t(F32, &["2", "3", "8"])]
             )
             .is_empty()
         );
-        let c = codes(
+        let c = op_codes(
             bias_dropout,
             "BiasDropout",
             &[data.clone(), t(F32, &["2", "1", "8"])],

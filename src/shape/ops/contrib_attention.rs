@@ -718,17 +718,6 @@ mod tests {
     const I32: Option<i32> = Some(crate::proto::tensor_proto::DataType::Int32 as i32);
     const U8: Option<i32> = Some(crate::proto::tensor_proto::DataType::Uint8 as i32);
 
-    fn codes(
-        rule: crate::shape::registry::Rule,
-        n: &crate::proto::NodeProto,
-        inputs: &[Option<ValueInfo>],
-    ) -> Vec<String> {
-        findings(rule, n, 1, inputs)
-            .iter()
-            .map(|d| format!("{} {}", d.code.as_str(), d.message))
-            .collect()
-    }
-
     fn i32_scalar(v: i64) -> Option<ValueInfo> {
         let mut x = int(v)?;
         x.elem = I32;

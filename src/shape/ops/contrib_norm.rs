@@ -524,18 +524,6 @@ mod tests {
     const F16: Option<i32> = Some(DataType::Float16 as i32);
     const I32: Option<i32> = Some(DataType::Int32 as i32);
 
-    fn codes(
-        rule: super::super::super::registry::Rule,
-        n: &crate::proto::NodeProto,
-        opset: i64,
-        inputs: &[Option<ValueInfo>],
-    ) -> Vec<String> {
-        findings(rule, n, opset, inputs)
-            .iter()
-            .map(|d| format!("{} {}", d.code.as_str(), d.message))
-            .collect()
-    }
-
     fn text(v: &ValueInfo) -> String {
         format_shape(&v.shape)
     }
@@ -550,7 +538,7 @@ mod tests {
             t(F16, &["768"]),
             t(F16, &["768"]),
         ];
-        assert!(codes(skip_layer_norm, &n, 1, &inputs).is_empty());
+        assert!(codes_at(skip_layer_norm, &n, 1, &inputs).is_empty());
         let out = run(skip_layer_norm, &n, 1, &inputs);
         assert_eq!(text(&out[0]), "[B, S, 768]");
         assert_eq!(out[0].elem, F16);
@@ -562,7 +550,7 @@ mod tests {
         // A 2-D input: (tokens, hidden).
         let n = node("SkipSimplifiedLayerNormalization", 3, 4, vec![]);
         let inputs = [t(F32, &["T", "64"]), t(F32, &["T", "64"]), t(F32, &["64"])];
-        assert!(codes(skip_simplified_layer_norm, &n, 1, &inputs).is_empty());
+        assert!(codes_at(skip_simplified_layer_norm, &n, 1, &inputs).is_empty());
         let out = run(skip_simplified_layer_norm, &n, 1, &inputs);
         assert_eq!(text(&out[1]), "[T, 1]");
     }
@@ -578,7 +566,7 @@ mod tests {
         ] {
             let inputs = [t(F32, &["2", "3", "8"]), t(F32, skip), t(F32, &["8"])];
             assert!(
-                codes(skip_layer_norm, &n, 1, &inputs).is_empty(),
+                codes_at(skip_layer_norm, &n, 1, &inputs).is_empty(),
                 "{skip:?}"
             );
         }
@@ -589,7 +577,7 @@ mod tests {
         let n = node("SkipLayerNormalization", 5, 1, vec![]);
         let x = || t(F32, &["2", "3", "8"]);
         let one = |inputs: &[Option<ValueInfo>]| {
-            let c = codes(skip_layer_norm, &n, 1, inputs);
+            let c = codes_at(skip_layer_norm, &n, 1, inputs);
             assert_eq!(c.len(), 1, "{c:?}");
             assert!(c[0].starts_with("E1 "), "{c:?}");
             c[0].clone()
@@ -607,7 +595,7 @@ mod tests {
         // A 2-D input takes only a skip of its own shape.
         one(&[t(F32, &["6", "8"]), t(F32, &["1", "8"]), t(F32, &["8"])]);
         // Symbolic: a condition.
-        let c = codes(
+        let c = codes_at(
             skip_layer_norm,
             &n,
             1,
@@ -621,7 +609,7 @@ mod tests {
         assert!(c[0].starts_with("W1 "), "{c:?}");
         // SkipSimplifiedLayerNormalization's bias is input 3.
         let n = node("SkipSimplifiedLayerNormalization", 4, 1, vec![]);
-        let c = codes(
+        let c = codes_at(
             skip_simplified_layer_norm,
             &n,
             1,
@@ -639,7 +627,7 @@ mod tests {
             t(F16, &["S", "8"]),
             t(F16, &["1", "8"]),
         ];
-        assert!(codes(ort_layer_norm, &n, 13, &inputs).is_empty());
+        assert!(codes_at(ort_layer_norm, &n, 13, &inputs).is_empty());
         let out = run(ort_layer_norm, &n, 13, &inputs);
         assert_eq!(text(&out[0]), "[B, S, 8]");
         // Y has the scale's type.
@@ -667,7 +655,7 @@ mod tests {
         // A scale of the wrong length, or of a rank above X's.
         let n = node("SimplifiedLayerNormalization", 2, 1, vec![]);
         for scale in [&["7"][..], &["4", "8"], &["1", "2", "3", "8"]] {
-            let c = codes(
+            let c = codes_at(
                 ort_layer_norm,
                 &n,
                 1,
@@ -706,14 +694,14 @@ mod tests {
     fn embed_layer_norm_outputs_and_contracts() {
         let n = node("EmbedLayerNormalization", 8, 3, vec![]);
         let inputs = embed_inputs(&["B", "S"], &["768"]);
-        assert!(codes(embed_layer_norm, &n, 1, &inputs).is_empty());
+        assert!(codes_at(embed_layer_norm, &n, 1, &inputs).is_empty());
         let out = run(embed_layer_norm, &n, 1, &inputs);
         assert_eq!(text(&out[0]), "[B, S, 768]");
         assert_eq!(out[0].elem, F32);
         assert_eq!(text(&out[1]), "[B]");
         assert_eq!(out[1].elem, I32);
         assert_eq!(text(&out[2]), "[B, S, 768]");
-        let c = codes(
+        let c = codes_at(
             embed_layer_norm,
             &n,
             1,
@@ -721,7 +709,7 @@ mod tests {
         );
         assert_eq!(c.len(), 1, "{c:?}");
         assert!(c[0].starts_with("E1 ") && c[0].contains("gamma"), "{c:?}");
-        let c = codes(
+        let c = codes_at(
             embed_layer_norm,
             &n,
             1,
@@ -733,9 +721,9 @@ mod tests {
         let n = node("EmbedLayerNormalization", 9, 3, vec![]);
         let mut inputs = embed_inputs(&["B", "S"], &["768"]);
         inputs.push(t(I32, &["1", "S"]));
-        assert!(codes(embed_layer_norm, &n, 1, &inputs).is_empty());
+        assert!(codes_at(embed_layer_norm, &n, 1, &inputs).is_empty());
         inputs[8] = t(I32, &["3", "S"]);
-        let c = codes(embed_layer_norm, &n, 1, &inputs);
+        let c = codes_at(embed_layer_norm, &n, 1, &inputs);
         assert_eq!(c.len(), 1, "{c:?}");
         assert!(c[0].starts_with("W1 "), "{c:?}");
         // Quantized: the scales' float type.
@@ -761,7 +749,7 @@ mod tests {
             t(F32, &["320"]),
             t(F32, &["320"]),
         ];
-        assert!(codes(group_norm, &n, 1, &inputs).is_empty());
+        assert!(codes_at(group_norm, &n, 1, &inputs).is_empty());
         let out = run(group_norm, &n, 1, &inputs);
         assert_eq!(text(&out[0]), "[N, H, W, 320]");
         assert_eq!(out[0].elem, F16);
@@ -770,11 +758,11 @@ mod tests {
             t(F32, &["640"]),
             t(F32, &["320"]),
         ];
-        let c = codes(group_norm, &n, 1, &bad);
+        let c = codes_at(group_norm, &n, 1, &bad);
         assert_eq!(c.len(), 1, "{c:?}");
         assert!(c[0].starts_with("E1 "), "{c:?}");
         let n = node("GroupNorm", 3, 1, vec![attr_i("groups", 3)]);
-        let c = codes(group_norm, &n, 1, &inputs);
+        let c = codes_at(group_norm, &n, 1, &inputs);
         assert_eq!(c.len(), 1, "{c:?}");
         assert!(
             c[0].starts_with("E1 ") && c[0].contains("divisible"),
@@ -787,7 +775,7 @@ mod tests {
             t(F32, &["320"]),
             t(F32, &["320"]),
         ];
-        assert!(codes(group_norm, &n, 1, &inputs).is_empty());
+        assert!(codes_at(group_norm, &n, 1, &inputs).is_empty());
         // SkipGroupNorm's skips: the input's shape, (N, 1, 1, C) or (N, C).
         let n = node("SkipGroupNorm", 5, 2, vec![attr_i("groups", 32)]);
         let x = || t(F16, &["N", "H", "W", "64"]);
@@ -803,18 +791,18 @@ mod tests {
                 t(F16, skip),
                 t(F16, &["64"]),
             ];
-            assert!(codes(group_norm, &n, 1, &inputs).is_empty(), "{skip:?}");
+            assert!(codes_at(group_norm, &n, 1, &inputs).is_empty(), "{skip:?}");
             let out = run(group_norm, &n, 1, &inputs);
             assert_eq!(text(&out[1]), "[N, H, W, 64]");
         }
         for skip in [&["N", "1", "1", "32"][..], &["N", "32"], &["64"]] {
             let inputs = [x(), t(F32, &["64"]), t(F32, &["64"]), t(F16, skip)];
-            let c = codes(group_norm, &n, 1, &inputs);
+            let c = codes_at(group_norm, &n, 1, &inputs);
             assert_eq!(c.len(), 1, "{skip:?} {c:?}");
             assert!(c[0].starts_with("E1 "), "{c:?}");
         }
         let inputs = [x(), t(F32, &["64"]), t(F32, &["64"]), x(), t(F16, &["32"])];
-        assert_eq!(codes(group_norm, &n, 1, &inputs).len(), 1);
+        assert_eq!(codes_at(group_norm, &n, 1, &inputs).len(), 1);
     }
 
     #[test]
@@ -824,12 +812,12 @@ mod tests {
         let out = run(gated_rms_norm, &n, 1, &[x(), t(F16, &["16"]), x()]);
         assert_eq!(text(&out[0]), "[B, T, 64]");
         assert_eq!(out[0].elem, F16);
-        assert!(codes(gated_rms_norm, &n, 1, &[x(), t(F16, &["1", "16"]), x()]).is_empty());
+        assert!(codes_at(gated_rms_norm, &n, 1, &[x(), t(F16, &["1", "16"]), x()]).is_empty());
         for (scale, gate) in [
             (&["12"][..], &["B", "T", "64"][..]),
             (&["16"], &["B", "T", "32"]),
         ] {
-            let c = codes(gated_rms_norm, &n, 1, &[x(), t(F16, scale), t(F16, gate)]);
+            let c = codes_at(gated_rms_norm, &n, 1, &[x(), t(F16, scale), t(F16, gate)]);
             assert_eq!(c.len(), 1, "{c:?}");
             assert!(c[0].starts_with("E1 "), "{c:?}");
         }
@@ -837,19 +825,19 @@ mod tests {
         let x = || t(F32, &["B", "4", "8"]);
         for scale in [&["8"][..], &["32"], &["4", "8"]] {
             assert!(
-                codes(branchwise_rms_norm, &n, 1, &[x(), t(F32, scale)]).is_empty(),
+                codes_at(branchwise_rms_norm, &n, 1, &[x(), t(F32, scale)]).is_empty(),
                 "{scale:?}"
             );
         }
         for scale in [&["5"][..], &["8", "4"], &["1", "4", "8"]] {
             // A transposed (H, C) scale conflicts on both axes.
-            let c = codes(branchwise_rms_norm, &n, 1, &[x(), t(F32, scale)]);
+            let c = codes_at(branchwise_rms_norm, &n, 1, &[x(), t(F32, scale)]);
             assert!(!c.is_empty(), "{scale:?}");
             assert!(c.iter().all(|c| c.starts_with("E1 ")), "{c:?}");
         }
         let n = node("BranchwiseRMSNorm", 2, 1, vec![attr_i("num_branches", 4)]);
         assert!(
-            codes(
+            codes_at(
                 branchwise_rms_norm,
                 &n,
                 1,
@@ -857,7 +845,7 @@ mod tests {
             )
             .is_empty()
         );
-        let c = codes(
+        let c = codes_at(
             branchwise_rms_norm,
             &n,
             1,
@@ -886,13 +874,13 @@ mod tests {
             t(F32, &["100"]),
             t(F32, &["256", "16"]),
         ];
-        assert!(codes(word_conv_embedding, &n, 1, &inputs).is_empty());
+        assert!(codes_at(word_conv_embedding, &n, 1, &inputs).is_empty());
         let out = run(word_conv_embedding, &n, 1, &inputs);
         assert_eq!(text(&out[0]), "[W, 100]");
         assert_eq!(out[0].elem, F32);
         let mut bad = inputs.to_vec();
         bad[3] = t(F32, &["256", "15"]);
-        let c = codes(word_conv_embedding, &n, 1, &bad);
+        let c = codes_at(word_conv_embedding, &n, 1, &bad);
         assert_eq!(c.len(), 1, "{c:?}");
         assert!(c[0].starts_with("E1 "), "{c:?}");
     }

@@ -400,17 +400,6 @@ mod tests {
     const U8: Option<i32> = Some(DataType::Uint8 as i32);
     const I8: Option<i32> = Some(DataType::Int8 as i32);
 
-    fn codes(
-        rule: super::super::super::registry::Rule,
-        n: &crate::proto::NodeProto,
-        inputs: &[Option<ValueInfo>],
-    ) -> Vec<String> {
-        findings(rule, n, 1, inputs)
-            .iter()
-            .map(|d| format!("{} {}", d.code.as_str(), d.message))
-            .collect()
-    }
-
     fn binary_inputs(a: &[&str], b: &[&str]) -> Vec<Option<ValueInfo>> {
         vec![
             t(U8, a),

@@ -395,17 +395,6 @@ mod tests {
     const U8: Option<i32> = Some(DataType::Uint8 as i32);
     const I8: Option<i32> = Some(DataType::Int8 as i32);
 
-    fn codes(
-        rule: super::super::super::registry::Rule,
-        n: &crate::proto::NodeProto,
-        inputs: &[Option<ValueInfo>],
-    ) -> Vec<String> {
-        findings(rule, n, 1, inputs)
-            .iter()
-            .map(|d| format!("{} {}", d.code.as_str(), d.message))
-            .collect()
-    }
-
     #[test]
     fn qgemm_sizes_types_and_contracts() {
         let n = node("QGemm", 9, 1, vec![attr_i("transB", 1)]);
