@@ -973,16 +973,7 @@ impl GraphRewriter<'_, '_> {
                     }
                     _ => return None,
                 }
-                let target = self.names.fresh(&format!("{base}/target"));
-                let mut concat = node("Concat", target.clone(), parts, vec![target.clone()]);
-                concat.attribute.push(AttributeProto {
-                    name: Some("axis".into()),
-                    r#type: Some(AttributeType::Int as i32),
-                    i: Some(0),
-                    ..Default::default()
-                });
-                self.insert(at, concat);
-                Some(target)
+                Some(self.concat(at, &format!("{base}/target"), parts))
             }
             Kind::GemmC => {
                 let trans = |n: &str| {
@@ -1000,16 +991,7 @@ impl GraphRewriter<'_, '_> {
                 let n = self.names.fresh(&format!("{base}/n"));
                 self.insert(at, node("Gather", m.clone(), vec![sa, ia], vec![m.clone()]));
                 self.insert(at, node("Gather", n.clone(), vec![sb, ib], vec![n.clone()]));
-                let mn = self.names.fresh(&format!("{base}/mn"));
-                let mut concat = node("Concat", mn.clone(), vec![m, n], vec![mn.clone()]);
-                concat.attribute.push(AttributeProto {
-                    name: Some("axis".into()),
-                    r#type: Some(AttributeType::Int as i32),
-                    i: Some(0),
-                    ..Default::default()
-                });
-                self.insert(at, concat);
-                Some(mn)
+                Some(self.concat(at, &format!("{base}/mn"), vec![m, n]))
             }
             Kind::Multi | Kind::MultiOf(_) => {
                 // Only the broadcast operands take part (a QLinearAdd's scales do not).
@@ -1063,6 +1045,20 @@ impl GraphRewriter<'_, '_> {
 
     fn shape_node(&mut self, at: usize, of: &str, base: &str) -> String {
         self.shape_node_with(at, of, base, Vec::new())
+    }
+
+    /// A `Concat` (axis 0) of the 1-D tensors `parts`, inserted before the consumer at `at`.
+    fn concat(&mut self, at: usize, base: &str, parts: Vec<String>) -> String {
+        let name = self.names.fresh(base);
+        let mut n = node("Concat", name.clone(), parts, vec![name.clone()]);
+        n.attribute.push(AttributeProto {
+            name: Some("axis".into()),
+            r#type: Some(AttributeType::Int as i32),
+            i: Some(0),
+            ..Default::default()
+        });
+        self.insert(at, n);
+        name
     }
 
     /// A `Shape` node of `of` with these attributes, inserted before the consumer at `at`.

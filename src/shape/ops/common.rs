@@ -348,13 +348,13 @@ pub(crate) mod test_util {
         Some(ValueInfo::int64_data(vec![from_i64(v)], true))
     }
 
-    /// Runs `rule` on a node at `opset` with `inputs`.
-    pub fn run(
+    /// Runs `rule` on a node at `opset` with `inputs`: its outputs and its findings.
+    pub fn run_all(
         rule: Rule,
         node: &NodeProto,
         opset: i64,
         inputs: &[Option<ValueInfo>],
-    ) -> Vec<ValueInfo> {
+    ) -> (Vec<ValueInfo>, Vec<crate::diagnostics::Diagnostic>) {
         let mut sub = |_: &str, _: &[ValueInfo]| -> Option<Vec<ValueInfo>> { None };
         let inputs: Vec<Option<&ValueInfo>> = inputs.iter().map(Option::as_ref).collect();
         let mut ctx = NodeCtx {
@@ -365,7 +365,18 @@ pub(crate) mod test_util {
             findings: Vec::new(),
             subgraph: &mut sub,
         };
-        rule(&mut ctx)
+        let out = rule(&mut ctx);
+        (out, ctx.findings)
+    }
+
+    /// Runs `rule` on a node at `opset` with `inputs`.
+    pub fn run(
+        rule: Rule,
+        node: &NodeProto,
+        opset: i64,
+        inputs: &[Option<ValueInfo>],
+    ) -> Vec<ValueInfo> {
+        run_all(rule, node, opset, inputs).0
     }
 
     /// The findings `rule` reports on a node at `opset` with `inputs`.
@@ -375,18 +386,7 @@ pub(crate) mod test_util {
         opset: i64,
         inputs: &[Option<ValueInfo>],
     ) -> Vec<crate::diagnostics::Diagnostic> {
-        let mut sub = |_: &str, _: &[ValueInfo]| -> Option<Vec<ValueInfo>> { None };
-        let inputs: Vec<Option<&ValueInfo>> = inputs.iter().map(Option::as_ref).collect();
-        let mut ctx = NodeCtx {
-            node: crate::shape::ctx::NodeRef::Proto(node),
-            label: "n",
-            opset,
-            inputs: &inputs,
-            findings: Vec::new(),
-            subgraph: &mut sub,
-        };
-        rule(&mut ctx);
-        ctx.findings
+        run_all(rule, node, opset, inputs).1
     }
 
     /// The findings of `rule` on node `n` at `opset`, one line each: "CODE message".
