@@ -9,6 +9,7 @@ pub mod contrib_activation;
 pub mod contrib_attention;
 pub mod contrib_attention_decoding;
 pub mod contrib_fused;
+pub mod contrib_misc;
 pub mod contrib_norm;
 pub mod contrib_qlinear;
 pub mod contrib_quant_matmul;
@@ -44,6 +45,7 @@ pub fn register_all(r: &mut Registry) {
     contrib_attention::register(r);
     contrib_attention_decoding::register(r);
     contrib_fused::register(r);
+    contrib_misc::register(r);
     contrib_norm::register(r);
     contrib_qlinear::register(r);
     contrib_quant_matmul::register(r);

@@ -1,0 +1,108 @@
+"""Cases of the remaining contrib operators: the tensor operators of src/shape/ops/contrib_misc.rs, the signal
+operators of contrib_signal.rs, the mixtures of experts and fused N-bit products of contrib_moe.rs, and the
+generation loops of contrib_generation.rs.
+
+Not runnable on onnxruntime's CPU provider (no CPU kernel), so covered by unit tests only: BitmaskDropout,
+IsAllFinite, RemovePadding, RestorePadding, NhwcFusedConv (fp16 vector intrinsics only, not x86-64), and
+the others listed in each rule file's header."""
+
+from ops import Case, In
+
+I32, I64 = "int32", "int64"
+
+CASES = [
+    # Pad: pads as an input, [2 * rank] or [1, 2 * rank].
+    Case("Pad/constant", "Pad", [In([2, 3]), In([4], I64, value=[0, 1, 1, 2], const=True)]),
+    Case("Pad/symbolic", "Pad", [In(["b", 3]), In([4], I64, value=[0, 1, 0, 2], const=True)], bind={"b": 2}),
+    Case("Pad/matrix", "Pad", [In([2, 3]), In([1, 4], I64, value=[[1, 0, 1, 0]], const=True)],
+         unknown_ok={0: "the values of an initializer of rank 2 are not read"}),
+    Case("Pad/matrix-too-long", "Pad", [In([2, 3]), In([1, 6], I64, value=[[1, 0, 1, 0, 0, 0]])], fault=True),
+    Case("Pad/reflect", "Pad", [In([2, 4]), In([4], I64, value=[0, 2, 0, 1], const=True)], attrs={"mode": "reflect"}),
+    Case("Pad/value", "Pad", [In([2, 3]), In([4], I64, value=[1, 1, 1, 1], const=True), In([1], value=[5.0])]),
+    Case("Pad/crop", "Pad", [In([4, 5]), In([4], I64, value=[-1, 0, 0, -2], const=True)]),
+    Case("Pad/fed-pads", "Pad", [In([2, 3]), In([4], I64, value=[0, 1, 1, 2])], unknown_ok={0: "pads fed at run"}),
+    Case("Pad/pads-too-long", "Pad", [In([2, 3]), In([6], I64, value=[0, 1, 1, 2, 0, 0])], fault=True),
+    # GatherND (contrib): indices[:-1] + data[m:].
+    Case("GatherND/ms-pairs", "GatherND", [In([2, 2]), In([2, 2], I64, value=[[0, 0], [1, 1]])]),
+    Case("GatherND/ms-rows", "GatherND", [In(["b", 3, 4]), In([5, 1], I64, low=0, high=2)], bind={"b": 2}),
+    Case("GatherND/ms-int32", "GatherND", [In([2, 3, 4]), In([2, 2, 2], I32, low=0, high=2)]),
+    # GridSample (contrib): (N, C, H_out, W_out).
+    Case("GridSample/ms-bilinear", "GridSample", [In([2, 3, 8, 8]), In([2, 4, 5, 2])]),
+    Case("GridSample/ms-symbolic", "GridSample", [In(["n", 3, "h", "w"]), In(["n", "ho", "wo", 2])],
+         attrs={"mode": "nearest", "align_corners": 1}, bind={"n": 2, "h": 6, "w": 7, "ho": 3, "wo": 4}),
+    Case("GridSample/ms-batch-mismatch", "GridSample", [In([2, 3, 8, 8]), In([3, 4, 5, 2])], fault=True),
+    Case("GridSample/ms-grid-last-3", "GridSample", [In([2, 3, 8, 8]), In([2, 4, 5, 3])], fault=True),
+    # CropAndResize: (num_rois, C, crop_h, crop_w).
+    Case("CropAndResize/basic", "CropAndResize",
+         [In([2, 3, 8, 8]), In([4, 4], value=[[0, 0, 1, 1], [0.1, 0.1, 0.5, 0.5], [0, 0, 0.5, 1], [0.2, 0.3, 0.9, 0.8]]),
+          In([4], I32, value=[0, 1, 1, 0]), In([2], I32, value=[3, 5], const=True)]),
+    Case("CropAndResize/nearest-symbolic", "CropAndResize",
+         [In(["n", 3, "h", "w"]), In(["r", 4], value=[[0, 0, 1, 1], [0.1, 0.1, 0.5, 0.5]]),
+          In(["r"], I32, value=[0, 0]), In([2], I32, value=[4, 4], const=True)],
+         attrs={"mode": "nearest"}, bind={"n": 1, "h": 6, "w": 7, "r": 2}),
+    Case("CropAndResize/rois-of-5", "CropAndResize",
+         [In([2, 3, 8, 8]), In([2, 5]), In([2], I32, value=[0, 1]), In([2], I32, value=[3, 5], const=True)],
+         fault=True),
+    Case("CropAndResize/indices-short", "CropAndResize",
+         [In([2, 3, 8, 8]), In([2, 4], value=[[0, 0, 1, 1], [0, 0, 1, 1]]), In([1], I32, value=[0]),
+          In([2], I32, value=[3, 5], const=True)], fault=True),
+    # Unique (contrib): y [u], idx [n], counts [u].
+    Case("Unique/ms-floats", "Unique", [In([6], value=[2, 1, 1, 3, 4, 3])], outputs=3,
+         unknown_ok={0: "data-dependent count", 2: "data-dependent count"}),
+    Case("Unique/ms-one", "Unique", [In([1], value=[7])], outputs=3),
+    Case("Unique/ms-symbolic", "Unique", [In(["n"], low=0, high=3)], outputs=3, bind={"n": 5},
+         unknown_ok={0: "data-dependent count", 2: "data-dependent count"}),
+    # CDist: (M, K), A and B share N.
+    Case("CDist/euclidean", "CDist", [In([3, 4]), In([5, 4])], attrs={"metric": "euclidean"}),
+    Case("CDist/sqeuclidean-double", "CDist", [In(["m", 4], "float64"), In(["k", 4], "float64")],
+         attrs={"metric": "sqeuclidean"}, bind={"m": 2, "k": 3}),
+    Case("CDist/n-mismatch", "CDist", [In([3, 4]), In([5, 3])], fault=True),
+    # UnfoldTensor: (n - size) / step + 1 at dim, size appended.
+    Case("UnfoldTensor/last", "UnfoldTensor", [In([2, 9])], attrs={"size": 3, "step": 2}),
+    Case("UnfoldTensor/dim0", "UnfoldTensor", [In([7, 2, 3])], attrs={"dim": 0, "size": 2, "step": 3}),
+    Case("UnfoldTensor/symbolic", "UnfoldTensor", [In([2, "s"])], attrs={"size": 3}, bind={"s": 8}),
+    # MurmurHash3: X's shape, uint32 or int32.
+    Case("MurmurHash3/uint", "MurmurHash3", [In([2, 3], I32)]),
+    Case("MurmurHash3/int", "MurmurHash3", [In(["b", 3], I64)], attrs={"positive": 0, "seed": 3}, bind={"b": 2}),
+    # ScaledSiLU and SampleOp: the input's shape.
+    Case("ScaledSiLU/alpha", "ScaledSiLU", [In(["b", 8])], attrs={"alpha": 1.5}, bind={"b": 3}),
+    Case("ScaledSiLU/scale", "ScaledSiLU", [In([2, 3, 8]), In([], value=0.5)]),
+    Case("SampleOp/basic", "SampleOp", [In(["b", 4])], bind={"b": 2}),
+    # GatedAdd: X + Y * gate; Y of X's shape, gate (..., 1).
+    Case("GatedAdd/basic", "GatedAdd", [In([2, 3, 8]), In([2, 3, 8]), In([2, 3, 1])]),
+    Case("GatedAdd/symbolic", "GatedAdd", [In(["b", 8]), In(["b", 8]), In(["b", 1])], bind={"b": 3}),
+    Case("GatedAdd/gate-full", "GatedAdd", [In([2, 3, 8]), In([2, 3, 8]), In([2, 3, 8])], fault=True),
+    Case("GatedAdd/y-short", "GatedAdd", [In([2, 3, 8]), In([2, 3, 7]), In([2, 3, 1])], fault=True),
+    # MaxpoolWithMask and NhwcMaxPool: MaxPool's sizes.
+    Case("MaxpoolWithMask/2x2", "MaxpoolWithMask", [In([1, 2, 8, 8]), In([1, 2, 8, 8], I32, low=0, high=2)],
+         attrs={"kernel_shape": [2, 2], "strides": [2, 2]}),
+    Case("MaxpoolWithMask/pads", "MaxpoolWithMask", [In([1, 2, 7, 7]), In([1, 2, 7, 7], I32, low=0, high=2)],
+         attrs={"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]}),
+    Case("NhwcMaxPool/uint8", "NhwcMaxPool", [In([1, 8, 8, 3], "uint8", high=255)],
+         attrs={"kernel_shape": [2, 2], "strides": [2, 2]}),
+    Case("NhwcMaxPool/int8-pads", "NhwcMaxPool", [In(["n", "h", 6, 4], "int8", low=-100, high=100)],
+         attrs={"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]}, bind={"n": 2, "h": 5}),
+    # ConvTransposeWithDynamicPads: ConvTranspose with the pads as an input.
+    Case("ConvTransposeWithDynamicPads/zero-pads", "ConvTransposeWithDynamicPads",
+         [In([1, 2, 4, 5]), In([2, 3, 3, 2]), In([4], I64, value=[0, 0, 0, 0], const=True)]),
+    Case("ConvTransposeWithDynamicPads/fed-pads", "ConvTransposeWithDynamicPads",
+         [In(["n", 2, 4, 4]), In([2, 3, 3, 3]), In([4], I64, value=[1, 0, 1, 0])], attrs={"strides": [2, 2]},
+         bind={"n": 2}, unknown_ok={0: "pads fed at run"}),
+    Case("ConvTransposeWithDynamicPads/pads", "ConvTransposeWithDynamicPads",
+         [In([1, 2, 4, 4]), In([2, 3, 3, 3]), In([4], I64, value=[1, 1, 1, 1], const=True), In([3])],
+         attrs={"strides": [2, 2]}),
+    # NGramRepeatBlock: scores' shape; input_ids and scores share the batch.
+    Case("NGramRepeatBlock/basic", "NGramRepeatBlock", [In([2, 6], I64, high=5), In([2, 10])],
+         attrs={"ngram_size": 2}),
+    Case("NGramRepeatBlock/symbolic", "NGramRepeatBlock", [In(["b", "s"], I64, high=5), In(["b", 10])],
+         attrs={"ngram_size": 3}, bind={"b": 2, "s": 7}),
+    Case("NGramRepeatBlock/batch-mismatch", "NGramRepeatBlock", [In([2, 6], I64, high=5), In([3, 10])],
+         attrs={"ngram_size": 2}, fault=True),
+    # BifurcationDetector: tokens 1-D, suffix_match_idx scalar.
+    Case("BifurcationDetector/no-pred", "BifurcationDetector",
+         [In([8], I64, high=5), In([4], I64, high=5), In([], I64, value=0)], outputs=2,
+         attrs={"min_ngram_size": 1, "max_ngram_size": 3}),
+    Case("BifurcationDetector/pred", "BifurcationDetector",
+         [In([8], I64, high=5), In([4], I64, high=5), In([], I64, value=0), In([9], I64, high=5)], outputs=2,
+         attrs={"min_ngram_size": 1, "max_ngram_size": 3}, unknown_ok={0: "data-dependent length"}),
+]
