@@ -9,6 +9,7 @@ pub mod contrib_activation;
 pub mod contrib_attention;
 pub mod contrib_attention_decoding;
 pub mod contrib_fused;
+pub mod contrib_generation;
 pub mod contrib_misc;
 pub mod contrib_moe;
 pub mod contrib_norm;
@@ -48,6 +49,7 @@ pub fn register_all(r: &mut Registry) {
     contrib_attention::register(r);
     contrib_attention_decoding::register(r);
     contrib_fused::register(r);
+    contrib_generation::register(r);
     contrib_misc::register(r);
     contrib_moe::register(r);
     contrib_qordered::register(r);

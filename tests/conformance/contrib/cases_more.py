@@ -6,9 +6,55 @@ Not runnable on onnxruntime's CPU provider (no CPU kernel), so covered by unit t
 IsAllFinite, RemovePadding, RestorePadding, NhwcFusedConv (fp16 vector intrinsics only, not x86-64), and
 the others listed in each rule file's header."""
 
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+
 from ops import Case, In
 
 I32, I64 = "int32", "int64"
+VOCAB = 7
+
+
+def gpt_decoder():
+    """A GPT-2-style decoder subgraph of one layer for the generation loops: logits (B, S, VOCAB) from the
+    ids, and a present state that appends to the past."""
+    nodes = [
+        helper.make_node("Cast", ["input_ids"], ["xf"], to=TensorProto.FLOAT),
+        helper.make_node("Unsqueeze", ["xf", "ax2"], ["x3"]),
+        helper.make_node("Mul", ["x3", "w"], ["logits"]),
+        helper.make_node("Unsqueeze", ["xf", "ax024"], ["x5"]),
+        helper.make_node("Expand", ["x5", "kvshape"], ["kv"]),
+        helper.make_node("Concat", ["past_0", "kv"], ["present_0"], axis=3),
+    ]
+    inits = [
+        numpy_helper.from_array(np.array([2], np.int64), "ax2"),
+        numpy_helper.from_array(np.array([0, 2, 4], np.int64), "ax024"),
+        numpy_helper.from_array(np.array([2, 1, 1, 1, 2], np.int64), "kvshape"),
+        numpy_helper.from_array(np.arange(VOCAB, dtype=np.float32).reshape(1, 1, VOCAB) * 0.1, "w"),
+    ]
+    ins = [
+        helper.make_tensor_value_info("input_ids", TensorProto.INT32, ["B", "S"]),
+        helper.make_tensor_value_info("position_ids", TensorProto.INT32, ["B", "S"]),
+        helper.make_tensor_value_info("attention_mask", TensorProto.INT32, ["B", "T"]),
+        helper.make_tensor_value_info("past_0", TensorProto.FLOAT, [2, "B", 1, "P", 2]),
+    ]
+    outs = [
+        helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["B", "S", VOCAB]),
+        helper.make_tensor_value_info("present_0", TensorProto.FLOAT, [2, "B", 1, "T", 2]),
+    ]
+    return helper.make_graph(nodes, "decoder", ins, outs, inits)
+
+
+GEN = {"decoder": gpt_decoder(), "eos_token_id": VOCAB - 1, "pad_token_id": 0, "model_type": 0}
+
+
+def c32(v):
+    return In([1], I32, value=[v], const=True)
+
+
+def cf(v):
+    return In([1], value=[v], const=True)
+
 
 CASES = [
     # Pad: pads as an input, [2 * rank] or [1, 2 * rank].
@@ -134,4 +180,22 @@ CASES = [
     Case("MRotaryEmbedding/4d", "MRotaryEmbedding",
          [In(["b", 2, "s", 16]), In([3, "b", "s"], I64, low=0, high=8), In([8, 8]), In([8, 8])],
          attrs={"mrope_section": [2, 3, 3]}, bind={"b": 2, "s": 5}),
+    # The generation loops, with a one-layer GPT-2-style decoder: sequences padded to max_length.
+    Case("GreedySearch/gpt", "GreedySearch", [In([2, 3], I32, high=5), c32(10), c32(1), cf(1.0)], attrs=GEN),
+    Case("GreedySearch/symbolic", "GreedySearch", [In(["b", "s"], I32, high=5), c32(12)], attrs=GEN,
+         bind={"b": 3, "s": 4}),
+    Case("GreedySearch/fed-max-length", "GreedySearch", [In([2, 3], I32, high=5), In([1], I32, value=[9])],
+         attrs=GEN, unknown_ok={0: "max_length fed at run"}),
+    # Sampling draws at random: a fixed seed (input 8) keeps the expand check's second run identical, and
+    # an end token it never draws makes it fill every position (onnxruntime 1.31.1 leaves the positions
+    # after an early end uninitialized).
+    Case("Sampling/gpt", "Sampling",
+         [In(["b", 3], I32, high=5), c32(10), c32(1), cf(1.0), None, None, None, None, c32(7)],
+         attrs={**GEN, "eos_token_id": VOCAB + 5, "top_p": 0.9, "vocab_size": VOCAB}, bind={"b": 2}),
+    Case("BeamSearch/gpt", "BeamSearch",
+         [In([2, 3], I32, high=5), c32(10), c32(1), c32(2), c32(1), cf(1.0), cf(1.0)],
+         attrs={**GEN, "early_stopping": 0, "vocab_size": VOCAB}, outputs=3),
+    Case("BeamSearch/symbolic-two-returned", "BeamSearch",
+         [In(["b", "s"], I32, high=5), c32(8), c32(1), c32(3), c32(2), cf(1.0), cf(1.0)],
+         attrs={**GEN, "early_stopping": 0}, outputs=2, bind={"b": 2, "s": 3}),
 ]
