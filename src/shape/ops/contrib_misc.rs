@@ -149,7 +149,7 @@ fn crop_and_resize(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             ctx,
             1,
             2,
-            &[rois.clone()],
+            std::slice::from_ref(&rois),
             "CropAndResize's batch_indices: 1-D, one per roi (num_rois)",
         );
     }
