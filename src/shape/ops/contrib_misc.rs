@@ -684,6 +684,21 @@ mod hostile {
         "model_type",
         "to",
         "group",
+        "q_num_heads",
+        "kv_num_heads",
+        "state_window",
+        "state_update_capacity",
+        "dilation",
+        "ndim",
+        "num_branches",
+        "max_ngram_size",
+        "n_head_per_ngram",
+        "transA",
+        "transB",
+        "dtype",
+        "token_budget",
+        "compress_ratio",
+        "index_topk",
     ];
     const INTS_ATTRS: &[&str] = &[
         "kernel_shape",
@@ -701,7 +716,10 @@ mod hostile {
         super::super::contrib_signal::register(&mut r);
         super::super::contrib_moe::register(&mut r);
         super::super::contrib_qordered::register(&mut r);
+        super::super::contrib_other::register(&mut r);
+        super::super::contrib_sparse::register(&mut r);
         super::super::contrib_generation::register(&mut r);
+        super::super::contrib_recurrent::register(&mut r);
         let huge = Dim::Known(u64::MAX);
         let big = Some(ValueInfo::tensor(
             F32,

@@ -3,8 +3,11 @@ operators of contrib_signal.rs, the mixtures of experts and fused N-bit products
 generation loops of contrib_generation.rs.
 
 Not runnable on onnxruntime's CPU provider (no CPU kernel), so covered by unit tests only: BitmaskDropout,
-IsAllFinite, RemovePadding, RestorePadding, NhwcFusedConv (fp16 vector intrinsics only, not x86-64), and
-the others listed in each rule file's header."""
+IsAllFinite, RemovePadding, RestorePadding, NhwcFusedConv (fp16 vector intrinsics only, not x86-64), Rfft,
+Irfft, ComplexMul, ComplexMulConj, the QOrdered family, QuantizeWithOrder, DequantizeWithOrder, DecoderAttention
+(CUDA), MatMulNBitsMlp, MatMulNBitsQkv (WebGPU), MatMulFpQ4 (needs MLAS-packed weights), WhisperBeamSearch (needs
+Whisper's encoder and decoder), GatedDeltaNet, VarlenCausalConvWithState (no CPU kernel in 1.31.1), and the
+others listed in each rule file's header."""
 
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
@@ -198,4 +201,38 @@ CASES = [
     Case("BeamSearch/symbolic-two-returned", "BeamSearch",
          [In(["b", "s"], I32, high=5), c32(8), c32(1), c32(3), c32(2), cf(1.0), cf(1.0)],
          attrs={**GEN, "early_stopping": 0}, outputs=2, bind={"b": 2, "s": 3}),
+    # The linear-attention and hybrid models' recurrent operators.
+    Case("LinearAttention/gqa", "LinearAttention", [In([2, 3, 16]), In([2, 3, 8]), In([2, 3, 12]), None, In([2, 3, 2]),
+                                                    In([2, 3, 2])],
+         attrs={"q_num_heads": 4, "kv_num_heads": 2}, outputs=2),
+    Case("LinearAttention/linear-symbolic", "LinearAttention", [In(["b", "t", 16]), In(["b", "t", 16]), In(["b", "t", 16])],
+         attrs={"q_num_heads": 2, "kv_num_heads": 2, "update_rule": "linear"}, outputs=2, bind={"b": 2, "t": 5}),
+    Case("LinearAttention/past", "LinearAttention",
+         [In([2, 1, 16]), In([2, 1, 16]), In([2, 1, 16]), In([2, 2, 8, 8])],
+         attrs={"q_num_heads": 2, "kv_num_heads": 2, "update_rule": "linear"}, outputs=2),
+    Case("LinearAttentionGate/both", "LinearAttentionGate", [In(["b", "t", 4]), In([4]), In([4]), In(["b", "t", 4])],
+         outputs=2, bind={"b": 2, "t": 3}),
+    Case("CausalConvWithState/1d", "CausalConvWithState", [In([2, 8, 5]), In([8, 1, 4])], outputs=2),
+    Case("CausalConvWithState/dilated-past", "CausalConvWithState",
+         [In(["b", 8, "s"]), In([8, 1, 3]), In([8]), In(["b", 8, 4])],
+         attrs={"dilation": 2, "activation": "silu"}, outputs=2, bind={"b": 2, "s": 6}),
+    Case("HyperConnectionPreMix/grouped", "HyperConnectionPreMix", [In(["b", 4, 16]), In(["b", 4])], bind={"b": 3}),
+    Case("HyperConnectionPreMix/flat", "HyperConnectionPreMix", [In([3, 64]), In([3, 4])], attrs={"num_branches": 4}),
+    Case("HyperConnectionPostMix/grouped", "HyperConnectionPostMix", [In([3, 4, 16]), In([3, 16]), In([3, 4]), In([3, 4, 4])]),
+    Case("EngramGate/basic", "EngramGate",
+         [In([2, 3, 4, 8]), In([2, 3, 4, 8]), In([2, 3, 8]), In([4, 8]), In([4, 8]), In([4, 8])], outputs=2),
+    Case("NGramHashMapping/basic", "NGramHashMapping",
+         [In(["b", "s"], I64, high=50), In([3], I64, value=[1, 3, 5]), In([4], I64, value=[7, 11, 13, 17])],
+         attrs={"max_ngram_size": 3, "n_head_per_ngram": 2, "pad_id": 0}, outputs=2, bind={"b": 2, "s": 5}),
+    Case("VarlenNGramHashMapping/basic", "VarlenNGramHashMapping",
+         [In([7], I64, high=50), In([3], I64, value=[1, 3, 5]), In([4], I64, value=[7, 11, 13, 17]),
+          In([3], I32, value=[0, 3, 7])],
+         attrs={"max_ngram_size": 3, "n_head_per_ngram": 2, "pad_id": 0}, outputs=2),
+    # Tokenizer: [N] or [N, C] strings give [N, T] or [N, C, T], T data-dependent.
+    Case("Tokenizer/1d", "Tokenizer", [In([2], "object", value=["ab cd", "efg"])],
+         attrs={"mark": 0, "mincharnum": 1, "pad_value": "#", "separators": [" "]},
+         unknown_ok={0: "data-dependent token count"}),
+    Case("Tokenizer/2d-marked", "Tokenizer", [In([1, 2], "object", value=[["a b", "c d e"]])],
+         attrs={"mark": 1, "mincharnum": 1, "pad_value": "#", "separators": [" "]},
+         unknown_ok={0: "data-dependent token count"}),
 ]

@@ -1,0 +1,234 @@
+//! The remaining onnxruntime contrib operators (domain `com.microsoft`, version 1 each): the float8 and
+//! block-quantized products GemmFloat8, MatMulBlockQuantizedFp4Weight and MatMulBlockQuantizedFp8Weight,
+//! SparseToDenseMatMul, the block floating point pair QuantizeBFP and DequantizeBFP, AttnLSTM,
+//! Tokenizer, and the opaque EPContext and Snpe.
+//!
+//! Spec: <https://github.com/microsoft/onnxruntime/blob/main/docs/ContribOperators.md>
+//! (`#com.microsoft.GemmFloat8` and so on):
+//! - GemmFloat8: Gemm's `(M, N)` after `transA`/`transB`, of the type `dtype` names.
+//! - MatMulBlockQuantizedFp4Weight, MatMulBlockQuantizedFp8Weight: A `[.., K]` by B `[N, ..]` gives
+//!   `[.., N]` in A's type.
+//! - SparseToDenseMatMul: the sparse A `(M, K)` by the dense B `(K, N)` gives `(M, N)` in B's type.
+//! - QuantizeBFP: the 1-D BFP bytes (uint8, of a length of the format's), and x's shape and strides as
+//!   int64 vectors of x's rank. DequantizeBFP: a tensor of the shape the `shape` input holds, of type
+//!   `dtype` (float by default).
+//! - AttnLSTM: LSTM's outputs, `Y` `(seq, num_directions, batch, hidden)` and `Y_h`, `Y_c`
+//!   `(num_directions, batch, hidden)`.
+//! - Tokenizer: strings `[N]` or `[N, C]` give `[N, T]` or `[N, C, T]` strings, T the most tokens found
+//!   (data-dependent).
+//! - EPContext and Snpe hold a compiled graph of another runtime: nothing is known of their outputs,
+//!   which are left unknown.
+//!
+//! Runnable on the CPU: Tokenizer (tests/conformance/contrib/cases_more.py). GemmFloat8 and the
+//! block-quantized products are CUDA kernels, SparseToDenseMatMul takes a sparse input the harness
+//! does not build, the BFP pair has no kernel in onnxruntime's builds, AttnLSTM needs its attention
+//! weights consistent with each other, and EPContext and Snpe need their execution providers: covered
+//! by the unit tests below.
+
+use super::super::ctx::NodeCtx;
+use super::super::dim::Dim;
+use super::super::registry::Registry;
+use super::super::value::{Data, ValueInfo};
+use super::common::{like, size_of_value};
+use super::support::{dim_of, elem, elem_attr, rank_of};
+use crate::proto::tensor_proto::DataType;
+
+const MS: &str = "com.microsoft";
+
+pub fn register(r: &mut Registry) {
+    r.add(MS, "GemmFloat8", 1, gemm_float8);
+    r.add(
+        MS,
+        "MatMulBlockQuantizedFp4Weight",
+        1,
+        block_quantized_matmul,
+    );
+    r.add(
+        MS,
+        "MatMulBlockQuantizedFp8Weight",
+        1,
+        block_quantized_matmul,
+    );
+    r.add(MS, "SparseToDenseMatMul", 1, sparse_to_dense_matmul);
+    r.add(MS, "QuantizeBFP", 1, quantize_bfp);
+    r.add(MS, "DequantizeBFP", 1, dequantize_bfp);
+    r.add(MS, "AttnLSTM", 1, attn_lstm);
+    r.add(MS, "Tokenizer", 1, tokenizer);
+    r.add(MS, "EPContext", 1, opaque);
+    r.add(MS, "Snpe", 1, opaque);
+}
+
+fn flag(ctx: &NodeCtx<'_>, name: &str) -> bool {
+    ctx.attr_i(name).unwrap_or(0) != 0
+}
+
+/// GemmFloat8(A, B, ..) -> (M, N) of type `dtype`.
+fn gemm_float8(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let m = dim_of(ctx, 0, 2, usize::from(flag(ctx, "transA")));
+    let n = dim_of(ctx, 1, 2, usize::from(!flag(ctx, "transB")));
+    vec![ValueInfo::tensor(elem_attr(ctx, "dtype"), Some(vec![m, n]))]
+}
+
+/// MatMulBlockQuantizedFp4Weight / Fp8Weight(A [.., K], B [N, ..], ..) -> [.., N].
+fn block_quantized_matmul(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let n = dim_of(ctx, 1, 2, 0);
+    let shape = ctx.shape(0).filter(|s| !s.is_empty()).map(|mut s| {
+        let last = s.len() - 1;
+        s[last] = n;
+        s
+    });
+    vec![like(ctx, 0, shape)]
+}
+
+/// SparseToDenseMatMul(A sparse (M, K), B (K, N)) -> (M, N).
+fn sparse_to_dense_matmul(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let m = dim_of(ctx, 0, 2, usize::from(flag(ctx, "transA")));
+    let n = dim_of(ctx, 1, 2, usize::from(!flag(ctx, "transB")));
+    vec![like(ctx, 1, Some(vec![m, n]))]
+}
+
+/// QuantizeBFP(x) -> (y uint8 [?], shape int64 [rank], strides int64 [rank]).
+fn quantize_bfp(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let rank = rank_of(ctx, 0).map_or(Dim::Unknown, |r| Dim::Known(r as u64));
+    let int64 = elem(DataType::Int64);
+    let shape_values = ctx.shape(0);
+    vec![
+        ValueInfo::tensor(elem(DataType::Uint8), Some(vec![Dim::Unknown])),
+        ValueInfo::tensor(int64, Some(vec![rank.clone()])).with_data(shape_values),
+        ValueInfo::tensor(int64, Some(vec![rank])),
+    ]
+}
+
+/// DequantizeBFP(x, shape, strides) -> a tensor of the shape `shape` holds, of type `dtype`.
+fn dequantize_bfp(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let shape = match ctx.values(1) {
+        Some(Data::Ints(v)) if rank_of(ctx, 1) == Some(1) => {
+            Some(v.iter().map(size_of_value).collect())
+        }
+        _ => match dim_of(ctx, 1, 1, 0) {
+            Dim::Known(r) if r <= 64 => Some(vec![Dim::Unknown; r as usize]),
+            _ => None,
+        },
+    };
+    let t = elem_attr(ctx, "dtype").or(elem(DataType::Float));
+    vec![ValueInfo::tensor(t, shape)]
+}
+
+/// AttnLSTM(X (seq, batch, input), W, R (dirs, 4 * hidden, hidden), ..) -> (Y, Y_h, Y_c).
+fn attn_lstm(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let dirs = match ctx.attr_s("direction") {
+        Some("bidirectional") => Dim::Known(2),
+        None | Some("forward" | "reverse") => Dim::Known(1),
+        Some(_) => Dim::Unknown,
+    };
+    let hidden = match ctx.attr_i("hidden_size") {
+        Some(h) if h > 0 => Dim::Known(h as u64),
+        Some(_) => Dim::Unknown,
+        None => dim_of(ctx, 2, 3, 2),
+    };
+    let (seq, batch) = (dim_of(ctx, 0, 3, 0), dim_of(ctx, 0, 3, 1));
+    let state = vec![dirs.clone(), batch.clone(), hidden.clone()];
+    vec![
+        like(ctx, 0, Some(vec![seq, dirs, batch, hidden])),
+        like(ctx, 0, Some(state.clone())),
+        like(ctx, 0, Some(state)),
+    ]
+}
+
+/// Tokenizer(X [N] or [N, C]) -> [N, T] or [N, C, T] strings.
+fn tokenizer(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let shape = ctx
+        .shape(0)
+        .filter(|s| matches!(s.len(), 1 | 2))
+        .map(|mut s| {
+            s.push(Dim::Unknown);
+            s
+        });
+    vec![ValueInfo::tensor(elem(DataType::String), shape)]
+}
+
+/// EPContext, Snpe: outputs of another runtime's compiled graph, unknown.
+fn opaque(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    vec![ValueInfo::unknown(); ctx.num_outputs()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::common::test_util::*;
+    use super::*;
+
+    #[test]
+    fn gemm_float8_transposes() {
+        let n = node(
+            "GemmFloat8",
+            2,
+            1,
+            vec![attr_i("transB", 1), attr_i("dtype", 10)],
+        );
+        let outs = run(
+            gemm_float8,
+            &n,
+            1,
+            &[t(F32, &["m", "32"]), t(F32, &["16", "32"])],
+        );
+        assert_eq!(outs[0].shape, shape(&["m", "16"]));
+        assert_eq!(outs[0].elem, Some(10));
+    }
+
+    #[test]
+    fn block_quantized_products_take_n_from_b() {
+        let n = node("MatMulBlockQuantizedFp8Weight", 3, 1, vec![]);
+        let s = out_shape(
+            block_quantized_matmul,
+            &n,
+            1,
+            &[t(F32, &["b", "s", "256"]), t(F32, &["64", "256"])],
+        );
+        assert_eq!(s, shape(&["b", "s", "64"]));
+    }
+
+    #[test]
+    fn bfp_round_trip_keeps_the_shape() {
+        let n = node("QuantizeBFP", 1, 3, vec![attr_i("bfp_type", 1)]);
+        let outs = run(quantize_bfp, &n, 1, &[t(F32, &["4", "b"])]);
+        assert_eq!(outs[1].shape, shape(&["2"]));
+        let n = node("DequantizeBFP", 3, 1, vec![attr_i("bfp_type", 1)]);
+        let s = out_shape(
+            dequantize_bfp,
+            &n,
+            1,
+            &[t(F32, &["?"]), ints(&[4, 8]), ints(&[8, 1])],
+        );
+        assert_eq!(s, shape(&["4", "8"]));
+    }
+
+    #[test]
+    fn attn_lstm_and_tokenizer() {
+        let n = node(
+            "AttnLSTM",
+            3,
+            3,
+            vec![
+                attr_s("direction", "bidirectional"),
+                attr_i("hidden_size", 8),
+            ],
+        );
+        let outs = run(
+            attn_lstm,
+            &n,
+            1,
+            &[
+                t(F32, &["s", "b", "4"]),
+                t(F32, &["2", "32", "4"]),
+                t(F32, &["2", "32", "8"]),
+            ],
+        );
+        assert_eq!(outs[0].shape, shape(&["s", "2", "b", "8"]));
+        assert_eq!(outs[2].shape, shape(&["2", "b", "8"]));
+        let n = node("Tokenizer", 1, 1, vec![]);
+        let s = out_shape(tokenizer, &n, 1, &[t(F32, &["n"])]);
+        assert_eq!(s, shape(&["n", "?"]));
+        let n = node("EPContext", 2, 2, vec![]);
+        assert_eq!(run(opaque, &n, 1, &[]).len(), 2);
+    }
+}
