@@ -232,3 +232,139 @@ mod tests {
         assert_eq!(run(opaque, &n, 1, &[]).len(), 2);
     }
 }
+
+#[cfg(test)]
+mod hostile {
+    //! The rules of the contrib families added with this file (contrib_misc, contrib_signal, contrib_moe,
+    //! contrib_qordered, contrib_generation, contrib_recurrent, contrib_sparse and this one) on their own
+    //! attributes at hostile values (the shared sweep in `support` covers hostile inputs
+    //! with the common attribute names): none may panic.
+
+    use super::super::super::dim::Dim;
+    use super::super::super::registry::Registry;
+    use super::super::super::value::{Data, ValueInfo, from_i64};
+    use super::super::common::test_util::*;
+
+    const INT_ATTRS: &[&str] = &[
+        "size",
+        "step",
+        "dim",
+        "signal_ndim",
+        "num_heads",
+        "N",
+        "Nq",
+        "Nkv",
+        "K",
+        "vocab_size",
+        "positive",
+        "model_type",
+        "to",
+        "group",
+        "q_num_heads",
+        "kv_num_heads",
+        "state_window",
+        "state_update_capacity",
+        "dilation",
+        "ndim",
+        "num_branches",
+        "max_ngram_size",
+        "n_head_per_ngram",
+        "transA",
+        "transB",
+        "dtype",
+        "token_budget",
+        "compress_ratio",
+        "index_topk",
+    ];
+    const INTS_ATTRS: &[&str] = &[
+        "kernel_shape",
+        "strides",
+        "pads",
+        "dilations",
+        "output_padding",
+        "output_shape",
+    ];
+
+    #[test]
+    fn no_rule_panics_on_hostile_attributes() {
+        let mut r = Registry::default();
+        super::super::contrib_misc::register(&mut r);
+        super::super::contrib_signal::register(&mut r);
+        super::super::contrib_moe::register(&mut r);
+        super::super::contrib_qordered::register(&mut r);
+        super::register(&mut r);
+        super::super::contrib_sparse::register(&mut r);
+        super::super::contrib_generation::register(&mut r);
+        super::super::contrib_recurrent::register(&mut r);
+        let huge = Dim::Known(u64::MAX);
+        let big = Some(ValueInfo::tensor(
+            F32,
+            Some(vec![huge.clone(), d("N"), Dim::Unknown, d("0")]),
+        ));
+        let extreme = Some(ValueInfo::int64_data(
+            vec![from_i64(i64::MIN), from_i64(i64::MAX), from_i64(-1), d("S")],
+            false,
+        ));
+        let matrix = Some(
+            ValueInfo::tensor(I64, Some(vec![d("1"), d("4")])).with_values(Some(Data::Ints(vec![
+                from_i64(i64::MAX),
+                from_i64(i64::MIN),
+                from_i64(-1),
+                from_i64(1),
+            ]))),
+        );
+        let input_sets: Vec<Vec<Option<ValueInfo>>> = vec![
+            vec![],
+            vec![None; 8],
+            vec![big.clone(); 8],
+            vec![
+                t(F32, &["2", "3"]),
+                extreme.clone(),
+                extreme.clone(),
+                extreme.clone(),
+                extreme,
+            ],
+            vec![
+                t(F32, &["1", "1", "1"]),
+                matrix.clone(),
+                int(i64::MAX),
+                int(-1),
+                int(0),
+            ],
+            vec![
+                t(F32, &["u", "1", "2", "3"]),
+                ints(&[0, 0, 0, 0, 0, 0, 0, 0]),
+                matrix,
+            ],
+            vec![
+                t(F32, &[]),
+                int(i64::MIN),
+                int(i64::MAX),
+                int(i64::MAX),
+                int(i64::MAX),
+            ],
+            vec![
+                big.clone(),
+                t(F32, &["1"]),
+                big,
+                ints(&[i64::MAX, i64::MAX]),
+            ],
+        ];
+        let mut ops: Vec<(&str, &str)> = r.ops().collect();
+        ops.sort();
+        assert!(ops.len() > 40, "{} ops", ops.len());
+        for (domain, op) in ops {
+            let rule = r.lookup(domain, op, 1).expect("registered at 1");
+            for v in [i64::MIN, -1, 0, 1, 2, 3, i64::MAX] {
+                let mut attrs: Vec<_> = INT_ATTRS.iter().map(|n| attr_i(n, v)).collect();
+                attrs.extend(INTS_ATTRS.iter().map(|n| attr_ints(n, &[v, v, v, v])));
+                for inputs in &input_sets {
+                    for outputs in [0, 1, 5] {
+                        let n = node(op, inputs.len(), outputs, attrs.clone());
+                        run(rule, &n, 1, inputs);
+                    }
+                }
+            }
+        }
+    }
+}
