@@ -18,6 +18,10 @@
 //! - CDist: A `(M, N)` and B `(K, N)` share N.
 //! - GatedAdd: Y has X's shape and the gate is X's shape with a last axis of 1.
 //! - NGramRepeatBlock: `input_ids` and `scores` share the batch.
+//! - ScaledSiLU: the scale is a scalar ("scale must be a scalar"; `[1]` is refused too).
+//! - Unique: x is 1-D; CDist: A is 2-D.
+//! - ConvTransposeWithDynamicPads: W's first axis is X's channels ("filter number not equal to input
+//!   channel num"), and the pads are two per spatial axis.
 //!
 //! Not runnable on onnxruntime's CPU provider (no CPU kernel): BitmaskDropout, IsAllFinite (CUDA,
 //! training), RemovePadding, RestorePadding (CUDA), NhwcFusedConv (fp16, only where MLAS has fp16
@@ -47,9 +51,8 @@ pub fn register(r: &mut Registry) {
     r.add(MS, "CDist", 1, cdist);
     r.add(MS, "UnfoldTensor", 1, unfold_tensor);
     r.add(MS, "MurmurHash3", 1, murmur_hash3);
-    for op in ["ScaledSiLU", "SampleOp"] {
-        r.add(MS, op, 1, same_as_first);
-    }
+    r.add(MS, "ScaledSiLU", 1, scaled_silu);
+    r.add(MS, "SampleOp", 1, same_as_first);
     r.add(MS, "GatedAdd", 1, gated_add);
     r.add(MS, "BitmaskDropout", 1, bitmask_dropout);
     r.add(MS, "IsAllFinite", 1, is_all_finite);
@@ -69,6 +72,14 @@ pub fn register(r: &mut Registry) {
 }
 
 fn same_as_first(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    vec![like(ctx, 0, ctx.shape(0))]
+}
+
+/// ScaledSiLU(X, scale?): X's shape; the scale, when given, a scalar (a one-element vector is refused).
+fn scaled_silu(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    if ctx.has_input(1) {
+        contract::exact(ctx, 0, 1, &[], "ScaledSiLU's scale: a scalar (rank 0)");
+    }
     vec![like(ctx, 0, ctx.shape(0))]
 }
 
@@ -167,6 +178,7 @@ fn crop_and_resize(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
 
 /// Unique(x) -> (y [u], idx [n], counts [u]): the input is read flattened; u is data-dependent.
 fn unique(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    contract::exact(ctx, 0, 0, &[Dim::Unknown], "Unique's x: 1-D");
     let n = ctx.shape(0).map_or(Dim::Unknown, |s| product(s.iter()));
     let u = match n {
         Dim::Known(0 | 1) => n.clone(),
@@ -178,6 +190,13 @@ fn unique(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
 
 /// CDist(A (M, N), B (K, N)) -> (M, K).
 fn cdist(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    contract::exact(
+        ctx,
+        0,
+        0,
+        &[Dim::Unknown, Dim::Unknown],
+        "CDist's A: 2-D (M, N)",
+    );
     if rank_of(ctx, 0) == Some(2) {
         let n = dim_of(ctx, 0, 2, 1);
         contract::exact(
@@ -331,6 +350,31 @@ fn nhwc_fused_conv(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
 /// ConvTransposeWithDynamicPads(X, W, Pads?, B?): ConvTranspose, with the pads read from the input
 /// when it is given.
 fn conv_transpose_dynamic_pads(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    // W is (C, M / group, k..): its first axis is X's channels; the pads are two per spatial axis.
+    if let (Some(x), Some(w)) = (ctx.shape(0), ctx.shape(1))
+        && x.len() == w.len()
+        && x.len() >= 3
+    {
+        let mut expected = vec![Dim::Unknown; w.len()];
+        expected[0] = x[1].clone();
+        contract::exact(
+            ctx,
+            0,
+            1,
+            &expected,
+            "ConvTransposeWithDynamicPads's W: (C, M / group, k..), C the input's channels",
+        );
+        if ctx.has_input(2) {
+            let twice = Dim::Known(2 * (x.len() as u64 - 2));
+            contract::exact(
+                ctx,
+                0,
+                2,
+                &[twice],
+                "ConvTransposeWithDynamicPads's Pads: two per spatial axis of the input",
+            );
+        }
+    }
     let mut out = conv_transpose(ctx);
     if !ctx.has_input(2) || ctx.attr_ints("output_shape").is_some() {
         return out;

@@ -8,7 +8,9 @@
 //! - MoE, QMoE: the output has the input's shape, `(total_tokens, hidden)` or `(batch, seq, hidden)`.
 //!   onnxruntime's `moe_helper.h` requires `router_probs` to be `(total_tokens, num_experts)`, with
 //!   `total_tokens` the input's flattened token count and `num_experts` the experts' count of
-//!   `fc1_experts_weights` (its first axis): both are checked here.
+//!   `fc1_experts_weights` (its first axis): both are checked here. For MoE (float weights) also the
+//!   weights `(E, fusion * inter, hidden)` and `(E, hidden, inter)` and the biases `(E, fusion * inter)`
+//!   and `(E, hidden)` ("Input 'fc2_experts_bias' is expected to have shape ...").
 //! - MatMulFpQ4: A `[.., K]` times B, whose shape `[K, N]` is given by the values of `B_shape`.
 //! - MatMulNBitsMlp: A `[.., K]` gives Y `[.., N]` (attribute N) and the optional residual sum of A's
 //!   shape.
@@ -49,9 +51,46 @@ fn moe(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             ctx,
             0,
             1,
-            &[tokens, experts],
+            &[tokens, experts.clone()],
             "MoE's router_probs: (total_tokens, num_experts), the input's token count by the experts' count",
         );
+        // MoE's float weights (QMoE's are packed: their widths depend on the bits).
+        if ctx.op_type() == "MoE" {
+            let hidden = s[s.len() - 1].clone();
+            let fc1 = dim_of(ctx, 2, 3, 1);
+            contract::exact(
+                ctx,
+                0,
+                2,
+                &[experts.clone(), Dim::Unknown, hidden.clone()],
+                "MoE's fc1_experts_weights: (num_experts, fusion * inter_size, hidden_size)",
+            );
+            contract::exact(
+                ctx,
+                0,
+                4,
+                &[experts.clone(), hidden.clone(), Dim::Unknown],
+                "MoE's fc2_experts_weights: (num_experts, hidden_size, inter_size)",
+            );
+            if ctx.has_input(3) {
+                contract::exact(
+                    ctx,
+                    2,
+                    3,
+                    &[experts.clone(), fc1],
+                    "MoE's fc1_experts_bias: (num_experts, fusion * inter_size) of fc1's weights",
+                );
+            }
+            if ctx.has_input(5) {
+                contract::exact(
+                    ctx,
+                    0,
+                    5,
+                    &[experts, hidden],
+                    "MoE's fc2_experts_bias: (num_experts, hidden_size)",
+                );
+            }
+        }
     }
     vec![like(ctx, 0, x)]
 }

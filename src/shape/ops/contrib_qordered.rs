@@ -15,18 +15,20 @@
 //!   every model its fusion writes).
 //! - DecoderAttention: the query's shape `(seq, batch, hidden)`; the new caches are `(batch, num_heads,
 //!   ?, hidden / num_heads)`, their length depending on the boolean inputs' values.
-//! - MRotaryEmbedding: the input's shape.
+//! - MRotaryEmbedding: the input's shape; onnxruntime's CPU kernel requires `position_ids` `(3, batch,
+//!   seq)` of the input's sizes, checked here.
 //!
 //! MRotaryEmbedding runs on the CPU (tests/conformance/contrib/cases_more.py). The others have no CPU
 //! kernel (CUDA only: the QOrdered family needs cublasLt, DecoderAttention is a CUDA kernel): the CPU
-//! harness cannot run them; their rules follow the schemas and are covered by the unit tests below. No
-//! contract is checked, as none could be verified.
+//! harness cannot run them; their rules follow the schemas and are covered by the unit tests below, and
+//! no contract of theirs is checked, as none could be verified.
 
 use super::super::ctx::NodeCtx;
 use super::super::dim::Dim;
 use super::super::registry::Registry;
 use super::super::value::ValueInfo;
 use super::common::{div_exact, like};
+use super::contract;
 use super::matmul::matmul_of;
 use super::support::{dim_of, elem, elem_attr};
 use crate::proto::tensor_proto::DataType;
@@ -41,12 +43,31 @@ pub fn register(r: &mut Registry) {
         "QOrderedGelu",
         "QOrderedLayerNormalization",
         "QOrderedLongformerAttention",
-        "MRotaryEmbedding",
     ] {
         r.add(MS, op, 1, same_as_first);
     }
     r.add(MS, "QOrderedAttention", 1, qordered_attention);
     r.add(MS, "DecoderAttention", 1, decoder_attention);
+    r.add(MS, "MRotaryEmbedding", 1, mrotary_embedding);
+}
+
+/// MRotaryEmbedding(input (B, S, D) or (B, N, S, H), position_ids (3, B, S), ..): the input's shape.
+fn mrotary_embedding(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let x = ctx.shape(0);
+    let bs = match x.as_deref() {
+        Some([b, s, _]) | Some([b, _, s, _]) => Some((b.clone(), s.clone())),
+        _ => None,
+    };
+    if let Some((b, s)) = bs {
+        contract::exact(
+            ctx,
+            0,
+            1,
+            &[Dim::Known(3), b, s],
+            "MRotaryEmbedding's position_ids: (3, batch_size, sequence_length) of the input",
+        );
+    }
+    vec![like(ctx, 0, x)]
 }
 
 fn same_as_first(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {

@@ -24,14 +24,21 @@
 //!   `(B, max_ngram_size - 1)`; the varlen form packs the tokens: `(tokens, ..)`, with the batch from
 //!   `cumulative_sequence_length` (`batch + 1` long).
 //!
-//! No contract is checked: the kernels' checks of these new operators were not verified against a
-//! refused case. Which of them the CPU harness runs is listed in tests/conformance/contrib/cases_more.py.
+//! Contracts onnxruntime's CPU kernels enforce (each with a refused case in
+//! tests/conformance/contrib/cases_more.py), checked here: LinearAttention's key and value of the
+//! query's batch and length, its past state of the computed shape; LinearAttentionGate's `dt_bias` and
+//! `decay_scale` `(H)` and `b` of a's shape; CausalConvWithState's depthwise weight `(C, 1, k..)`, bias
+//! `(C)` and past state; HyperConnectionPostMix's block output `(.., H)`; EngramGate's query of key's
+//! shape, value `(B, S, H)` and norm scales `(hc, H)`; NGramHashMapping's `vocab_sizes` and
+//! `head_offsets` `((n - 1) * heads)` and `past_ids` `(B, n - 1)`. GatedDeltaNet and
+//! VarlenCausalConvWithState have no CPU kernel: their rules are covered by the unit tests only.
 
 use super::super::ctx::NodeCtx;
 use super::super::dim::Dim;
 use super::super::registry::Registry;
 use super::super::value::ValueInfo;
 use super::common::{div_exact, like, mul, shift, sum};
+use super::contract;
 use super::support::{dim_of, rank_of};
 
 const MS: &str = "com.microsoft";
@@ -43,14 +50,10 @@ pub fn register(r: &mut Registry) {
     r.add(MS, "CausalConvWithState", 1, causal_conv_with_state);
     r.add(MS, "VarlenCausalConvWithState", 1, varlen_causal_conv);
     r.add(MS, "HyperConnectionPreMix", 1, hyper_pre_mix);
-    r.add(MS, "HyperConnectionPostMix", 1, same_as_first);
+    r.add(MS, "HyperConnectionPostMix", 1, hyper_post_mix);
     r.add(MS, "EngramGate", 1, engram_gate);
     r.add(MS, "NGramHashMapping", 1, ngram_hash_mapping);
     r.add(MS, "VarlenNGramHashMapping", 1, ngram_hash_mapping);
-}
-
-fn same_as_first(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
-    vec![like(ctx, 0, ctx.shape(0))]
 }
 
 /// A positive integer attribute.
@@ -77,15 +80,36 @@ fn linear_attention(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         (Some(q), Some(k)) => Dim::Known(q.max(k)),
         _ => Dim::Unknown,
     };
+    if rank_of(ctx, 0) == Some(3) {
+        for (slot, what) in [
+            (
+                1,
+                "LinearAttention's key: (B, T, H_kv * d_k) of the query's B and T",
+            ),
+            (
+                2,
+                "LinearAttention's value: (B, T, H_kv * d_v) of the query's B and T",
+            ),
+        ] {
+            contract::exact(ctx, 0, slot, &[b.clone(), t.clone(), Dim::Unknown], what);
+        }
+    }
     let output = vec![b.clone(), t, mul(&heads, &dv)];
+    let mut computed = vec![b, hkv.map_or(Dim::Unknown, Dim::Known), dk, dv];
+    if let Some(w) = positive(ctx, "state_window") {
+        computed.insert(0, Dim::Known(w));
+    }
     let state = if ctx.has_input(3) && ctx.shape(3).is_some() {
+        contract::exact(
+            ctx,
+            0,
+            3,
+            &computed,
+            "LinearAttention's past_state: (B, H_kv, d_k, d_v) of the query, key and value",
+        );
         ctx.shape(3)
     } else {
-        let mut s = vec![b, hkv.map_or(Dim::Unknown, Dim::Known), dk, dv];
-        if let Some(w) = positive(ctx, "state_window") {
-            s.insert(0, Dim::Known(w));
-        }
-        Some(s)
+        Some(computed)
     };
     let state_type = ctx.elem(3).or(ctx.elem(0));
     vec![
@@ -97,6 +121,26 @@ fn linear_attention(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
 /// LinearAttentionGate(a, dt_bias, decay_scale, b?) -> (decay, beta), both of a's shape.
 fn linear_attention_gate(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let a = ctx.shape(0);
+    if let Some(a) = &a {
+        let h = a.last().cloned().unwrap_or(Dim::Unknown);
+        contract::exact(
+            ctx,
+            0,
+            1,
+            std::slice::from_ref(&h),
+            "LinearAttentionGate's dt_bias: (H), H the last axis of a",
+        );
+        contract::exact(
+            ctx,
+            0,
+            2,
+            &[h],
+            "LinearAttentionGate's decay_scale: (H), H the last axis of a",
+        );
+        if ctx.has_input(3) {
+            contract::exact(ctx, 0, 3, a, "LinearAttentionGate's b: the shape of a");
+        }
+    }
     vec![like(ctx, 0, a.clone()), like(ctx, 0, ctx.shape(3).or(a))]
 }
 
@@ -155,26 +199,63 @@ fn gated_delta_net(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
 
 /// CausalConvWithState(input, weight, bias?, past_state?) -> (output, present_state).
 fn causal_conv_with_state(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let channels_first = ctx.attr_i("channels_last").unwrap_or(0) == 0;
+    if channels_first && let Some(x) = ctx.shape(0).filter(|x| x.len() >= 3) {
+        // Depthwise: the weight is (C, 1, k..) of the input's rank, the bias (C).
+        let mut w = vec![Dim::Unknown; x.len()];
+        w[0] = x[1].clone();
+        w[1] = Dim::Known(1);
+        contract::exact(
+            ctx,
+            0,
+            1,
+            &w,
+            "CausalConvWithState's weight: depthwise (C, 1, k..), C the input's channels",
+        );
+        if ctx.has_input(2) {
+            contract::exact(
+                ctx,
+                0,
+                2,
+                std::slice::from_ref(&x[1]),
+                "CausalConvWithState's bias: (C), the input's channels",
+            );
+        }
+    }
     let state = if ctx.shape(3).is_some() {
+        if let Some(expected) = causal_state(ctx) {
+            contract::exact(
+                ctx,
+                0,
+                3,
+                &expected,
+                "CausalConvWithState's past_state: (B, C, (k - 1) * dilation) of the input and kernel",
+            );
+        }
         ctx.shape(3)
     } else {
-        let ndim = ctx.attr_i("ndim").unwrap_or(1);
-        let channels_last = ctx.attr_i("channels_last").unwrap_or(0) != 0;
-        let dilation = positive(ctx, "dilation").or(ctx.attr_i("dilation").is_none().then_some(1));
-        match (ndim, channels_last, rank_of(ctx, 0), dim_of(ctx, 1, 3, 2)) {
-            (1, false, Some(3), Dim::Known(k)) if k > 0 => {
-                let length =
-                    dilation.map_or(Dim::Unknown, |d| mul(&Dim::Known(k - 1), &Dim::Known(d)));
-                let mut s = vec![dim_of(ctx, 0, 3, 0), dim_of(ctx, 0, 3, 1), length];
-                if let Some(w) = positive(ctx, "state_window") {
-                    s.insert(0, Dim::Known(w));
-                }
-                Some(s)
-            }
-            _ => None,
-        }
+        causal_state(ctx)
     };
     vec![like(ctx, 0, ctx.shape(0)), like(ctx, 0, state)]
+}
+
+/// The carry state of a channels-first 1-D causal convolution: `(B, C, (k - 1) * dilation)`, with a
+/// leading window axis when `state_window` is positive.
+fn causal_state(ctx: &NodeCtx<'_>) -> Option<Vec<Dim>> {
+    let ndim = ctx.attr_i("ndim").unwrap_or(1);
+    let channels_last = ctx.attr_i("channels_last").unwrap_or(0) != 0;
+    let dilation = positive(ctx, "dilation").or(ctx.attr_i("dilation").is_none().then_some(1));
+    match (ndim, channels_last, rank_of(ctx, 0), dim_of(ctx, 1, 3, 2)) {
+        (1, false, Some(3), Dim::Known(k)) if k > 0 => {
+            let length = dilation.map_or(Dim::Unknown, |d| mul(&Dim::Known(k - 1), &Dim::Known(d)));
+            let mut s = vec![dim_of(ctx, 0, 3, 0), dim_of(ctx, 0, 3, 1), length];
+            if let Some(w) = positive(ctx, "state_window") {
+                s.insert(0, Dim::Known(w));
+            }
+            Some(s)
+        }
+        _ => None,
+    }
 }
 
 /// VarlenCausalConvWithState(input (tokens, C), weight (C, 1, k), cu_seqlens, bias?, initial_state,
@@ -213,8 +294,45 @@ fn hyper_pre_mix(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     vec![like(ctx, 0, shape)]
 }
 
+/// HyperConnectionPostMix(streams, block_output (.., H), post_mix, stream_mix?) -> streams' shape.
+fn hyper_post_mix(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    if let Some(reduced) = hyper_pre_mix(ctx).pop().and_then(|v| v.shape) {
+        contract::exact(
+            ctx,
+            0,
+            1,
+            &reduced,
+            "HyperConnectionPostMix's block_output: (.., H), the streams without their branch axis",
+        );
+    }
+    vec![like(ctx, 0, ctx.shape(0))]
+}
+
 /// EngramGate(key (B, S, hc, H), ..) -> (output, gated_value_normed), both of key's shape.
 fn engram_gate(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    if let Some([b, s, hc, h]) = ctx.shape(0).as_deref() {
+        let (b, s, hc, h) = (b.clone(), s.clone(), hc.clone(), h.clone());
+        let key = [b.clone(), s.clone(), hc.clone(), h.clone()];
+        contract::exact(ctx, 0, 1, &key, "EngramGate's query: the shape of key");
+        contract::exact(
+            ctx,
+            0,
+            2,
+            &[b, s, h.clone()],
+            "EngramGate's value: (batch_size, sequence_length, hidden_size) of key",
+        );
+        for slot in [3, 4, 5] {
+            if ctx.has_input(slot) {
+                contract::exact(
+                    ctx,
+                    0,
+                    slot,
+                    &[hc.clone(), h.clone()],
+                    "EngramGate's norm scales: (hc_mult, hidden_size) of key",
+                );
+            }
+        }
+    }
     vec![like(ctx, 0, ctx.shape(0)), like(ctx, 0, ctx.shape(0))]
 }
 
@@ -231,6 +349,22 @@ fn ngram_hash_mapping(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         (Some(n), Some(h)) => n.checked_mul(h).map_or(Dim::Unknown, Dim::Known),
         _ => Dim::Unknown,
     };
+    if !matches!(heads, Dim::Unknown) {
+        for (slot, what) in [
+            (
+                2,
+                "NGramHashMapping's vocab_sizes: ((max_ngram_size - 1) * n_head_per_ngram)",
+            ),
+            (
+                if varlen { 5 } else { 4 },
+                "NGramHashMapping's head_offsets: ((max_ngram_size - 1) * n_head_per_ngram)",
+            ),
+        ] {
+            if ctx.has_input(slot) {
+                contract::exact(ctx, 0, slot, std::slice::from_ref(&heads), what);
+            }
+        }
+    }
     let (hash, batch) = if varlen {
         (
             vec![dim_of(ctx, 0, 1, 0), heads],
@@ -238,6 +372,15 @@ fn ngram_hash_mapping(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         )
     } else {
         let (b, s) = (dim_of(ctx, 0, 2, 0), dim_of(ctx, 0, 2, 1));
+        if ctx.has_input(3) && rank_of(ctx, 0) == Some(2) {
+            contract::exact(
+                ctx,
+                0,
+                3,
+                &[b.clone(), history.clone()],
+                "NGramHashMapping's past_ids: (batch_size, max_ngram_size - 1) of input_ids",
+            );
+        }
         (vec![b.clone(), s, heads], b)
     };
     let mut outs = vec![
