@@ -700,4 +700,22 @@ mod tests {
         let outs = run(murmur_hash3, &n, 1, &[t(I64, &["3"])]);
         assert_eq!(outs[0].elem, elem(DataType::Int32));
     }
+
+    #[test]
+    fn scalar_scale_and_transposed_weights() {
+        let c = codes(scaled_silu, &[t(F32, &["2", "3"]), t(F32, &["1"])]);
+        assert!(c.len() == 1 && c[0].starts_with("E1 "), "{c:?}");
+        assert!(codes(scaled_silu, &[t(F32, &["2", "3"]), t(F32, &[])]).is_empty());
+        let c = codes(
+            conv_transpose_dynamic_pads,
+            &[
+                t(F32, &["1", "2", "4", "4"]),
+                t(F32, &["3", "3", "3", "3"]),
+                ints(&[1, 1, 1, 1]),
+            ],
+        );
+        assert!(c.len() == 1 && c[0].contains("W"), "{c:?}");
+        let c = codes(unique, &[t(F32, &["2", "3"])]);
+        assert!(c.len() == 1 && c[0].starts_with("E1 "), "{c:?}");
+    }
 }

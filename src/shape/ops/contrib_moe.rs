@@ -200,4 +200,30 @@ mod tests {
         );
         assert_eq!(s, shape(&["b", "3", "8"]));
     }
+
+    #[test]
+    fn moe_checks_its_float_weights() {
+        let n = node("MoE", 6, 1, vec![]);
+        let bad = [
+            t(F32, &["6", "8"]),
+            t(F32, &["6", "4"]),
+            t(F32, &["4", "16", "8"]),
+            None,
+            t(F32, &["4", "8", "16"]),
+            t(F32, &["4", "7"]),
+        ];
+        let f = findings(moe, &n, 1, &bad);
+        assert!(
+            f.len() == 1 && f[0].message.contains("fc2_experts_bias"),
+            "{f:?}"
+        );
+        // QMoE's packed weights are not checked against the hidden size.
+        let n = node("QMoE", 6, 1, vec![]);
+        let packed = [
+            t(F32, &["6", "32"]),
+            t(F32, &["6", "4"]),
+            t(F32, &["4", "64", "16"]),
+        ];
+        assert!(findings(moe, &n, 1, &packed).is_empty());
+    }
 }

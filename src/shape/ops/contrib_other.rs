@@ -1,7 +1,7 @@
 //! The remaining onnxruntime contrib operators (domain `com.microsoft`, version 1 each): the float8 and
 //! block-quantized products GemmFloat8, MatMulBlockQuantizedFp4Weight and MatMulBlockQuantizedFp8Weight,
-//! SparseToDenseMatMul, the block floating point pair QuantizeBFP and DequantizeBFP, AttnLSTM,
-//! Tokenizer, and the opaque EPContext and Snpe.
+//! SparseToDenseMatMul, the block floating point pair QuantizeBFP and DequantizeBFP, AttnLSTM and
+//! Tokenizer.
 //!
 //! Spec: <https://github.com/microsoft/onnxruntime/blob/main/docs/ContribOperators.md>
 //! (`#com.microsoft.GemmFloat8` and so on):
@@ -16,14 +16,16 @@
 //!   `(num_directions, batch, hidden)`.
 //! - Tokenizer: strings `[N]` or `[N, C]` give `[N, T]` or `[N, C, T]` strings, T the most tokens found
 //!   (data-dependent).
-//! - EPContext and Snpe hold a compiled graph of another runtime: nothing is known of their outputs,
-//!   which are left unknown.
+//!
+//! EPContext and Snpe hold a compiled graph of another runtime (an execution provider's context, a SNPE
+//! DLC): nothing is known of their outputs, not even their ranks or types (a variadic `T`). They get no
+//! rule on purpose: a rule answering "unknown" would only silence I001, which tells the user their
+//! outputs are unknown.
 //!
 //! Runnable on the CPU: Tokenizer (tests/conformance/contrib/cases_more.py). GemmFloat8 and the
 //! block-quantized products are CUDA kernels, SparseToDenseMatMul takes a sparse input the harness
 //! does not build, the BFP pair has no kernel in onnxruntime's builds, AttnLSTM needs its attention
-//! weights consistent with each other, and EPContext and Snpe need their execution providers: covered
-//! by the unit tests below.
+//! weights consistent with each other: covered by the unit tests below.
 
 use super::super::ctx::NodeCtx;
 use super::super::dim::Dim;
@@ -54,8 +56,6 @@ pub fn register(r: &mut Registry) {
     r.add(MS, "DequantizeBFP", 1, dequantize_bfp);
     r.add(MS, "AttnLSTM", 1, attn_lstm);
     r.add(MS, "Tokenizer", 1, tokenizer);
-    r.add(MS, "EPContext", 1, opaque);
-    r.add(MS, "Snpe", 1, opaque);
 }
 
 fn flag(ctx: &NodeCtx<'_>, name: &str) -> bool {
@@ -147,11 +147,6 @@ fn tokenizer(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     vec![ValueInfo::tensor(elem(DataType::String), shape)]
 }
 
-/// EPContext, Snpe: outputs of another runtime's compiled graph, unknown.
-fn opaque(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
-    vec![ValueInfo::unknown(); ctx.num_outputs()]
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::common::test_util::*;
@@ -228,8 +223,6 @@ mod tests {
         let n = node("Tokenizer", 1, 1, vec![]);
         let s = out_shape(tokenizer, &n, 1, &[t(F32, &["n"])]);
         assert_eq!(s, shape(&["n", "?"]));
-        let n = node("EPContext", 2, 2, vec![]);
-        assert_eq!(run(opaque, &n, 1, &[]).len(), 2);
     }
 }
 

@@ -186,4 +186,14 @@ mod tests {
         assert_eq!(outs[0].shape, shape(&["s", "b", "64"]));
         assert_eq!(outs[1].shape, shape(&["b", "4", "?", "16"]));
     }
+
+    #[test]
+    fn mrotary_position_ids_follow_the_input() {
+        let n = node("MRotaryEmbedding", 4, 1, vec![]);
+        let ok = [t(F32, &["2", "2", "5", "16"]), t(I64, &["3", "2", "5"])];
+        assert!(findings(mrotary_embedding, &n, 1, &ok).is_empty());
+        let bad = [t(F32, &["2", "5", "32"]), t(I64, &["3", "2", "6"])];
+        let f = findings(mrotary_embedding, &n, 1, &bad);
+        assert!(f.len() == 1 && f[0].code.as_str() == "E1", "{f:?}");
+    }
 }

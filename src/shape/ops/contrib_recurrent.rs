@@ -486,4 +486,76 @@ mod tests {
         assert_eq!(outs[0].shape, shape(&["b", "s", "8"]));
         assert_eq!(outs[1].shape, shape(&["b", "2"]));
     }
+
+    fn codes(
+        rule: super::super::super::registry::Rule,
+        attrs: Vec<crate::proto::AttributeProto>,
+        inputs: &[Option<ValueInfo>],
+    ) -> Vec<String> {
+        let n = node("Op", inputs.len(), 2, attrs);
+        findings(rule, &n, 1, inputs)
+            .iter()
+            .map(|d| format!("{} {}", d.code.as_str(), d.message))
+            .collect()
+    }
+
+    #[test]
+    fn recurrent_contracts_are_e1() {
+        let heads = || vec![attr_i("q_num_heads", 2), attr_i("kv_num_heads", 2)];
+        let q = t(F32, &["2", "3", "16"]);
+        let ok = [q.clone(), q.clone(), q.clone()];
+        assert!(codes(linear_attention, heads(), &ok).is_empty());
+        let c = codes(
+            linear_attention,
+            heads(),
+            &[q.clone(), t(F32, &["2", "4", "16"]), q.clone()],
+        );
+        assert!(c.len() == 1 && c[0].starts_with("E1 "), "{c:?}");
+        let c = codes(
+            causal_conv_with_state,
+            vec![],
+            &[t(F32, &["2", "8", "5"]), t(F32, &["6", "1", "4"])],
+        );
+        assert!(c.len() == 1 && c[0].starts_with("E1 "), "{c:?}");
+        let c = codes(
+            causal_conv_with_state,
+            vec![],
+            &[
+                t(F32, &["2", "8", "5"]),
+                t(F32, &["8", "1", "4"]),
+                None,
+                t(F32, &["2", "8", "2"]),
+            ],
+        );
+        assert!(c.len() == 1 && c[0].contains("past_state"), "{c:?}");
+        let k = t(F32, &["2", "3", "4", "8"]);
+        let c = codes(
+            engram_gate,
+            vec![],
+            &[
+                k.clone(),
+                k,
+                t(F32, &["2", "3", "7"]),
+                t(F32, &["4", "8"]),
+                t(F32, &["4", "8"]),
+            ],
+        );
+        assert!(c.len() == 1 && c[0].contains("value"), "{c:?}");
+        let c = codes(
+            ngram_hash_mapping,
+            vec![attr_i("max_ngram_size", 3), attr_i("n_head_per_ngram", 2)],
+            &[t(I64, &["2", "5"]), t(I64, &["3"]), t(I64, &["3"])],
+        );
+        assert!(c.len() == 1 && c[0].contains("vocab_sizes"), "{c:?}");
+        // A symbolic batch against a known one is a condition, not an error.
+        let c = codes(
+            linear_attention_gate,
+            vec![],
+            &[t(F32, &["b", "t", "h"]), t(F32, &["4"]), t(F32, &["4"])],
+        );
+        assert!(
+            c.iter().all(|c| c.starts_with("W1 ")) && !c.is_empty(),
+            "{c:?}"
+        );
+    }
 }

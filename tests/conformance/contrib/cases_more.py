@@ -307,4 +307,11 @@ CASES = [
          [In([2, 5], I64, high=50), In([3], I64, value=[1, 3, 5]), In([4], I64, value=[7, 11, 13, 17]), None,
           In([3], I64, value=[0, 0, 0])],
          attrs={"max_ngram_size": 3, "n_head_per_ngram": 2, "pad_id": 0}, fault=True),
+    # Contracts on symbolic sizes: a condition (W1), refused by onnxruntime at the binding.
+    Case("CDist/symbolic-n", "CDist", [In([3, "n"]), In([5, 4])], bind={"n": 3}, fault=True, symbolic_fault=True),
+    Case("MoE/router-symbolic", "MoE", [In(["t", 8]), In(["u", 4]), In([4, 16, 8]), None, In([4, 8, 16])],
+         attrs={"k": 2}, bind={"t": 6, "u": 5}, fault=True, symbolic_fault=True),
+    Case("EngramGate/symbolic-value", "EngramGate",
+         [In(["b", 3, 4, 8]), In(["b", 3, 4, 8]), In(["c", 3, 8]), In([4, 8]), In([4, 8])], bind={"b": 2, "c": 3},
+         fault=True, symbolic_fault=True),
 ]
