@@ -13,7 +13,9 @@
 //!   int64 vectors of x's rank. DequantizeBFP: a tensor of the shape the `shape` input holds, of type
 //!   `dtype` (float by default).
 //! - AttnLSTM: LSTM's outputs, `Y` `(seq, num_directions, batch, hidden)` and `Y_h`, `Y_c`
-//!   `(num_directions, batch, hidden)`.
+//!   `(num_directions, batch, hidden)`. onnxruntime requires W `(num_directions, 4 * hidden,
+//!   input_size + attention size)`, the attention size AW's last axis, or MW's memory depth without
+//!   a wrapper ("Input W must have shape ..."): checked here.
 //! - Tokenizer: strings `[N]` or `[N, C]` give `[N, T]` or `[N, C, T]` strings, T the most tokens found
 //!   (data-dependent).
 //!
@@ -22,16 +24,17 @@
 //! rule on purpose: a rule answering "unknown" would only silence I001, which tells the user their
 //! outputs are unknown.
 //!
-//! Runnable on the CPU: Tokenizer (tests/conformance/contrib/cases_more.py). GemmFloat8 and the
-//! block-quantized products are CUDA kernels, SparseToDenseMatMul takes a sparse input the harness
-//! does not build, the BFP pair has no kernel in onnxruntime's builds, AttnLSTM needs its attention
-//! weights consistent with each other: covered by the unit tests below.
+//! Runnable on the CPU: Tokenizer and AttnLSTM (tests/conformance/contrib/cases_more.py). GemmFloat8
+//! and the block-quantized products are CUDA kernels, SparseToDenseMatMul takes a sparse input the
+//! harness does not build, and the BFP pair has no kernel in onnxruntime's builds: covered by the unit
+//! tests below.
 
 use super::super::ctx::NodeCtx;
 use super::super::dim::Dim;
 use super::super::registry::Registry;
 use super::super::value::{Data, ValueInfo};
-use super::common::{like, size_of_value};
+use super::common::{add, like, mul, size_of_value};
+use super::contract;
 use super::support::{dim_of, elem, elem_attr, rank_of};
 use crate::proto::tensor_proto::DataType;
 
@@ -127,6 +130,24 @@ fn attn_lstm(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         None => dim_of(ctx, 2, 3, 2),
     };
     let (seq, batch) = (dim_of(ctx, 0, 3, 0), dim_of(ctx, 0, 3, 1));
+    // The cell reads the input concatenated with the attention: W's last axis is the input size plus
+    // the attention wrapper's size (AW's last axis), or without a wrapper the memory depth (MW's).
+    let attention = if ctx.has_input(13) {
+        dim_of(ctx, 13, 3, 2)
+    } else {
+        dim_of(ctx, 9, 3, 1)
+    };
+    if ctx.has_input(9) && rank_of(ctx, 0) == Some(3) {
+        let width = add(&dim_of(ctx, 0, 3, 2), &attention);
+        let gates = mul(&Dim::Known(4), &hidden);
+        contract::exact(
+            ctx,
+            0,
+            1,
+            &[dirs.clone(), gates, width],
+            "AttnLSTM's W: (num_directions, 4 * hidden_size, input_size + attention size)",
+        );
+    }
     let state = vec![dirs.clone(), batch.clone(), hidden.clone()];
     vec![
         like(ctx, 0, Some(vec![seq, dirs, batch, hidden])),

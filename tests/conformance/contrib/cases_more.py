@@ -314,4 +314,17 @@ CASES = [
     Case("EngramGate/symbolic-value", "EngramGate",
          [In(["b", 3, 4, 8]), In(["b", 3, 4, 8]), In(["c", 3, 8]), In([4, 8]), In([4, 8])], bind={"b": 2, "c": 3},
          fault=True, symbolic_fault=True),
+    # AttnLSTM: LSTM's outputs; W reads the input and the attention (AW's width, else the memory depth).
+    Case("AttnLSTM/wrapper", "AttnLSTM",
+         [In([4, 2, 3]), In([1, 20, 12]), In([1, 20, 5]), None, None, None, None, None, In([1, 5, 6]), In([1, 7, 6]),
+          In([1, 6]), In([2, 8, 7]), In([2], I32, value=[8, 6]), In([1, 12, 9])],
+         attrs={"hidden_size": 5}, outputs=3),
+    Case("AttnLSTM/no-wrapper-symbolic", "AttnLSTM",
+         [In(["s", "b", 3]), In([1, 20, 10]), In([1, 20, 5]), None, None, None, None, None, In([1, 5, 6]),
+          In([1, 7, 6]), In([1, 6]), In(["b", 8, 7]), In(["b"], I32, value=[8, 6])],
+         attrs={"hidden_size": 5}, outputs=3, bind={"s": 4, "b": 2}),
+    Case("AttnLSTM/w-width", "AttnLSTM",
+         [In([4, 2, 3]), In([1, 20, 3]), In([1, 20, 5]), None, None, None, None, None, In([1, 5, 6]), In([1, 7, 6]),
+          In([1, 6]), In([2, 8, 7]), In([2], I32, value=[8, 6]), In([1, 12, 9])],
+         attrs={"hidden_size": 5}, outputs=3, fault=True),
 ]
