@@ -6,12 +6,15 @@
 //! which give Rfft, Irfft and the complex products no shape inference: the sizes here are the CUDA
 //! kernels' (`contrib_ops/cuda/math/fft_ops.cc`, `complex_mul.cc`).
 //!
-//! - Rfft: the last `signal_ndim` axes are the signal; the last of them, `n`, becomes `n / 2 + 1`, and
-//!   an axis of 2 (real, imaginary) is appended.
-//! - Irfft: the inverse: the trailing axis of 2 is dropped and the last signal axis `m` becomes
-//!   `2 * (m - 1)` (the spec's n is even).
+//! - Rfft: the last `signal_ndim` axes are the signal; the last of them, `n`, becomes `n / 2 + 1`
+//!   (unchanged when `onesided` is 0), and an axis of 2 (real, imaginary) is appended.
+//! - Irfft: the trailing axis of 2 is dropped and the last signal axis `m` becomes `2 * m - 1`
+//!   (unchanged when `onesided` is 0). That is the kernel's size (`input_shape[i] * 2 - 1` in
+//!   `FFTBase::DoFFT`), not the `2 * (m - 1)` that would invert an Rfft of an even length as the spec's
+//!   words suggest: an Irfft of an Rfft of 16 samples gives 17 here, as it does in onnxruntime.
 //! - ComplexMul, ComplexMulConj: element-wise complex products of tensors whose last axis is 2 (real,
-//!   imaginary); the other axes broadcast as numpy's do (the kernel is a broadcasting binary op).
+//!   imaginary); the other axes broadcast as numpy's do (the kernel is a broadcasting binary op). The
+//!   kernel also requires both last axes to be 2; that is not checked here, as no CPU run can confirm it.
 //! - DynamicTimeWarping: a cost matrix `(M, N)` or `(1, M, N)` gives the path, int32 `(2, x)` with
 //!   `max(M, N) <= x < M + N`, data-dependent.
 //!
@@ -46,28 +49,38 @@ fn signal_ndim(ctx: &NodeCtx<'_>, rank: usize, extra: usize) -> Option<usize> {
         .filter(|&n| n + extra <= rank)
 }
 
+fn onesided(ctx: &NodeCtx<'_>) -> bool {
+    ctx.attr_i("onesided").unwrap_or(1) != 0
+}
+
 /// Rfft(X [.., n]) -> [.., n / 2 + 1, 2].
 fn rfft(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let shape = ctx.shape(0).and_then(|mut s| {
         signal_ndim(ctx, s.len(), 0)?;
+        let half = onesided(ctx);
         let last = s.last_mut()?;
-        *last = match &*last {
-            Dim::Known(n) => Dim::Known(n / 2 + 1),
-            n => add(&div_exact(n, 2), &Dim::Known(1)),
-        };
+        if half {
+            *last = match &*last {
+                Dim::Known(n) => Dim::Known(n / 2 + 1),
+                n => add(&div_exact(n, 2), &Dim::Known(1)),
+            };
+        }
         s.push(Dim::Known(2));
         Some(s)
     });
     vec![like(ctx, 0, shape)]
 }
 
-/// Irfft(X [.., m, 2]) -> [.., 2 * (m - 1)].
+/// Irfft(X [.., m, 2]) -> [.., 2 * m - 1].
 fn irfft(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let shape = ctx.shape(0).and_then(|mut s| {
         signal_ndim(ctx, s.len(), 1)?;
         s.pop();
+        let full = onesided(ctx);
         let last = s.last_mut()?;
-        *last = mul(&shift(last, -1), &Dim::Known(2));
+        if full {
+            *last = shift(&mul(last, &Dim::Known(2)), -1);
+        }
         Some(s)
     });
     vec![like(ctx, 0, shape)]
@@ -105,10 +118,21 @@ mod tests {
     }
 
     #[test]
-    fn irfft_inverts_rfft() {
+    fn irfft_gives_the_kernels_length() {
         let n = node("Irfft", 1, 1, vec![attr_i("signal_ndim", 1)]);
+        // The kernel's 2 * m - 1, not 2 * (m - 1).
         let s = out_shape(irfft, &n, 1, &[t(F32, &["b", "9", "2"])]);
-        assert_eq!(s, shape(&["b", "16"]));
+        assert_eq!(s, shape(&["b", "17"]));
+        let s = out_shape(irfft, &n, 1, &[t(F32, &["b", "m", "2"])]);
+        assert_eq!(s.map(|s| s[1].to_string()), Some("m*2-1".to_owned()));
+        let n = node(
+            "Irfft",
+            1,
+            1,
+            vec![attr_i("signal_ndim", 1), attr_i("onesided", 0)],
+        );
+        let s = out_shape(irfft, &n, 1, &[t(F32, &["b", "9", "2"])]);
+        assert_eq!(s, shape(&["b", "9"]));
     }
 
     #[test]
