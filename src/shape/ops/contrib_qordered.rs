@@ -13,8 +13,9 @@
 //! - QOrderedAttention: `(batch, seq, hidden)` with `hidden` the Q weight's second axis (onnxruntime's
 //!   schema copies the input's shape, which is the same when the input and hidden sizes agree, as in
 //!   every model its fusion writes).
-//! - DecoderAttention: the query's shape `(seq, batch, hidden)`; the new caches are `(batch, num_heads,
-//!   ?, hidden / num_heads)`, their length depending on the boolean inputs' values.
+//! - DecoderAttention: the query's shape `(seq, batch, hidden)`; the new caches are the key cache's
+//!   shape with an unknown length (onnxruntime's `DecoderAttentionTypeAndShapeInference`), or without a
+//!   cache `(batch, num_heads, ?, hidden / num_heads)`; the length depends on the boolean inputs' values.
 //! - MRotaryEmbedding: the input's shape; onnxruntime's CPU kernel requires `position_ids` `(3, batch,
 //!   seq)` of the input's sizes, checked here.
 //!
@@ -106,14 +107,21 @@ fn qordered_attention(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
 fn decoder_attention(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let query = ctx.shape(0).filter(|s| s.len() == 3);
     let heads = ctx.attr_i("num_heads").filter(|&h| h > 0);
-    let cache = query.as_ref().map(|q| {
-        let head_size = heads.map_or(Dim::Unknown, |h| div_exact(&q[2], h as u64));
-        vec![
-            q[1].clone(),
-            heads.map_or(Dim::Unknown, |h| Dim::Known(h as u64)),
-            Dim::Unknown,
-            head_size,
-        ]
+    // onnxruntime's inference keeps the key cache's sizes but its length; without a cache, the query's.
+    let from_cache = ctx.shape(6).filter(|c| c.len() == 4).map(|mut c| {
+        c[2] = Dim::Unknown;
+        c
+    });
+    let cache = from_cache.or_else(|| {
+        query.as_ref().map(|q| {
+            let head_size = heads.map_or(Dim::Unknown, |h| div_exact(&q[2], h as u64));
+            vec![
+                q[1].clone(),
+                heads.map_or(Dim::Unknown, |h| Dim::Known(h as u64)),
+                Dim::Unknown,
+                head_size,
+            ]
+        })
     });
     vec![
         like(ctx, 0, query),
