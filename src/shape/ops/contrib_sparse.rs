@@ -6,17 +6,19 @@
 //! (`#com.microsoft.PagedAttention` and so on; the shapes below are the schemas' words):
 //! - PagedAttention, SparsePagedAttention: the output is `(tokens, num_heads * head_size)`: the query's
 //!   shape with separate K and V, and for a packed QKV query of width `(num_heads + 2 *
-//!   kv_num_heads) * head_size` that width scaled to the query heads. PagedAttention's latent cache
-//!   layout (`kv_cache_layout` LATENT) narrows it to an unknown width. The cache outputs alias the
-//!   caches: their shapes and types.
-//! - DynamicSparseAttention: `(batch, seq, num_heads * head_size)` as above; the present caches
-//!   `(batch, kv_num_heads, ?, head_size)` (BNSH, their length set at run time).
+//!   kv_num_heads) * head_size` that width scaled to the query heads. With PagedAttention's latent
+//!   cache layout (`kv_cache_layout` LATENT) it is `num_heads * v_head_size` (the query's width by
+//!   default). The cache outputs alias the caches: their shapes and types.
+//! - DynamicSparseAttention: `(batch, seq, num_heads * head_size)` as above; the present caches of the
+//!   past caches' shape (BNSH buffers), or without them `(batch, kv_num_heads, total_sequence_length,
+//!   head_size)` with the length from input 10's value.
 //! - SparseAttentionIndexer: `selected_indices` `(batch, seq, capacity)` with capacity `token_budget +
-//!   compress_ratio - 1` ('qsa') or `index_topk` ('csa'); `present_key` `(batch, ?, head_size)` (the
-//!   past key's shape when `past_sequence_length` fixes the cache); `present_proj_buffer` `(2, batch,
-//!   ?, 2 * head_size)`.
+//!   compress_ratio - 1` ('qsa') or `index_topk` ('csa'), int32; `present_key` the past key's shape
+//!   when `past_sequence_length` fixes the cache, else for 'qsa' `(batch, past + seq, head_size)` and
+//!   for 'csa' `(batch, ?, head_size)`; `present_proj_buffer` `(2, batch, ?, 2 * head_size)`. These
+//!   follow onnxruntime's `symbolic_shape_infer.py`.
 //! - PackedSparseAttentionIndexer: `selected_indices` `(tokens, capacity)`, `selected_counts`
-//!   `(tokens)`, the states and buffers of their inputs' fixed shapes, `state_update` `(batch,
+//!   `(tokens)` (int32), the states and buffers of their inputs' fixed shapes, `state_update` `(batch,
 //!   state_update_capacity, head_size)`.
 //!
 //! None of them has a CPU kernel in onnxruntime 1.31.1 (CUDA and WebGPU): the CPU harness cannot run
@@ -26,8 +28,9 @@ use super::super::ctx::NodeCtx;
 use super::super::dim::Dim;
 use super::super::registry::Registry;
 use super::super::value::ValueInfo;
-use super::common::{div_exact, like, mul, shift};
-use super::support::{dim_of, rank_of};
+use super::common::{add, div_exact, like, mul, shift};
+use super::support::{dim_of, elem, rank_of, scalar_i64};
+use crate::proto::tensor_proto::DataType;
 
 const MS: &str = "com.microsoft";
 
@@ -82,10 +85,16 @@ fn head_size(ctx: &NodeCtx<'_>, width: &Dim) -> Dim {
 fn paged_attention(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let tokens = dim_of(ctx, 0, 2, 0);
     let latent = ctx.attr_s("kv_cache_layout") == Some("LATENT");
+    let q = dim_of(ctx, 0, 2, 1);
     let width = if latent {
-        Dim::Unknown
+        // The latent cache: heads of `v_head_size` (by default the query's head size).
+        match (positive(ctx, "num_heads"), positive(ctx, "v_head_size")) {
+            (Some(h), Some(v)) => h.checked_mul(v).map_or(Dim::Unknown, Dim::Known),
+            (Some(_), None) => q,
+            _ => Dim::Unknown,
+        }
     } else {
-        query_width(ctx, &dim_of(ctx, 0, 2, 1))
+        query_width(ctx, &q)
     };
     vec![
         like(ctx, 0, Some(vec![tokens, width])),
@@ -101,12 +110,24 @@ fn dynamic_sparse_attention(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         dim_of(ctx, 0, 3, 1),
         dim_of(ctx, 0, 3, 2),
     );
-    let present = vec![
-        b.clone(),
-        positive(ctx, "kv_num_heads").map_or(Dim::Unknown, Dim::Known),
-        Dim::Unknown,
-        head_size(ctx, &w),
-    ];
+    // The caches keep the past's (maximum) shape; without a past, the total length is input 10's.
+    let length = if ctx.has_input(3) {
+        Dim::Unknown
+    } else {
+        match scalar_i64(ctx, 10) {
+            Some(v) if v > 0 => Dim::Known(v as u64),
+            _ => Dim::Unknown,
+        }
+    };
+    let present = match ctx.shape(3).filter(|p| p.len() == 4) {
+        Some(past) => past,
+        None => vec![
+            b.clone(),
+            positive(ctx, "kv_num_heads").map_or(Dim::Unknown, Dim::Known),
+            length,
+            head_size(ctx, &w),
+        ],
+    };
     vec![
         like(ctx, 0, Some(vec![b, s, query_width(ctx, &w)])),
         like(ctx, 0, Some(present.clone())),
@@ -132,15 +153,28 @@ fn capacity(ctx: &NodeCtx<'_>) -> Dim {
 /// SparseAttentionIndexer: (selected_indices, present_key, present_proj_buffer).
 fn sparse_attention_indexer(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let (b, s) = (dim_of(ctx, 0, 3, 0), dim_of(ctx, 0, 3, 1));
-    let head = dim_of(ctx, 7, 3, 2);
-    let index_type = ctx.elem(12);
+    let head = match dim_of(ctx, 2, 1, 0) {
+        Dim::Unknown => dim_of(ctx, 7, 3, 2),
+        h => h,
+    };
+    let qsa = ctx.attr_s("policy_mode") == Some("qsa");
     let present_key = if ctx.has_input(12) && rank_of(ctx, 7) == Some(3) {
         ctx.shape(7)
+    } else if qsa {
+        // The raw key cache grows by the new tokens.
+        Some(vec![
+            b.clone(),
+            add(&dim_of(ctx, 7, 3, 1), &s),
+            head.clone(),
+        ])
     } else {
         Some(vec![b.clone(), Dim::Unknown, head.clone()])
     };
     vec![
-        ValueInfo::tensor(index_type, Some(vec![b.clone(), s, capacity(ctx)])),
+        ValueInfo::tensor(
+            elem(DataType::Int32),
+            Some(vec![b.clone(), s, capacity(ctx)]),
+        ),
         like(ctx, 0, present_key),
         like(
             ctx,
@@ -159,7 +193,7 @@ fn sparse_attention_indexer(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
 /// present_kv_buffer, present_gate_buffer, present_state_lengths, state_update).
 fn packed_sparse_attention_indexer(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let tokens = dim_of(ctx, 0, 2, 0);
-    let m = ctx.elem(6).or(ctx.elem(15));
+    let m = elem(DataType::Int32);
     let batch = match dim_of(ctx, 7, 1, 0) {
         Dim::Unknown => shift(&dim_of(ctx, 6, 1, 0), -1),
         b => b,
@@ -241,6 +275,10 @@ mod tests {
         inputs.push(t(F32, &["b", "p", "16"]));
         let outs = run(sparse_attention_indexer, &n, 1, &inputs);
         assert_eq!(outs[0].shape, shape(&["b", "s", "67"]));
-        assert_eq!(outs[1].shape, shape(&["b", "?", "16"]));
+        assert_eq!(outs[0].elem, elem(DataType::Int32));
+        assert_eq!(
+            outs[1].shape.as_ref().map(|s| s[1].to_string()),
+            Some("p+s".to_owned())
+        );
     }
 }
