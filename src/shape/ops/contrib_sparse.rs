@@ -22,7 +22,10 @@
 //!   state_update_capacity, head_size)`.
 //!
 //! None of them has a CPU kernel in onnxruntime 1.31.1 (CUDA and WebGPU): the CPU harness cannot run
-//! them, their rules are covered by the unit tests below, and no contract is checked.
+//! them, their rules are covered by the unit tests below, and no contract is checked. onnxruntime's own
+//! shape inference at load time (the sizes it reports when they clash with a declared output) agrees
+//! with these rules on PagedAttention, SparsePagedAttention, DynamicSparseAttention and
+//! SparseAttentionIndexer.
 
 use super::super::ctx::NodeCtx;
 use super::super::dim::Dim;
