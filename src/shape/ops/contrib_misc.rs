@@ -26,7 +26,9 @@
 //! Not runnable on onnxruntime's CPU provider (no CPU kernel): BitmaskDropout, IsAllFinite (CUDA,
 //! training), RemovePadding, RestorePadding (CUDA), NhwcFusedConv (fp16, only where MLAS has fp16
 //! vector intrinsics, not on x86-64). Their rules follow the schema text and are covered by the unit
-//! tests below.
+//! tests below; onnxruntime's own shape inference at load time (the sizes it reports when they clash
+//! with a declared output) agrees with them on RemovePadding, RestorePadding, NhwcFusedConv,
+//! IsAllFinite and BitmaskDropout's output (it infers no size for the packed mask).
 
 use super::super::ctx::NodeCtx;
 use super::super::dim::{Dim, Shape};

@@ -20,7 +20,8 @@
 //! MoE and QMoE run on the CPU (tests/conformance/contrib/cases_more.py, with a refused fault for each
 //! router contract). MatMulNBitsMlp and MatMulNBitsQkv have only WebGPU kernels, and MatMulFpQ4 needs
 //! B packed by MLAS's Q4 packing, which no harness case builds: their rules are covered by the unit
-//! tests below.
+//! tests below; onnxruntime's own shape inference at load time (the sizes it reports when they clash
+//! with a declared output) agrees with them on MatMulNBitsQkv.
 
 use super::super::ctx::NodeCtx;
 use super::super::dim::Dim;

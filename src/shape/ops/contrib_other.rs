@@ -27,7 +27,9 @@
 //! Runnable on the CPU: Tokenizer and AttnLSTM (tests/conformance/contrib/cases_more.py). GemmFloat8
 //! and the block-quantized products are CUDA kernels, SparseToDenseMatMul takes a sparse input the
 //! harness does not build, and the BFP pair has no kernel in onnxruntime's builds: covered by the unit
-//! tests below.
+//! tests below. onnxruntime's own shape inference at load time (the sizes it reports when they clash
+//! with a declared output) agrees with these rules on GemmFloat8, both block-quantized products and
+//! QuantizeBFP.
 
 use super::super::ctx::NodeCtx;
 use super::super::dim::Dim;

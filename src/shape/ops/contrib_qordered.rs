@@ -22,7 +22,9 @@
 //! MRotaryEmbedding runs on the CPU (tests/conformance/contrib/cases_more.py). The others have no CPU
 //! kernel (CUDA only: the QOrdered family needs cublasLt, DecoderAttention is a CUDA kernel): the CPU
 //! harness cannot run them; their rules follow the schemas and are covered by the unit tests below, and
-//! no contract of theirs is checked, as none could be verified.
+//! no contract of theirs is checked, as none could be verified. onnxruntime's own shape inference at
+//! load time (the sizes it reports when they clash with a declared output) agrees with these rules on
+//! QOrderedMatMul, QuantizeWithOrder, DequantizeWithOrder and DecoderAttention.
 
 use super::super::ctx::NodeCtx;
 use super::super::dim::Dim;

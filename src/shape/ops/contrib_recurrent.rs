@@ -31,7 +31,9 @@
 //! `(C)` and past state; HyperConnectionPostMix's block output `(.., H)`; EngramGate's query of key's
 //! shape, value `(B, S, H)` and norm scales `(hc, H)`; NGramHashMapping's `vocab_sizes` and
 //! `head_offsets` `((n - 1) * heads)` and `past_ids` `(B, n - 1)`. GatedDeltaNet and
-//! VarlenCausalConvWithState have no CPU kernel: their rules are covered by the unit tests only.
+//! VarlenCausalConvWithState have no CPU kernel: their rules are covered by the unit tests, and agree
+//! with onnxruntime's own shape inference at load time (the sizes it reports when they clash with a
+//! declared output), as do the windowed states of LinearAttention and CausalConvWithState.
 
 use super::super::ctx::NodeCtx;
 use super::super::dim::Dim;
