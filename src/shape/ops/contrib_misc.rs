@@ -13,8 +13,8 @@
 //! What onnxruntime's CPU kernels enforce, and what is checked here (as contract findings):
 //! - Pad: `pads` is `[2 * rank]` or `[1, 2 * rank]` ("Pads tensor size should be equal to twice the
 //!   input dimension count").
-//! - GridSample: the grid is `(N, H_out, W_out, 2)` of X's batch.
-//! - CropAndResize: `rois` is `(num_rois, 4)` and `batch_indices` `(num_rois)`.
+//! - GridSample: X is 4-D and the grid `(N, H_out, W_out, 2)` of X's batch.
+//! - CropAndResize: X is 4-D, `rois` `(num_rois, 4)` and `batch_indices` `(num_rois)`.
 //! - CDist: A `(M, N)` and B `(K, N)` share N.
 //! - GatedAdd: Y has X's shape and the gate is X's shape with a last axis of 1.
 //! - NGramRepeatBlock: `input_ids` and `scores` share the batch.
@@ -123,6 +123,13 @@ fn pad(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
 
 /// GridSample(X (N, C, H, W), grid (N, H_out, W_out, 2)) -> (N, C, H_out, W_out).
 fn grid_sample(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    contract::exact(
+        ctx,
+        0,
+        0,
+        &vec![Dim::Unknown; 4],
+        "GridSample's X: 4-D (N, C, H, W)",
+    );
     let x = ctx.shape(0).filter(|s| s.len() == 4);
     let grid = ctx.shape(1).filter(|s| s.len() == 4);
     if let Some(x) = &x {
@@ -149,6 +156,13 @@ fn grid_sample(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
 
 /// CropAndResize(X (N, C, H, W), rois (R, 4), batch_indices (R), crop_size [h, w]) -> (R, C, h, w).
 fn crop_and_resize(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    contract::exact(
+        ctx,
+        0,
+        0,
+        &vec![Dim::Unknown; 4],
+        "CropAndResize's X: 4-D (N, C, H, W)",
+    );
     let rois = dim_of(ctx, 1, 2, 0);
     contract::exact(
         ctx,

@@ -327,4 +327,17 @@ CASES = [
          [In([4, 2, 3]), In([1, 20, 3]), In([1, 20, 5]), None, None, None, None, None, In([1, 5, 6]), In([1, 7, 6]),
           In([1, 6]), In([2, 8, 7]), In([2], I32, value=[8, 6]), In([1, 12, 9])],
          attrs={"hidden_size": 5}, outputs=3, fault=True),
+    # Ranks onnxruntime refuses.
+    Case("MoE/router-3d", "MoE", [In([2, 3, 8]), In([2, 3, 4]), In([4, 16, 8]), None, In([4, 8, 16])], attrs={"k": 2},
+         fault=True),
+    Case("MoE/fc1-bias-flat", "MoE", [In([6, 8]), In([6, 4]), In([4, 16, 8]), In([64]), In([4, 8, 16])],
+         attrs={"k": 2}, fault=True),
+    Case("Pad/scalar-pads", "Pad", [In([2, 3]), In([], I64, value=1)], fault=True),
+    Case("GridSample/ms-5d", "GridSample", [In([1, 2, 4, 4, 4]), In([1, 2, 2, 2, 3])], fault=True),
+    Case("CropAndResize/rois-3d", "CropAndResize",
+         [In([2, 3, 8, 8]), In([1, 2, 4]), In([2], I32, value=[0, 1]), In([2], I32, value=[3, 5], const=True)],
+         fault=True),
+    Case("CropAndResize/x-3d", "CropAndResize",
+         [In([3, 8, 8]), In([2, 4], value=[[0, 0, 1, 1], [0, 0, 1, 1]]), In([2], I32, value=[0, 0]),
+          In([2], I32, value=[3, 5], const=True)], fault=True),
 ]
