@@ -11,7 +11,8 @@
 //! - BeamSearch, WhisperBeamSearch: `sequences` int32 `(batch, num_return_sequences, max_length)` (padded
 //!   to `max_length` with the pad token), `sequences_scores` `(batch, num_return_sequences)`, `scores`
 //!   `(max_length - sequence_length, batch, num_beams, vocab_size)` with `vocab_size` from the attribute
-//!   (for Whisper the decoder's initial length is not the input's, so the first size is unknown);
+//!   (for encoder-decoder models and Whisper the decoder's initial length is not the input's, so the
+//!   first size is unknown, where onnxruntime's inference still subtracts the encoder input's length);
 //!   WhisperBeamSearch's `cross_qk` `(batch, num_return_sequences, layers * heads, T, F)` (the pairs
 //!   of `cross_qk_layer_head` when given; T the decoded length and F the frames, known at run time) and
 //!   `non_speech_probs` `(batch)`. The scores are of the type of `length_penalty` and the other
@@ -65,7 +66,10 @@ fn beam_search(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let batch = dim_of(ctx, 0, rank, 0);
     let max_length = count(ctx, 1);
     let (beams, returned) = (count(ctx, 3), count(ctx, 4));
-    let steps = match (whisper, &max_length) {
+    // The scores cover the generated steps: max_length less the prompt for a decoder-only model;
+    // an encoder-decoder's decoder starts from its own ids, not the encoder's input.
+    let decoder_only = ctx.attr_i("model_type").unwrap_or(0) == 0;
+    let steps = match (whisper || !decoder_only, &max_length) {
         (false, Dim::Known(m)) => match dim_of(ctx, 0, 2, 1) {
             Dim::Known(s) if s <= *m => Dim::Known(m - s),
             _ => Dim::Unknown,
