@@ -271,7 +271,7 @@ pub fn conv_of(ctx: &NodeCtx<'_>, x: &Shape, w: &Shape) -> Shape {
     Some(out)
 }
 
-fn conv_transpose(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+pub(super) fn conv_transpose(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let elem = ctx.elem(0);
     let (x, w) = (ctx.shape(0), ctx.shape(1));
     let Some(rank) = conv_rank(ctx, &x, &w) else {
@@ -317,7 +317,7 @@ fn conv_transpose(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
 
 /// MaxPool, AveragePool, LpPool: `[N, C, spatial...]`; MaxPool's `Indices` (int64, whatever
 /// `storage_order` says about the values) has the same shape.
-fn pool(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+pub(super) fn pool(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let x = ctx.shape(0);
     let shape = x.as_ref().filter(|s| s.len() >= 2).map(|dims| {
         let n = dims.len() - 2;

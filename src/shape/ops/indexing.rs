@@ -71,7 +71,7 @@ fn gather_elements(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
 
 /// GatherND: `indices.shape[..q - 1] + data.shape[batch_dims + m..]` where `m` is the last dim of
 /// the indices (how many leading data axes each index tuple addresses).
-fn gather_nd(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+pub(super) fn gather_nd(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let b = ctx.attr_i("batch_dims").unwrap_or(0);
     let shape = match (ctx.shape(0), ctx.shape(1)) {
         (Some(data), Some(indices)) => (|| {

@@ -902,7 +902,7 @@ fn pad(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
 
 /// `in + begin + end` for a padded axis (a negative pad crops): exact in the polynomial algebra; a
 /// known result below 0 is invalid, so unknown.
-fn padded(dim: &Dim, begin: &Dim, end: &Dim) -> Dim {
+pub(super) fn padded(dim: &Dim, begin: &Dim, end: &Dim) -> Dim {
     if let (Some(b), Some(e)) = (as_i64(begin), as_i64(end))
         && matches!((begin, end), (Dim::Known(_), Dim::Known(_)))
     {

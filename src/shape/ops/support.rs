@@ -289,6 +289,14 @@ mod hostile {
         super::super::attention::register(&mut r);
         super::super::contrib_activation::register(&mut r);
         super::super::contrib_fused::register(&mut r);
+        super::super::contrib_generation::register(&mut r);
+        super::super::contrib_misc::register(&mut r);
+        super::super::contrib_moe::register(&mut r);
+        super::super::contrib_qordered::register(&mut r);
+        super::super::contrib_other::register(&mut r);
+        super::super::contrib_sparse::register(&mut r);
+        super::super::contrib_recurrent::register(&mut r);
+        super::super::contrib_signal::register(&mut r);
         super::super::image::register(&mut r);
         super::super::losses::register(&mut r);
         super::super::misc::register(&mut r);
