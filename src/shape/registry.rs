@@ -56,3 +56,23 @@ pub fn registry() -> &'static Registry {
         r
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two families registering one operator at one version would make the later silently win.
+    #[test]
+    fn no_operator_is_registered_twice_at_one_version() {
+        let r = registry();
+        for (domain, op) in r.ops() {
+            let versions: Vec<i64> = r.rules[&(domain, op)].iter().map(|(s, _)| *s).collect();
+            let mut unique = versions.clone();
+            unique.dedup();
+            assert_eq!(
+                versions, unique,
+                "{domain}:{op} registered twice at one version"
+            );
+        }
+    }
+}

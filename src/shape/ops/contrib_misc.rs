@@ -499,15 +499,12 @@ mod tests {
     use super::super::common::test_util::*;
     use super::*;
 
+    /// The findings of `rule` on a node of these inputs (shadows test_util's `codes`).
     fn codes(
         rule: super::super::super::registry::Rule,
         inputs: &[Option<ValueInfo>],
     ) -> Vec<String> {
-        let n = node("Op", inputs.len(), 1, vec![]);
-        findings(rule, &n, 1, inputs)
-            .iter()
-            .map(|d| format!("{} {}", d.code.as_str(), d.message))
-            .collect()
+        codes_at(rule, &node("Op", inputs.len(), 1, vec![]), 1, inputs)
     }
 
     #[test]

@@ -494,11 +494,7 @@ mod tests {
         attrs: Vec<crate::proto::AttributeProto>,
         inputs: &[Option<ValueInfo>],
     ) -> Vec<String> {
-        let n = node("Op", inputs.len(), 2, attrs);
-        findings(rule, &n, 1, inputs)
-            .iter()
-            .map(|d| format!("{} {}", d.code.as_str(), d.message))
-            .collect()
+        codes_at(rule, &node("Op", inputs.len(), 2, attrs), 1, inputs)
     }
 
     #[test]
