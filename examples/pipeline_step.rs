@@ -10,10 +10,10 @@
 //! ```
 
 use onnx_lint::diagnostics::has_errors;
-use onnx_lint::diagnostics::render::{self, FileReport};
-use onnx_lint::io::Origin;
-use onnx_lint::ir::Model;
+use onnx_lint::file::Origin;
+use onnx_lint::lint;
 use onnx_lint::passes::explicit_broadcast::{self, Options};
+use onnx_lint::render::{self, FileReport};
 use onnx_lint::write::{WriteOptions, write_model};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -49,8 +49,8 @@ fn main() -> ExitCode {
 }
 
 fn step(path: &Path, out_dir: &Path) -> Outcome {
-    let model = match Model::load(Origin::File(path.to_owned())) {
-        Ok(m) => m,
+    let (model, found) = match lint::load(Origin::File(path.to_owned())) {
+        Ok(loaded) => loaded,
         Err(e) => {
             eprintln!("{}: cannot load: {e:#}", path.display());
             return Outcome::Failed;
@@ -58,14 +58,14 @@ fn step(path: &Path, out_dir: &Path) -> Outcome {
     };
     let report = FileReport {
         file: path.display().to_string(),
-        outcome: Ok(model.diagnostics.clone()),
+        outcome: Ok(found.diagnostics.clone()),
     };
     print!("{}", render::text(std::slice::from_ref(&report)));
-    if has_errors(&model.diagnostics) {
+    if has_errors(&found.diagnostics) {
         eprintln!("{}: rejected, nothing written", path.display());
         return Outcome::Rejected;
     }
-    let outcome = match explicit_broadcast::run(&model, &Options::default()) {
+    let outcome = match explicit_broadcast::run(&model, &found.shapes, &Options::default()) {
         Ok(o) => o,
         Err(why) => {
             eprintln!(

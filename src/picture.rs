@@ -18,9 +18,10 @@
 //! Every string taken from the model goes through [`quote`], so a name holding quotes, backslashes,
 //! newlines, braces or HTML-like text cannot end a DOT string or inject attributes.
 
-use crate::checks::elem_type_name;
 use crate::diagnostics::{Code, Diagnostic};
+use crate::ir::tensor::elem_type_name;
 use crate::ir::{Graph, Model, NodeId, NodeKind, Slot};
+use crate::lint::Findings;
 use crate::passes::explicit_broadcast::{self, Inserted};
 use crate::shape::dim::format_shape;
 use crate::shape::value::ValueInfo;
@@ -153,7 +154,7 @@ struct Cluster {
 /// entity-like name (`&#x202e;`) as it is instead of decoding it. Text over `max` characters is
 /// elided with `...`.
 pub fn quote(s: &str, max: usize) -> String {
-    let shown = crate::diagnostics::render::escape(s);
+    let shown = crate::render::escape(s);
     let mut chars: Vec<char> = shown.chars().collect();
     if chars.len() > max {
         chars.truncate(max.saturating_sub(3));
@@ -181,21 +182,21 @@ fn label_text(lines: &[String], max: usize) -> String {
 }
 
 /// The findings of a model that the picture marks, by (graph path, node label).
-struct Findings<'a> {
+struct Marks<'a> {
     at: HashMap<(String, String), Vec<&'a Diagnostic>>,
 }
 
-impl<'a> Findings<'a> {
-    fn of(model: &'a Model) -> Self {
+impl<'a> Marks<'a> {
+    fn of(diagnostics: &'a [Diagnostic]) -> Self {
         let mut at: HashMap<(String, String), Vec<&Diagnostic>> = HashMap::new();
-        for d in &model.diagnostics {
+        for d in diagnostics {
             if let Some(node) = &d.node {
                 at.entry((d.graph.clone(), node.clone()))
                     .or_default()
                     .push(d);
             }
         }
-        Findings { at }
+        Marks { at }
     }
 
     fn get(&self, graph: &str, label: &str) -> &[&'a Diagnostic] {
@@ -222,7 +223,7 @@ fn broadcast_detail(d: &Diagnostic) -> &str {
 struct Builder<'a> {
     model: &'a Model,
     opts: &'a Options,
-    findings: Findings<'a>,
+    findings: Marks<'a>,
     pic: DiGraph<PicNode, PicEdge>,
     clusters: Vec<Cluster>,
     /// Clusters directly in the main graph.
@@ -557,18 +558,19 @@ fn write_cluster(out: &mut String, clusters: &[Cluster], c: usize, depth: usize)
     let _ = writeln!(out, "{pad}}}");
 }
 
-/// Draws the main graph of `model` (and its subgraphs) as DOT.
-pub fn draw(model: &Model, opts: &Options) -> Result<Picture, PictureError> {
+/// Draws the main graph of `model` (and its subgraphs) as DOT, marked with what a lint run found
+/// about it (`found`: its findings, and its shapes if kept).
+pub fn draw(model: &Model, found: &Findings, opts: &Options) -> Result<Picture, PictureError> {
     let g = model.graph.as_ref().ok_or(PictureError::NoGraph)?;
     let mut b = Builder {
         model,
         opts,
-        findings: Findings::of(model),
+        findings: Marks::of(&found.diagnostics),
         pic: DiGraph::new(),
         clusters: Vec::new(),
         top: Vec::new(),
         ops: 0,
-        shapes: model
+        shapes: found
             .shapes
             .iter()
             .map(|s| (s.path.as_str(), s.values.as_slice()))
@@ -658,7 +660,7 @@ mod tests {
 
     #[test]
     fn too_large_graphs_are_refused_with_the_count() {
-        let m = Model::load(crate::io::Origin::File(
+        let (m, found) = crate::lint::load(crate::file::Origin::File(
             concat!(env!("CARGO_MANIFEST_DIR"), "/models/tiny_cnn.onnx").into(),
         ))
         .unwrap();
@@ -667,10 +669,10 @@ mod tests {
             ..Options::default()
         };
         assert_eq!(
-            draw(&m, &opts).unwrap_err(),
+            draw(&m, &found, &opts).unwrap_err(),
             PictureError::TooLarge { nodes: 7, max: 3 }
         );
-        let p = draw(&m, &Options::default()).unwrap();
+        let p = draw(&m, &found, &Options::default()).unwrap();
         assert_eq!((p.errors, p.warnings, p.inserted), (0, 0, 0));
     }
 }

@@ -2,9 +2,9 @@
 //! to standard output. With an empty edit the output is the input, byte for byte.
 
 use crate::carry::{Carried, Placed};
-use crate::io::{Origin, same_file};
+use crate::file::wire::{self, Edit, Spliced};
+use crate::file::{Origin, atomic::same_file};
 use crate::ir::Model;
-use crate::wire::{self, Edit, Spliced};
 use anyhow::{Context, Result, bail};
 use std::io::Write;
 use std::path::Path;
@@ -17,7 +17,7 @@ pub const MAX_PROTOBUF_BYTES: u64 = (1 << 31) - 1;
 pub struct WriteOptions {
     /// Allow the output to be the input file itself.
     pub in_place: bool,
-    /// Skip the flush to disk before the rename (see [`crate::io::write_atomic_durable`]).
+    /// Skip the flush to disk before the rename (see [`crate::file::atomic::write_atomic_durable`]).
     pub no_fsync: bool,
     /// Do not carry the model's external-data files beside an output in another folder (see
     /// [`crate::carry`]); [`Written::left_behind`] lists them instead.
@@ -87,10 +87,12 @@ pub fn write_model(
         crate::carry::plan(model, dest, &locations)?.place(durable)?
     };
     let written = match &model.source_file {
-        Some(file) => crate::io::write_atomic_durable(dest, durable, |w| {
+        Some(file) => crate::file::atomic::write_atomic_durable(dest, durable, |w| {
             out.copy_to(file, &model.source, w, durable)
         }),
-        None => crate::io::write_atomic_durable(dest, durable, |w| out.write_to(&model.source, w)),
+        None => crate::file::atomic::write_atomic_durable(dest, durable, |w| {
+            out.write_to(&model.source, w)
+        }),
     };
     if let Err(e) = written {
         let had_data = !placed.carried.is_empty();

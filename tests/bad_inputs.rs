@@ -4,9 +4,9 @@
 //! (its code and the offending name) and where it is (graph, node), and that nothing panicked, hung or
 //! died of a signal. A model that loads, however broken, must round-trip byte for byte.
 
+use onnx_lint::file::wire::{write_len_record, write_varint};
 use onnx_lint::proto::attribute_proto::AttributeType;
 use onnx_lint::proto::*;
-use onnx_lint::wire::{write_len_record, write_varint};
 use prost::Message;
 use serde_json::Value;
 use std::io::Read;

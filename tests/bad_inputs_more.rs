@@ -5,12 +5,12 @@
 //! model has errors), that the output names the problem (its code and the offending tensor or node) and
 //! where it is, and that nothing panicked, hung or died of a signal.
 
-use onnx_lint::diagnostics::render::escape;
+use onnx_lint::file::wire::write_len_record;
 use onnx_lint::proto::attribute_proto::AttributeType;
 use onnx_lint::proto::tensor_proto::{DataLocation, DataType};
 use onnx_lint::proto::tensor_shape_proto::{Dimension, dimension};
 use onnx_lint::proto::*;
-use onnx_lint::wire::write_len_record;
+use onnx_lint::render::escape;
 use prost::Message;
 use serde_json::Value;
 use std::io::Read;

@@ -5,7 +5,7 @@
 
 use bytes::Bytes;
 use onnx_lint::diagnostics::Severity;
-use onnx_lint::io::Origin;
+use onnx_lint::file::Origin;
 use onnx_lint::ir::Model;
 use onnx_lint::proto::attribute_proto::AttributeType;
 use onnx_lint::proto::tensor_proto::DataType;
@@ -13,6 +13,31 @@ use onnx_lint::proto::tensor_shape_proto::{Dimension, dimension};
 use onnx_lint::proto::*;
 use onnx_lint::shape::dim::format_shape;
 use prost::Message;
+
+/// A model and what its lint run found, read as one by the tests (the library keeps them apart).
+struct Loaded {
+    model: Model,
+    diagnostics: Vec<onnx_lint::diagnostics::Diagnostic>,
+    #[allow(dead_code)]
+    shapes: Vec<onnx_lint::shape::infer::GraphShapes>,
+}
+
+impl std::ops::Deref for Loaded {
+    type Target = Model;
+    fn deref(&self) -> &Model {
+        &self.model
+    }
+}
+
+/// Decodes and lints `bytes` as `onnx-lint` would read them from standard input.
+fn lint_bytes(bytes: Bytes) -> anyhow::Result<Loaded> {
+    let (model, found) = onnx_lint::lint::from_bytes(bytes, Origin::Stdin)?;
+    Ok(Loaded {
+        model,
+        diagnostics: found.diagnostics,
+        shapes: found.shapes,
+    })
+}
 
 fn node(op: &str, inputs: &[&str], outputs: &[&str], attrs: Vec<AttributeProto>) -> NodeProto {
     NodeProto {
@@ -130,7 +155,7 @@ fn load(
     nodes: Vec<NodeProto>,
     inputs: Vec<ValueInfoProto>,
     initializers: Vec<TensorProto>,
-) -> Model {
+) -> Loaded {
     let m = ModelProto {
         ir_version: Some(9),
         opset_import: vec![OperatorSetIdProto {
@@ -146,7 +171,7 @@ fn load(
         }),
         ..Default::default()
     };
-    let m = Model::from_bytes(Bytes::from(m.encode_to_vec()), Origin::Stdin).expect("decodes");
+    let m = lint_bytes(Bytes::from(m.encode_to_vec())).expect("decodes");
     let bad: Vec<_> = m
         .diagnostics
         .iter()
@@ -156,7 +181,7 @@ fn load(
     m
 }
 
-fn shape_of(m: &Model, name: &str) -> String {
+fn shape_of(m: &Loaded, name: &str) -> String {
     let g = m.shapes.iter().find(|g| g.path == "main").expect("main");
     let info = g
         .values

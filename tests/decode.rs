@@ -2,9 +2,10 @@
 //! sits in the model, comes back as a slice of the mapped file with the right bytes.
 
 use bytes::Bytes;
-use onnx_lint::decode::SKIP_ABOVE;
-use onnx_lint::io::Origin;
+use onnx_lint::file::Origin;
+use onnx_lint::file::decode::SKIP_ABOVE;
 use onnx_lint::ir::Model;
+use onnx_lint::lint;
 use onnx_lint::proto::attribute_proto::AttributeType;
 use onnx_lint::proto::*;
 use prost::Message;
@@ -116,8 +117,9 @@ fn large_raw_data_everywhere_is_restored_as_slices_of_the_file() {
     let proto = model();
     std::fs::write(&path, proto.encode_to_vec()).unwrap();
 
-    let from_file = Model::load(Origin::File(path)).unwrap();
-    let from_memory = Model::from_bytes(Bytes::from(proto.encode_to_vec()), Origin::Stdin).unwrap();
+    let (from_file, _) = lint::load(Origin::File(path)).unwrap();
+    let (from_memory, _) =
+        lint::from_bytes(Bytes::from(proto.encode_to_vec()), Origin::Stdin).unwrap();
     let a = raw_datas(&from_file);
     let b = raw_datas(&from_memory);
     let names: Vec<_> = a.iter().map(|(n, _)| n.as_str()).collect();
@@ -140,7 +142,7 @@ fn a_file_that_is_not_a_model_reports_prosts_field_path() {
     let mut bytes = model().encode_to_vec();
     bytes.truncate(bytes.len() - 3);
     std::fs::write(&path, &bytes).unwrap();
-    let err = format!("{:#}", Model::load(Origin::File(path)).unwrap_err());
+    let err = format!("{:#}", lint::load(Origin::File(path)).unwrap_err());
     assert!(err.contains("not an ONNX model"), "{err}");
     assert!(err.contains("ModelProto"), "{err}");
 }
@@ -152,7 +154,7 @@ fn decode_via_file(bytes: &[u8]) -> ModelProto {
     std::fs::write(&path, bytes).unwrap();
     let file = std::fs::File::open(&path).unwrap();
     let map = Bytes::from(std::fs::read(&path).unwrap());
-    onnx_lint::decode::decode_file(&file, &map).unwrap()
+    onnx_lint::file::decode::decode_file(&file, &map).unwrap()
 }
 
 fn node(name: &str, input: &str) -> NodeProto {
@@ -257,7 +259,7 @@ fn a_graph_decoded_on_two_threads_is_built_in_source_order() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("m.onnx");
     std::fs::write(&path, m.encode_to_vec()).unwrap();
-    let model = Model::load(Origin::File(path)).unwrap();
+    let (model, _) = lint::load(Origin::File(path)).unwrap();
     let g = model.graph.as_ref().unwrap();
     assert_eq!(g.nodes.len(), n);
     assert_eq!(g.ops.len(), n);
@@ -344,6 +346,6 @@ fn a_node_record_prost_refuses_is_a_load_error() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("m.onnx");
     std::fs::write(&path, &bytes).unwrap();
-    let err = format!("{:#}", Model::load(Origin::File(path)).unwrap_err());
+    let err = format!("{:#}", lint::load(Origin::File(path)).unwrap_err());
     assert!(err.contains("NodeProto.input"), "{err}");
 }

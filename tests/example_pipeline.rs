@@ -1,8 +1,8 @@
 //! The `examples/pipeline_step.rs` program: the exit status a pipeline branches on, and the files it
 //! writes. `cargo test` builds the examples next to the test binaries; this runs the one built.
 
-use onnx_lint::io::Origin;
-use onnx_lint::ir::Model;
+use onnx_lint::file::Origin;
+use onnx_lint::lint;
 use onnx_lint::passes::explicit_broadcast::{Options, implicit_broadcasts};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -42,9 +42,9 @@ fn valid_models_are_written_explicit_and_the_step_passes() {
     );
     assert_eq!(code, 0);
     for name in ["tiny_cnn.onnx", "tiny_transformer.onnx"] {
-        let written = Model::load(Origin::File(dir.path().join(name))).unwrap();
+        let (written, found) = lint::load(Origin::File(dir.path().join(name))).unwrap();
         assert!(
-            implicit_broadcasts(&written, &Options::default()).is_empty(),
+            implicit_broadcasts(&written, &found.shapes, &Options::default()).is_empty(),
             "{name} still broadcasts implicitly"
         );
     }

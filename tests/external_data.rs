@@ -4,8 +4,8 @@
 //! naming the tensor; the data itself is never read.
 
 use onnx_lint::diagnostics::Code;
-use onnx_lint::io::Origin;
-use onnx_lint::ir::Model;
+use onnx_lint::file::Origin;
+use onnx_lint::lint;
 use onnx_lint::proto::*;
 use prost::Message;
 use std::path::Path;
@@ -64,8 +64,9 @@ fn setup(dir: &Path) -> std::path::PathBuf {
 fn x001(folder: &Path, t: TensorProto) -> Vec<String> {
     let path = folder.join("m.onnx");
     std::fs::write(&path, model_with(t)).unwrap();
-    let m = Model::load(Origin::File(path)).unwrap();
-    m.diagnostics
+    let (_, found) = lint::load(Origin::File(path)).unwrap();
+    found
+        .diagnostics
         .iter()
         .filter(|d| d.code == Code::ExternalData)
         .map(|d| d.message.clone())
@@ -207,7 +208,7 @@ fn external_with_inline_data_is_refused() {
 #[test]
 fn a_model_from_standard_input_cannot_resolve_external_data() {
     let bytes = bytes::Bytes::from(model_with(external("weights.bin", &[])));
-    let m = Model::from_bytes(bytes, Origin::Stdin).unwrap();
+    let (_, m) = lint::from_bytes(bytes, Origin::Stdin).unwrap();
     let found: Vec<_> = m
         .diagnostics
         .iter()

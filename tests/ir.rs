@@ -3,11 +3,36 @@
 
 use bytes::Bytes;
 use onnx_lint::diagnostics::Code;
-use onnx_lint::io::Origin;
+use onnx_lint::file::Origin;
 use onnx_lint::ir::{Graph, Model, NodeKind, Slot};
 use onnx_lint::proto::attribute_proto::AttributeType;
 use onnx_lint::proto::*;
 use prost::Message;
+
+/// A model and what its lint run found, read as one by the tests (the library keeps them apart).
+struct Loaded {
+    model: Model,
+    diagnostics: Vec<onnx_lint::diagnostics::Diagnostic>,
+    #[allow(dead_code)]
+    shapes: Vec<onnx_lint::shape::infer::GraphShapes>,
+}
+
+impl std::ops::Deref for Loaded {
+    type Target = Model;
+    fn deref(&self) -> &Model {
+        &self.model
+    }
+}
+
+/// Decodes and lints `bytes` as `onnx-lint` would read them from standard input.
+fn lint_bytes(bytes: Bytes) -> anyhow::Result<Loaded> {
+    let (model, found) = onnx_lint::lint::from_bytes(bytes, Origin::Stdin)?;
+    Ok(Loaded {
+        model,
+        diagnostics: found.diagnostics,
+        shapes: found.shapes,
+    })
+}
 
 fn node(op: &str, name: &str, inputs: &[&str], outputs: &[&str]) -> NodeProto {
     NodeProto {
@@ -55,16 +80,16 @@ fn model(g: GraphProto) -> ModelProto {
     }
 }
 
-fn load(m: &ModelProto) -> Model {
-    Model::from_bytes(Bytes::from(m.encode_to_vec()), Origin::Stdin).expect("decodes")
+fn load(m: &ModelProto) -> Loaded {
+    lint_bytes(Bytes::from(m.encode_to_vec())).expect("decodes")
 }
 
 /// Codes of the findings that are not information about the analysis itself.
-fn codes(m: &Model) -> Vec<Code> {
+fn codes(m: &Loaded) -> Vec<Code> {
     findings(m).iter().map(|d| d.code).collect()
 }
 
-fn findings(m: &Model) -> Vec<&onnx_lint::diagnostics::Diagnostic> {
+fn findings(m: &Loaded) -> Vec<&onnx_lint::diagnostics::Diagnostic> {
     m.diagnostics
         .iter()
         .filter(|d| d.severity != onnx_lint::diagnostics::Severity::Info)
@@ -276,7 +301,7 @@ fn initializer_bytes_are_slices_of_the_source_not_copies() {
         ..Default::default()
     });
     let bytes = Bytes::from(model(g).encode_to_vec());
-    let m = Model::from_bytes(bytes.clone(), Origin::Stdin).unwrap();
+    let m = lint_bytes(bytes.clone()).unwrap();
     assert!(findings(&m).is_empty(), "{:?}", m.diagnostics);
     let raw = m.graph.as_ref().unwrap().header.initializer[0]
         .raw_data

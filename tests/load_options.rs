@@ -1,8 +1,8 @@
 //! `LoadOptions { keep_shapes: false }` (what `check` uses) frees each value's type after its last reader:
 //! the findings must be exactly those of a full load, on every example model, broken ones included.
 
-use onnx_lint::io::Origin;
-use onnx_lint::ir::{LoadOptions, Model};
+use onnx_lint::file::Origin;
+use onnx_lint::lint::{self, LoadOptions};
 use std::path::Path;
 
 #[test]
@@ -15,8 +15,8 @@ fn findings_do_not_depend_on_keeping_the_shapes() {
             if path.extension().is_none_or(|e| e != "onnx") {
                 continue;
             }
-            let full = Model::load(Origin::File(path.clone())).unwrap();
-            let lean = Model::load_with(
+            let (_, full) = lint::load(Origin::File(path.clone())).unwrap();
+            let (_, lean) = lint::load_with(
                 Origin::File(path.clone()),
                 &LoadOptions { keep_shapes: false },
             )

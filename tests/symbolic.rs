@@ -4,7 +4,7 @@
 
 use bytes::Bytes;
 use onnx_lint::diagnostics::{Code, Diagnostic, Severity};
-use onnx_lint::io::Origin;
+use onnx_lint::file::Origin;
 use onnx_lint::ir::Model;
 use onnx_lint::proto::attribute_proto::AttributeType;
 use onnx_lint::proto::tensor_proto::DataType;
@@ -12,6 +12,31 @@ use onnx_lint::proto::tensor_shape_proto::{Dimension, dimension};
 use onnx_lint::proto::*;
 use onnx_lint::shape::dim::format_shape;
 use prost::Message;
+
+/// A model and what its lint run found, read as one by the tests (the library keeps them apart).
+struct Loaded {
+    model: Model,
+    diagnostics: Vec<onnx_lint::diagnostics::Diagnostic>,
+    #[allow(dead_code)]
+    shapes: Vec<onnx_lint::shape::infer::GraphShapes>,
+}
+
+impl std::ops::Deref for Loaded {
+    type Target = Model;
+    fn deref(&self) -> &Model {
+        &self.model
+    }
+}
+
+/// Decodes and lints `bytes` as `onnx-lint` would read them from standard input.
+fn lint_bytes(bytes: Bytes) -> anyhow::Result<Loaded> {
+    let (model, found) = onnx_lint::lint::from_bytes(bytes, Origin::Stdin)?;
+    Ok(Loaded {
+        model,
+        diagnostics: found.diagnostics,
+        shapes: found.shapes,
+    })
+}
 
 fn node(op: &str, name: &str, inputs: &[&str], outputs: &[&str]) -> NodeProto {
     NodeProto {
@@ -94,7 +119,7 @@ struct Graph {
     initializers: Vec<TensorProto>,
 }
 
-fn load(g: Graph) -> Model {
+fn load(g: Graph) -> Loaded {
     let m = ModelProto {
         ir_version: Some(9),
         opset_import: vec![OperatorSetIdProto {
@@ -112,11 +137,11 @@ fn load(g: Graph) -> Model {
         }),
         ..Default::default()
     };
-    Model::from_bytes(Bytes::from(m.encode_to_vec()), Origin::Stdin).expect("decodes")
+    lint_bytes(Bytes::from(m.encode_to_vec())).expect("decodes")
 }
 
 /// The inferred shape of a main-graph value, as text.
-fn shape_of(m: &Model, name: &str) -> String {
+fn shape_of(m: &Loaded, name: &str) -> String {
     let g = m.shapes.iter().find(|g| g.path == "main").expect("main");
     let info = g
         .values
@@ -126,12 +151,12 @@ fn shape_of(m: &Model, name: &str) -> String {
     format_shape(&info.1.as_ref().and_then(|i| i.shape.clone()))
 }
 
-fn with_code(m: &Model, code: Code) -> Vec<&Diagnostic> {
+fn with_code(m: &Loaded, code: Code) -> Vec<&Diagnostic> {
     m.diagnostics.iter().filter(|d| d.code == code).collect()
 }
 
 /// No finding but information: the models are valid.
-fn assert_clean(m: &Model) {
+fn assert_clean(m: &Loaded) {
     let bad: Vec<_> = m
         .diagnostics
         .iter()

@@ -5,21 +5,22 @@
 
 use libfuzzer_sys::fuzz_target;
 use onnx_lint::diagnostics::{Code, has_errors};
-use onnx_lint::io::Origin;
-use onnx_lint::ir::Model;
+use onnx_lint::file::Origin;
+use onnx_lint::lint;
 use onnx_lint::passes::explicit_broadcast::{Options, run};
 use onnx_lint::passes::fold_expand;
 use onnx_lint::write::splice_model;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(model) = Model::from_bytes(bytes::Bytes::copy_from_slice(data), Origin::Stdin) else {
+    let Ok((model, found)) = lint::from_bytes(bytes::Bytes::copy_from_slice(data), Origin::Stdin)
+    else {
         return;
     };
     // `expand` refuses models with errors; so does this target.
-    if has_errors(&model.diagnostics) {
+    if has_errors(&found.diagnostics) {
         return;
     }
-    let Ok(outcome) = run(&model, &Options::default()) else {
+    let Ok(outcome) = run(&model, &found.shapes, &Options::default()) else {
         return;
     };
     let edit = outcome.patch.into_edit();
@@ -27,20 +28,20 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let written = out.to_vec(&model.source);
-    let again = Model::from_bytes(bytes::Bytes::from(written), Origin::Stdin)
+    let (again, found) = lint::from_bytes(bytes::Bytes::from(written), Origin::Stdin)
         .expect("the output of expand loads");
     assert!(
-        !again.diagnostics.iter().any(|d| d.code == Code::BroadcastError),
+        !found.diagnostics.iter().any(|d| d.code == Code::BroadcastError),
         "expand introduced a broadcast error: {:?}",
-        again.diagnostics
+        found.diagnostics
     );
-    let folded = fold_expand::run(&again);
+    let folded = fold_expand::run(&again, &found.shapes);
     let edit = folded.patch.into_edit();
     let Ok(out) = splice_model(&again, &edit) else {
         return;
     };
     let written = out.to_vec(&again.source);
-    let last = Model::from_bytes(bytes::Bytes::from(written), Origin::Stdin)
+    let (_, last) = lint::from_bytes(bytes::Bytes::from(written), Origin::Stdin)
         .expect("the output of fold loads");
     assert!(
         !last.diagnostics.iter().any(|d| d.code == Code::BroadcastError),

@@ -5,8 +5,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use onnx_lint::diagnostics::Code;
-use onnx_lint::io::Origin;
-use onnx_lint::ir::Model;
+use onnx_lint::file::Origin;
+use onnx_lint::lint;
 use onnx_lint::proto::*;
 use prost::Message;
 use std::path::PathBuf;
@@ -73,8 +73,8 @@ fuzz_target!(|data: &[u8]| {
     };
     let path = folder().join("m.onnx");
     let bytes = bytes::Bytes::from(m.encode_to_vec());
-    let model = Model::from_bytes(bytes, Origin::File(path)).expect("a valid protobuf");
-    let accepted = !model.diagnostics.iter().any(|d| d.code == Code::ExternalData);
+    let (_, found) = lint::from_bytes(bytes, Origin::File(path)).expect("a valid protobuf");
+    let accepted = !found.diagnostics.iter().any(|d| d.code == Code::ExternalData);
     if accepted {
         // Whatever was accepted must resolve inside the folder to a regular file.
         let loc = text.split('\n').next().unwrap_or("");

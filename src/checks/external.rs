@@ -5,10 +5,10 @@
 //! This is the class of onnx loader bugs CVE-2022-25882 and CVE-2024-27318. Only metadata is read
 //! (`stat` of the file); the data is not opened to check a model.
 
-use super::elem_bits;
-use super::tensors::{element_count, push};
+use super::tensors::push;
 use crate::diagnostics::{Code, Diagnostic};
 use crate::ir::Model;
+use crate::ir::tensor::{elem_bits, element_count};
 use crate::proto::TensorProto;
 use crate::proto::tensor_proto::DataLocation;
 use std::collections::HashMap;

@@ -27,8 +27,6 @@ pub fn run(model: &Model) -> Vec<Diagnostic> {
     out
 }
 
-pub use tensors::{elem_bits, elem_type_name, element_count};
-
 use crate::ir::Graph;
 use crate::proto::TensorProto;
 

@@ -7,37 +7,11 @@
 //! page its weights in.
 
 use crate::diagnostics::{Code, Diagnostic};
+use crate::ir::tensor::{elem_bits, element_count};
 use crate::ir::{Graph, Model};
 use crate::proto::tensor_proto::{DataLocation, DataType};
 use crate::proto::tensor_shape_proto::dimension::Value as DimValue;
 use crate::proto::{TensorProto, TypeProto, type_proto};
-
-/// Bits one element of `data_type` takes in `raw_data`; `None` for undefined, unknown and string types.
-pub fn elem_bits(data_type: i32) -> Option<u64> {
-    use DataType as D;
-    Some(match DataType::try_from(data_type).ok()? {
-        D::Undefined | D::String => return None,
-        D::Bool | D::Int8 | D::Uint8 => 8,
-        D::Float8e4m3fn | D::Float8e4m3fnuz | D::Float8e5m2 | D::Float8e5m2fnuz | D::Float8e8m0 => {
-            8
-        }
-        D::Int16 | D::Uint16 | D::Float16 | D::Bfloat16 => 16,
-        D::Int32 | D::Uint32 | D::Float => 32,
-        D::Int64 | D::Uint64 | D::Double | D::Complex64 => 64,
-        D::Complex128 => 128,
-        D::Int4 | D::Uint4 | D::Float4e2m1 => 4,
-        D::Int2 | D::Uint2 => 2,
-        D::Float6e2m3 | D::Float6e3m2 => 6,
-    })
-}
-
-/// The name onnx uses for an element type (`FLOAT`, `INT64`...), or the number when unknown.
-pub fn elem_type_name(data_type: i32) -> String {
-    match DataType::try_from(data_type) {
-        Ok(t) => t.as_str_name().to_owned(),
-        Err(_) => format!("<unknown type {data_type}>"),
-    }
-}
 
 pub fn check(model: &Model) -> Vec<Diagnostic> {
     let mut out = Vec::new();
@@ -185,17 +159,6 @@ pub(super) fn push(out: &mut Vec<Diagnostic>, d: Diagnostic, node: Option<(&str,
         Some((n, op)) => d.at_node(n, op),
         None => d,
     });
-}
-
-/// Number of elements, or a description of why the dims are bad.
-pub fn element_count(dims: &[i64]) -> Result<u64, String> {
-    if let Some((i, d)) = dims.iter().enumerate().find(|(_, d)| **d < 0) {
-        return Err(format!("dimension {i} is negative ({d})"));
-    }
-    dims.iter()
-        .try_fold(1i64, |acc, &d| acc.checked_mul(d))
-        .map(|n| n as u64)
-        .ok_or_else(|| format!("the product of dims {dims:?} overflows a 64-bit integer"))
 }
 
 fn check_tensor(

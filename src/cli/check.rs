@@ -6,10 +6,12 @@
 //! document). Text and GitHub output is written file by file as the run goes.
 
 use super::{EXIT_FINDINGS, EXIT_OK, EXIT_UNLOADABLE, Format, load_with};
-use crate::diagnostics::render::{self, FileReport, Summary, escape};
-use crate::io::Origin;
-use crate::ir::{LoadOptions, Model};
+use crate::file::Origin;
+use crate::ir::Model;
+use crate::lint::{Findings, LoadOptions};
 use crate::passes::explicit_broadcast::{Options, implicit_broadcasts};
+use crate::render::{self, FileReport, Summary, escape};
+use crate::shape::infer::GraphShapes;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::fs;
 use std::io::{IsTerminal, Write};
@@ -34,12 +36,15 @@ pub(super) fn check(args: &[PathBuf], format: Format, explicit: bool) -> u8 {
                 let opts = LoadOptions {
                     keep_shapes: explicit,
                 };
-                let outcome = load_with(&path, &opts).map(|mut m| {
-                    let mut d = std::mem::take(&mut m.diagnostics);
+                let outcome = load_with(&path, &opts).map(|(m, found)| {
+                    let Findings {
+                        diagnostics: mut d,
+                        shapes,
+                    } = found;
                     if explicit {
-                        d.extend(implicit_broadcasts(&m, &Options::default()));
+                        d.extend(implicit_broadcasts(&m, &shapes, &Options::default()));
                     }
-                    dropper.free(m);
+                    dropper.free((m, shapes));
                     d
                 });
                 FileReport { file, outcome }
@@ -207,13 +212,13 @@ fn identity(_: &fs::Metadata) -> Option<(u64, u64)> {
 /// models are alive at once (being checked, waiting, being freed); the last is left to process exit.
 #[derive(Default)]
 struct Dropper {
-    tx: Option<mpsc::SyncSender<Model>>,
+    tx: Option<mpsc::SyncSender<(Model, Vec<GraphShapes>)>>,
 }
 
 impl Dropper {
-    fn free(&mut self, m: Model) {
+    fn free(&mut self, m: (Model, Vec<GraphShapes>)) {
         if self.tx.is_none() {
-            let (tx, rx) = mpsc::sync_channel::<Model>(1);
+            let (tx, rx) = mpsc::sync_channel::<(Model, Vec<GraphShapes>)>(1);
             let spawned = thread::Builder::new()
                 .name("drop-models".into())
                 .spawn(move || rx.into_iter().for_each(drop));

@@ -2,8 +2,8 @@
 //! each insertion, and of each input left implicit for onnxruntime's kernels, on standard error.
 
 use super::{EXIT_FINDINGS, EXIT_UNLOADABLE, load_or_say, refuse_if_errors, write_out};
-use crate::diagnostics::render;
 use crate::passes::explicit_broadcast::{self, Options};
+use crate::render;
 use std::fmt::Write;
 use std::path::PathBuf;
 
@@ -13,13 +13,13 @@ pub(super) fn expand(
     opts: &Options,
     write: super::WriteArgs,
 ) -> u8 {
-    let Some(mut m) = load_or_say(&model) else {
+    let Some((m, found)) = load_or_say(&model) else {
         return EXIT_UNLOADABLE;
     };
-    if let Some(status) = refuse_if_errors(&m, &model) {
+    if let Some(status) = refuse_if_errors(&found, &model) {
         return status;
     }
-    let outcome = match explicit_broadcast::run(&m, opts) {
+    let outcome = match explicit_broadcast::run(&m, &found.shapes, opts) {
         Ok(o) => o,
         Err(why) => {
             eprintln!(
@@ -95,6 +95,6 @@ pub(super) fn expand(
     } = outcome;
     drop(insertions);
     // The shapes were for the pass; the output is made from the source bytes and the edit.
-    m.shapes = Vec::new();
+    drop(found);
     write_out(&m, &patch.into_edit(), &output, write)
 }

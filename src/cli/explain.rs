@@ -2,7 +2,7 @@
 
 use super::{EXIT_OK, EXIT_UNLOADABLE};
 use crate::diagnostics::explain;
-use crate::diagnostics::render;
+use crate::render;
 
 pub(super) fn explain(code: Option<&str>) -> u8 {
     let Some(code) = code else {

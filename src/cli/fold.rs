@@ -2,19 +2,19 @@
 //! `expand`) and write the model, with a report of each removal on standard error.
 
 use super::{EXIT_UNLOADABLE, load_or_say, refuse_if_errors, write_out};
-use crate::diagnostics::render;
 use crate::passes::fold_expand;
+use crate::render;
 use std::fmt::Write;
 use std::path::PathBuf;
 
 pub(super) fn fold(model: PathBuf, output: PathBuf, write: super::WriteArgs) -> u8 {
-    let Some(m) = load_or_say(&model) else {
+    let Some((m, found)) = load_or_say(&model) else {
         return EXIT_UNLOADABLE;
     };
-    if let Some(status) = refuse_if_errors(&m, &model) {
+    if let Some(status) = refuse_if_errors(&found, &model) {
         return status;
     }
-    let outcome = fold_expand::run(&m);
+    let outcome = fold_expand::run(&m, &found.shapes);
     // One write for the whole report: a large model makes many lines.
     let mut report = String::new();
     for r in &outcome.removals {

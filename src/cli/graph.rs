@@ -1,9 +1,12 @@
 //! `onnx-lint graph`: draw the main graph as DOT, or as SVG through Graphviz's `dot`.
 
 use super::{EXIT_OK, EXIT_UNLOADABLE, load_or_say, shorten};
-use crate::diagnostics::render;
-use crate::io::{Origin, same_file, write_atomic};
+use crate::file::{
+    Origin,
+    atomic::{same_file, write_atomic},
+};
 use crate::picture::{self, Options};
+use crate::render;
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -42,7 +45,7 @@ pub(super) fn graph(model: &Path, output: &Path, max_nodes: usize, initializers:
         );
         return EXIT_UNLOADABLE;
     }
-    let Some(m) = load_or_say(model) else {
+    let Some((m, found)) = load_or_say(model) else {
         return EXIT_UNLOADABLE;
     };
     let opts = Options {
@@ -50,7 +53,7 @@ pub(super) fn graph(model: &Path, output: &Path, max_nodes: usize, initializers:
         initializers,
         title: Origin::from_arg(model).display(),
     };
-    let pic = match picture::draw(&m, &opts) {
+    let pic = match picture::draw(&m, &found, &opts) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("error: cannot draw {}: {e}", render::escape(&opts.title));

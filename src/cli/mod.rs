@@ -3,10 +3,11 @@
 //! Exit status: 0 no error, 1 errors found (or nothing written because of them), 2 a model could not be
 //! loaded or an output could not be written.
 
-use crate::diagnostics::render;
-use crate::io::Origin;
-use crate::ir::{LoadOptions, Model};
-use crate::wire::Edit;
+use crate::file::Origin;
+use crate::file::wire::Edit;
+use crate::ir::Model;
+use crate::lint::{Findings, LoadOptions};
+use crate::render;
 use crate::write::{WriteOptions, write_model};
 mod check;
 mod expand;
@@ -196,12 +197,12 @@ pub fn run(cli: Cli) -> u8 {
 /// kilobytes, and the middle of them repeats.
 const MAX_ERROR_CHARS: usize = 400;
 
-fn load(path: &std::path::Path) -> Result<Model, String> {
+fn load(path: &std::path::Path) -> Result<(Model, Findings), String> {
     load_with(path, &LoadOptions::default())
 }
 
-fn load_with(path: &std::path::Path, opts: &LoadOptions) -> Result<Model, String> {
-    Model::load_with(Origin::from_arg(path), opts).map_err(|e| shorten(&format!("{e:#}")))
+fn load_with(path: &std::path::Path, opts: &LoadOptions) -> Result<(Model, Findings), String> {
+    crate::lint::load_with(Origin::from_arg(path), opts).map_err(|e| shorten(&format!("{e:#}")))
 }
 
 fn shorten(msg: &str) -> String {
@@ -214,8 +215,8 @@ fn shorten(msg: &str) -> String {
     format!("{head} ... {tail}")
 }
 
-/// Loads `model`, or says why not on standard error.
-fn load_or_say(model: &std::path::Path) -> Option<Model> {
+/// Loads and checks `model`, or says why not on standard error.
+fn load_or_say(model: &std::path::Path) -> Option<(Model, Findings)> {
     load(model)
         .map_err(|e| {
             let shown = Origin::from_arg(model).display();
@@ -230,13 +231,13 @@ fn load_or_say(model: &std::path::Path) -> Option<Model> {
 
 /// A pass writes nothing for a model with errors: prints them on standard error and says so.
 /// Returns the exit status to stop with, if so.
-fn refuse_if_errors(m: &Model, model: &std::path::Path) -> Option<u8> {
-    if !crate::diagnostics::has_errors(&m.diagnostics) {
+fn refuse_if_errors(found: &Findings, model: &std::path::Path) -> Option<u8> {
+    if !crate::diagnostics::has_errors(&found.diagnostics) {
         return None;
     }
     let report = render::FileReport {
         file: Origin::from_arg(model).display(),
-        outcome: Ok(m.diagnostics.clone()),
+        outcome: Ok(found.diagnostics.clone()),
     };
     eprint!("{}", render::text(std::slice::from_ref(&report)));
     eprintln!("error: the model has errors; nothing was written");
@@ -290,8 +291,10 @@ fn write_out(m: &Model, edit: &Edit, output: &std::path::Path, write: WriteArgs)
 }
 
 fn roundtrip(model: PathBuf, output: PathBuf, write: WriteArgs) -> u8 {
-    let Some(m) = load_or_say(&model) else {
+    let Some((m, found)) = load_or_say(&model) else {
         return EXIT_UNLOADABLE;
     };
+    // Nothing of the findings is needed to write the model back as it was.
+    drop(found);
     write_out(&m, &Edit::default(), &output, write)
 }

@@ -7,7 +7,6 @@
 
 pub mod codes;
 pub mod explain;
-pub mod render;
 
 pub use codes::Code;
 use serde::Serialize;

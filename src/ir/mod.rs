@@ -13,11 +13,12 @@ pub(crate) mod build;
 mod model;
 mod names;
 mod node;
+pub mod tensor;
 
 pub use build::{build_graph, build_graph_from};
-pub use model::{Function, Imports, LoadOptions, Model, opset_domain};
+pub use model::{Function, Imports, Model, opset_domain};
 pub use names::NameIndex;
-pub use node::{Interner, NamesOf, NodeBatch, NodeFields, NodeList, OpNode};
+pub use node::{Interner, NamesOf, NodeBatch, NodeList, OpNode};
 
 use crate::proto::{
     GraphProto, NodeProto, SparseTensorProto, TensorProto, TypeProto, ValueInfoProto,

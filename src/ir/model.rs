@@ -1,13 +1,13 @@
-//! [`Model`]: a loaded ONNX model — the decoded header, the main graph and the model-local functions as
-//! IR graphs, the source bytes (for lossless writing) and the diagnostics found while loading.
+//! [`Model`]: a loaded ONNX model as data — the decoded header, the main graph and the model-local
+//! functions as IR graphs, and the source bytes (for lossless writing). What a lint run finds about a
+//! model (diagnostics, inferred shapes) is not part of it: the `lint` module reads the bytes,
+//! builds the model with [`Model::build`] and runs the checks and inference on it.
 
 use super::{Graph, NodeBatch, build_graph, build_graph_from};
 use crate::diagnostics::Diagnostic;
-use crate::io::Origin;
+use crate::file::Origin;
 use crate::proto::{FunctionProto, GraphProto, ModelProto, ValueInfoProto};
-use anyhow::{Context, Result, bail};
 use bytes::Bytes;
-use prost::Message;
 
 /// `ModelProto.graph`.
 pub const GRAPH_FIELD: u32 = 7;
@@ -43,10 +43,6 @@ pub struct Model {
     pub header: ModelProto,
     pub graph: Option<Graph>,
     pub functions: Vec<Function>,
-    /// Findings of the load: structural checks, then shape inference (broadcast errors...).
-    pub diagnostics: Vec<Diagnostic>,
-    /// What shape inference knows of every value of every graph inferred in its own right.
-    pub shapes: Vec<crate::shape::infer::GraphShapes>,
 }
 
 /// The canonical name of an operator-set domain: `ai.onnx` and the empty string are one domain.
@@ -55,54 +51,17 @@ pub fn opset_domain(domain: &str) -> &str {
 }
 
 impl Model {
-    /// Reads and decodes the model at `origin` and builds its IR. Structural problems are diagnostics
-    /// (in `diagnostics`); `Err` means the bytes could not be read or are not a protobuf `ModelProto`.
-    pub fn load(origin: Origin) -> Result<Model> {
-        Model::load_with(origin, &LoadOptions::default())
-    }
-
-    /// [`Model::load`], with what to keep (see [`LoadOptions`]).
-    pub fn load_with(origin: Origin, opts: &LoadOptions) -> Result<Model> {
-        let content = crate::io::read(&origin)?;
-        match content.file {
-            Some(file) if !content.bytes.is_empty() => {
-                let d = crate::decode::decode_file_split(&file, &content.bytes)?;
-                let mut m = Model::from_parts(d.model, d.main_nodes, content.bytes, origin, opts);
-                m.source_file = Some(std::sync::Arc::new(file));
-                Ok(m)
-            }
-            _ => Model::from_bytes_with(content.bytes, origin, opts),
-        }
-    }
-
-    /// Decodes `bytes` (zero-copy: tensor data stay slices of `bytes`) and builds the IR.
-    pub fn from_bytes(bytes: Bytes, origin: Origin) -> Result<Model> {
-        Model::from_bytes_with(bytes, origin, &LoadOptions::default())
-    }
-
-    fn from_bytes_with(bytes: Bytes, origin: Origin, opts: &LoadOptions) -> Result<Model> {
-        if bytes.is_empty() {
-            bail!("file is empty (0 bytes): not an ONNX model");
-        }
-        let header = ModelProto::decode(bytes.clone())
-            .context("not an ONNX model: the protobuf does not decode as ModelProto")?;
-        Ok(Model::from_parts(header, None, bytes, origin, opts))
-    }
-
-    /// Builds the IR of an already decoded model; `source` must be the bytes it was decoded from.
-    pub fn from_proto_with_source(header: ModelProto, source: Bytes, origin: Origin) -> Model {
-        Model::from_parts(header, None, source, origin, &LoadOptions::default())
-    }
-
-    /// [`Model::from_proto_with_source`], with the main graph's nodes given apart when the decoder
-    /// decoded them so (see [`crate::decode::Decoded`]).
-    pub fn from_parts(
+    /// Builds the IR of a decoded model; `source` must be the bytes it was decoded from, and
+    /// `main_nodes` the main graph's nodes when the decoder decoded them apart (see
+    /// [`crate::file::decode::Decoded`]). Returns the model and the structural problems found while
+    /// building it (undefined values, duplicate definitions, cycles...), in the order met: they are
+    /// findings, never a reason not to build.
+    pub fn build(
         mut header: ModelProto,
         main_nodes: Option<Vec<NodeBatch>>,
         source: Bytes,
         origin: Origin,
-        opts: &LoadOptions,
-    ) -> Model {
+    ) -> (Model, Vec<Diagnostic>) {
         let mut diagnostics = Vec::new();
         let graph = header.graph.take().map(|mut g| {
             let nodes =
@@ -123,24 +82,15 @@ impl Model {
             .enumerate()
             .map(|(i, f)| build_function(f, i, &mut diagnostics))
             .collect();
-        let mut model = Model {
+        let model = Model {
             origin,
             source,
             source_file: None,
             header,
             graph,
             functions,
-            diagnostics,
-            shapes: Vec::new(),
         };
-        let (found, inference) = checks_and_inference(&model, opts);
-        model.diagnostics.extend(found);
-        model.diagnostics.extend(inference.diagnostics);
-        model.shapes = inference.graphs;
-        let all = std::mem::take(&mut model.diagnostics);
-        model.diagnostics =
-            crate::diagnostics::cap(all, crate::diagnostics::MAX_PER_CODE_AND_GRAPH);
-        model
+        (model, diagnostics)
     }
 
     /// The model-local function `domain.name` (overload `overload`, empty for none).
@@ -184,48 +134,6 @@ impl Model {
             .map(|o| (opset_domain(o.domain()), o.version()))
             .collect()
     }
-}
-
-/// What [`Model::load_with`] keeps besides the findings.
-#[derive(Clone, Debug)]
-pub struct LoadOptions {
-    /// Keep what inference found of every value in [`Model::shapes`] (the `shapes` listing and the
-    /// passes need it). Without it each value's type is freed after its last reader, and a large graph
-    /// is checked in a fraction of the memory.
-    pub keep_shapes: bool,
-}
-
-impl Default for LoadOptions {
-    fn default() -> Self {
-        LoadOptions { keep_shapes: true }
-    }
-}
-
-/// Stack of the thread that runs the structural checks: as deep as the main thread's, since the checks
-/// recurse into nested subgraphs as inference does.
-const CHECKS_STACK: usize = 8 << 20;
-
-/// Runs the structural checks and shape inference, on two threads when one can be had: they only
-/// read the model, and on large graphs each takes a noticeable share of the load time.
-fn checks_and_inference(
-    model: &Model,
-    opts: &LoadOptions,
-) -> (Vec<Diagnostic>, crate::shape::infer::Inference) {
-    std::thread::scope(|s| {
-        let checks = std::thread::Builder::new()
-            .name("checks".to_owned())
-            .stack_size(CHECKS_STACK)
-            .spawn_scoped(s, || crate::checks::run(model));
-        let inference = crate::shape::infer::infer_with(model, opts.keep_shapes);
-        let found = match checks.map(|h| h.join()) {
-            Ok(Ok(found)) => found,
-            // No thread to be had: run them here.
-            Err(_) => crate::checks::run(model),
-            // The checks panicked: that is a bug, and it must surface as one.
-            Ok(Err(panic)) => std::panic::resume_unwind(panic),
-        };
-        (found, inference)
-    })
 }
 
 /// Opset version by domain (`ai.onnx` as ""). Looked up once per node, hence the fast hasher.

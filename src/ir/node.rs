@@ -8,6 +8,7 @@
 //! most nodes do not have.
 
 use super::{Subgraph, position};
+use crate::file::decode::{NodeFields, NodeSink};
 use crate::proto::{
     AttributeProto, NodeDeviceConfigurationProto, NodeProto, StringStringEntryProto,
 };
@@ -217,19 +218,6 @@ impl hashbrown::Equivalent<(Box<str>, Box<str>)> for KindRef<'_> {
     }
 }
 
-/// The parts of a node a decoder fills in; [`NodeBatch::push`] makes the [`OpNode`].
-#[derive(Debug, Default)]
-pub struct NodeFields<'a> {
-    pub name: Option<&'a str>,
-    pub op_type: Option<&'a str>,
-    pub domain: Option<&'a str>,
-    pub overload: Option<String>,
-    pub attribute: Vec<AttributeProto>,
-    pub doc_string: Option<String>,
-    pub metadata_props: Vec<StringStringEntryProto>,
-    pub device_configurations: Vec<NodeDeviceConfigurationProto>,
-}
-
 /// A graph's op nodes by position in its source node list, kept in the runs the decoder made them in:
 /// the two threads that decode a large graph each fill their own vector, and joining them would copy
 /// every node once more into fresh memory.
@@ -297,9 +285,8 @@ impl Default for NodeBatch {
     }
 }
 
-impl NodeBatch {
-    /// An empty batch with room for `nodes` nodes and `bytes` bytes of names.
-    pub fn with_capacity(nodes: usize, bytes: usize) -> Self {
+impl NodeSink for NodeBatch {
+    fn with_capacity(nodes: usize, bytes: usize) -> Self {
         NodeBatch {
             names: String::with_capacity(bytes),
             // Most nodes have one to three inputs and one output.
@@ -313,16 +300,15 @@ impl NodeBatch {
         }
     }
 
-    /// Whether `more` bytes of names still fit (name offsets are 32-bit; a fuller batch is followed by another).
-    pub fn has_room(&self, more: usize) -> bool {
+    // Name offsets are 32-bit; a fuller batch is followed by another.
+    fn has_room(&self, more: usize) -> bool {
         self.names
             .len()
             .checked_add(more)
             .is_some_and(|n| n <= u32::MAX as usize)
     }
 
-    /// Adds a node, its position in the graph's node list being `index`.
-    pub fn push<'a>(
+    fn push<'a>(
         &mut self,
         index: usize,
         fields: NodeFields<'_>,
@@ -372,7 +358,9 @@ impl NodeBatch {
             present,
         });
     }
+}
 
+impl NodeBatch {
     /// Nodes decoded by prost (subgraphs, function bodies, models decoded whole), in as many batches as
     /// their names need.
     pub fn from_protos(nodes: Vec<NodeProto>) -> Vec<NodeBatch> {

@@ -21,6 +21,7 @@ use crate::proto::attribute_proto::AttributeType;
 use crate::proto::tensor_proto::DataType;
 use crate::proto::{AttributeProto, NodeProto, TensorProto, ValueInfoProto};
 use crate::shape::dim::{Dim, Shape, format_shape};
+use crate::shape::infer::GraphShapes;
 use crate::shape::value::ValueInfo;
 use std::collections::HashMap;
 
@@ -426,11 +427,12 @@ fn broadcast_on_innermost_axis(input: &Shape, target: &Shape) -> bool {
     false
 }
 
-/// Runs the pass over every graph of `model`. Refuses (Err) models it cannot rewrite faithfully.
-pub fn run(model: &Model, opts: &Options) -> Result<Outcome, String> {
+/// Runs the pass over every graph of `model`, whose inferred shapes are `shapes` (a lint run's, kept).
+/// Refuses (Err) models it cannot rewrite faithfully.
+pub fn run(model: &Model, shapes: &[GraphShapes], opts: &Options) -> Result<Outcome, String> {
     let mut names = Names::of(model);
     let mut out = Outcome::default();
-    let shapes = super::shapes_by_path(model);
+    let shapes = super::shapes_by_path(shapes);
     let graphs = super::all_graphs(model);
     let legacy_ir = model.header.ir_version.unwrap_or(0) < INITIALIZER_NOT_INPUT_SINCE;
     for (g, function) in graphs {
@@ -1085,8 +1087,12 @@ impl GraphRewriter<'_, '_> {
 /// The `check --explicit` rule: every broadcast the pass would make explicit, as a warning, and every
 /// one it leaves implicit on purpose (a kernel exception, an operand its operator requires smaller), as
 /// an info saying why.
-pub fn implicit_broadcasts(model: &Model, opts: &Options) -> Vec<Diagnostic> {
-    let Ok(outcome) = run(model, opts) else {
+pub fn implicit_broadcasts(
+    model: &Model,
+    shapes: &[GraphShapes],
+    opts: &Options,
+) -> Vec<Diagnostic> {
+    let Ok(outcome) = run(model, shapes, opts) else {
         return Vec::new();
     };
     let made = outcome.insertions.iter().map(|i| {

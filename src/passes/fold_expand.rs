@@ -41,6 +41,7 @@ use super::{GraphPatch, Patch};
 use crate::ir::{Graph, Model, NodeId, NodeKind, OpNode, Slot, ValueId, opset_domain};
 use crate::shape::broadcast::{multidirectional, unidirectional};
 use crate::shape::dim::{Dim, Shape, format_shape};
+use crate::shape::infer::GraphShapes;
 use crate::shape::value::ValueInfo;
 use petgraph::visit::{EdgeRef, IntoEdgeReferences};
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -110,10 +111,11 @@ pub struct Outcome {
     pub left: Vec<String>,
 }
 
-/// Runs the pass over every graph of `model` (subgraphs and function bodies included).
-pub fn run(model: &Model) -> Outcome {
+/// Runs the pass over every graph of `model` (subgraphs and function bodies included), whose inferred
+/// shapes are `shapes` (a lint run's, kept).
+pub fn run(model: &Model, shapes: &[GraphShapes]) -> Outcome {
     let mut out = Outcome::default();
-    let shapes = super::shapes_by_path(model);
+    let shapes = super::shapes_by_path(shapes);
     let graphs = super::all_graphs(model);
     for (g, function) in graphs {
         let opset = model.opset_imports(function).get("").copied().unwrap_or(0);

@@ -2,23 +2,26 @@
 //! initializers to add) instead of mutating it. Applying a patch is separate: [`Patch::to_edit`] turns
 //! it into a wire-level edit of the source bytes, so everything the patch does not mention is written
 //! back exactly as it was read.
+//!
+//! Passes read what shape inference found (`shape::infer::GraphShapes`, as a lint run returns it in
+//! `lint::Findings::shapes`) beside the model: the IR does not hold it.
 
 pub mod explicit_broadcast;
 pub mod fold_expand;
 
+use crate::file::wire::{Action, Edit, write_len_record};
 use crate::ir::{Graph, Model, WirePath};
 use crate::proto::{NodeProto, TensorProto, ValueInfoProto};
+use crate::shape::infer::GraphShapes;
 use crate::shape::value::ValueInfo;
-use crate::wire::{Action, Edit, write_len_record};
 use prost::Message;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// What inference knows of each graph's values (in value-id order), by graph path.
 pub(crate) type ShapesByPath<'m> = HashMap<&'m str, &'m Vec<(String, Option<ValueInfo>)>>;
 
-pub(crate) fn shapes_by_path(model: &Model) -> ShapesByPath<'_> {
-    model
-        .shapes
+pub(crate) fn shapes_by_path(shapes: &[GraphShapes]) -> ShapesByPath<'_> {
+    shapes
         .iter()
         .map(|g| (g.path.as_str(), &g.values))
         .collect()

@@ -298,7 +298,7 @@ pub fn float_values(t: &TensorProto) -> Option<Vec<f64>> {
     if t.data_location == Some(DataLocation::External as i32) {
         return None;
     }
-    let n = crate::checks::element_count(&t.dims).ok()?;
+    let n = crate::ir::tensor::element_count(&t.dims).ok()?;
     if n > MAX_FLOAT_ELEMENTS {
         return None;
     }
@@ -342,7 +342,7 @@ pub fn int_values(t: &TensorProto) -> Option<Vec<i64>> {
     if t.data_location == Some(DataLocation::External as i32) {
         return None;
     }
-    let n = crate::checks::element_count(&t.dims).ok()?;
+    let n = crate::ir::tensor::element_count(&t.dims).ok()?;
     if n > MAX_DATA_ELEMENTS {
         return None;
     }

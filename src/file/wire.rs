@@ -349,7 +349,7 @@ impl<'e> Spliced<'e> {
     /// where that copies whole pages (see [`copy_span`]): the weights never pass through the mapping,
     /// so they add nothing to this process's memory. With `durable` (the caller flushes the file to
     /// disk when it is written), every [`WRITEBACK_SLICE`] bytes the slice written is handed to the
-    /// disk at once (see [`crate::io::start_writeback`]).
+    /// disk at once (see [`super::atomic::start_writeback`]).
     pub fn copy_to(
         &self,
         file: &std::fs::File,
@@ -365,7 +365,7 @@ impl<'e> Spliced<'e> {
         let mut hand_over = |w: &mut std::io::BufWriter<&std::fs::File>, written: u64| {
             if durable && written - handed >= WRITEBACK_SLICE {
                 w.flush()?;
-                crate::io::start_writeback(w.get_ref(), handed, written - handed);
+                super::atomic::start_writeback(w.get_ref(), handed, written - handed);
                 handed = written;
             }
             Ok::<_, std::io::Error>(())

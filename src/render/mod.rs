@@ -13,7 +13,7 @@ pub use sarif::sarif;
 pub use shapes::{shapes_json, shapes_text};
 pub use text::{Summary, text, text_file};
 
-use super::Diagnostic;
+use crate::diagnostics::Diagnostic;
 
 /// What a run found in one file: its diagnostics, or why it could not be loaded.
 #[derive(Debug)]

@@ -3,7 +3,7 @@
 //! (symbolic) and nulls (unknown), or null when even the rank is unknown).
 
 use super::escape;
-use crate::checks::elem_type_name;
+use crate::ir::tensor::elem_type_name;
 use crate::shape::dim::{Dim, format_shape};
 use crate::shape::infer::GraphShapes;
 use crate::shape::value::ValueInfo;

@@ -9,17 +9,17 @@
 //! are never read, copied or mapped in while checking.
 //!
 //! The main graph's node records are set apart by the walk and decoded here, not by prost: straight
-//! into the IR's compact nodes, their names into one string per batch, on two threads for large
-//! graphs. A record small enough that it cannot hold a skipped payload is read from the mapping where
+//! into a [`NodeSink`] (the IR's compact nodes, whose names go into one string per batch), on two
+//! threads for large graphs. The sink is a trait rather than the IR's type so that this layer stays
+//! below the IR: the IR knows the decoder's record ([`NodeFields`]), the decoder knows nothing of the IR. A record small enough that it cannot hold a skipped payload is read from the mapping where
 //! it lies (a graph of a million nodes is then never copied); a larger one (a Constant holding a
 //! weight) goes through the compact copy like everything else.
 
-use crate::ir::{NodeBatch, NodeFields};
+use super::wire::{LEN, Record, write_varint};
 use crate::proto::{
     AttributeProto, FunctionProto, GraphProto, ModelProto, NodeDeviceConfigurationProto, NodeProto,
     StringStringEntryProto, TensorProto,
 };
-use crate::wire::{LEN, Record, write_varint};
 use anyhow::{Context, Result, bail};
 use bytes::Bytes;
 use prost::Message;
@@ -297,13 +297,79 @@ fn nonce() -> [u8; 16] {
     out
 }
 
-/// A decoded model whose main graph's nodes were decoded apart, straight into the IR's compact form
-/// ([`NodeBatch`]), rather than by prost into `GraphProto.node`: a `NodeProto` is 240 bytes plus a
-/// string allocation for every name, and a graph of a million nodes spent most of its memory there.
-pub struct Decoded {
+/// The parts of a node record the decoder fills in, besides its input and output names; a
+/// [`NodeSink`] makes its own node of them.
+#[derive(Debug, Default)]
+pub struct NodeFields<'a> {
+    pub name: Option<&'a str>,
+    pub op_type: Option<&'a str>,
+    pub domain: Option<&'a str>,
+    pub overload: Option<String>,
+    pub attribute: Vec<AttributeProto>,
+    pub doc_string: Option<String>,
+    pub metadata_props: Vec<StringStringEntryProto>,
+    pub device_configurations: Vec<NodeDeviceConfigurationProto>,
+}
+
+/// Where the decoder puts the main graph's nodes: a batch of nodes in source order, which the decoder
+/// fills until its names no longer fit ([`NodeSink::has_room`]) and then starts another. The IR's
+/// `NodeBatch` is the sink a load uses; [`NodeProtos`] gives prost's `NodeProto`s.
+pub trait NodeSink: Default + Send {
+    /// An empty batch with room for `nodes` nodes and `bytes` bytes of names.
+    fn with_capacity(nodes: usize, bytes: usize) -> Self;
+    /// Whether `more` bytes of names still fit.
+    fn has_room(&self, more: usize) -> bool;
+    /// Adds a node, its position in the graph's node list being `index`.
+    fn push<'a>(
+        &mut self,
+        index: usize,
+        fields: NodeFields<'_>,
+        inputs: impl ExactSizeIterator<Item = &'a str>,
+        outputs: impl ExactSizeIterator<Item = &'a str>,
+    );
+}
+
+/// A [`NodeSink`] of plain `NodeProto`s, for callers that want prost's types (no batch limit).
+#[derive(Debug, Default)]
+pub struct NodeProtos(pub Vec<NodeProto>);
+
+impl NodeSink for NodeProtos {
+    fn with_capacity(nodes: usize, _bytes: usize) -> Self {
+        NodeProtos(Vec::with_capacity(nodes))
+    }
+    fn has_room(&self, _more: usize) -> bool {
+        true
+    }
+    fn push<'a>(
+        &mut self,
+        _index: usize,
+        f: NodeFields<'_>,
+        inputs: impl ExactSizeIterator<Item = &'a str>,
+        outputs: impl ExactSizeIterator<Item = &'a str>,
+    ) {
+        self.0.push(NodeProto {
+            input: inputs.map(str::to_owned).collect(),
+            output: outputs.map(str::to_owned).collect(),
+            name: f.name.map(str::to_owned),
+            op_type: f.op_type.map(str::to_owned),
+            domain: f.domain.map(str::to_owned),
+            overload: f.overload,
+            attribute: f.attribute,
+            doc_string: f.doc_string,
+            metadata_props: f.metadata_props,
+            device_configurations: f.device_configurations,
+        });
+    }
+}
+
+/// A decoded model whose main graph's nodes were decoded apart, straight into the sink's form `B`
+/// (the IR's compact nodes), rather than by prost into `GraphProto.node`: a `NodeProto` is 240 bytes
+/// plus a string allocation for every name, and a graph of a million nodes spent most of its memory
+/// there.
+pub struct Decoded<B> {
     pub model: ModelProto,
     /// The main graph's nodes in file order; `None` when they are in `model.graph.node` as usual.
-    pub main_nodes: Option<Vec<NodeBatch>>,
+    pub main_nodes: Option<Vec<B>>,
 }
 
 /// Decodes the model in `file` (whose full content is `map`) without reading its large weights.
@@ -311,18 +377,25 @@ pub fn decode_file(file: &std::fs::File, map: &Bytes) -> Result<ModelProto> {
     let Decoded {
         mut model,
         main_nodes,
-    } = decode_file_split(file, map)?;
+    } = decode_file_split::<NodeProtos>(file, map)?;
     if let (Some(g), Some(batches)) = (&mut model.graph, main_nodes) {
-        g.node = batches
-            .into_iter()
-            .flat_map(NodeBatch::into_protos)
-            .collect();
+        g.node = batches.into_iter().flat_map(|b| b.0).collect();
     }
     Ok(model)
 }
 
-/// [`decode_file`], with the main graph's nodes apart (see [`Decoded`]).
-pub fn decode_file_split(file: &std::fs::File, map: &Bytes) -> Result<Decoded> {
+/// Decodes a model held in memory (standard input) with prost, whole: tensor data stay slices of
+/// `bytes` (zero-copy), and there is no file to walk.
+pub fn decode_bytes(bytes: Bytes) -> Result<ModelProto> {
+    if bytes.is_empty() {
+        bail!("file is empty (0 bytes): not an ONNX model");
+    }
+    ModelProto::decode(bytes)
+        .context("not an ONNX model: the protobuf does not decode as ModelProto")
+}
+
+/// [`decode_file`], with the main graph's nodes apart, in sinks of type `B` (see [`Decoded`]).
+pub fn decode_file_split<B: NodeSink>(file: &std::fs::File, map: &Bytes) -> Result<Decoded<B>> {
     let len = map.len() as u64;
     let mut w = Walker {
         r: BufReader::with_capacity(64 * 1024, file),
@@ -374,19 +447,19 @@ const PARALLEL_NODES_ABOVE: usize = 20_000;
 
 /// Decodes the main graph's node records, in order; the second half on a second thread when there are
 /// many (the nodes are independent messages, and nothing else runs yet).
-fn decode_nodes(
+fn decode_nodes<B: NodeSink>(
     map: &[u8],
     (big, big_ranges): (&[u8], &[std::ops::Range<usize>]),
     records: &[NodeRecord],
     restore: &Restore<'_>,
-) -> Result<Vec<NodeBatch>> {
+) -> Result<Vec<B>> {
     // Each thread fills its own batch; the graph keeps both vectors as they are (see `NodeList`).
     let decode = |first: usize, rs: &[NodeRecord], room: usize| {
-        let mut out = vec![NodeBatch::with_capacity(room, rs.len() * 24)];
+        let mut out = vec![B::with_capacity(room, rs.len() * 24)];
         for (k, r) in rs.iter().enumerate() {
             let (buf, range) = if r.0 & NodeRecord::BIG == 0 {
                 let at = usize::try_from(r.0).context("offset out of range")?;
-                let (len, body) = crate::wire::read_varint(map, at)?;
+                let (len, body) = super::wire::read_varint(map, at)?;
                 let len = usize::try_from(len).context("length out of range")?;
                 (map, body..body.saturating_add(len).min(map.len()))
             } else {
@@ -440,15 +513,15 @@ mod node_field {
 /// scalar field set twice keeps the last value, unknown fields are skipped; anything prost would
 /// refuse (a known field of another wire type, a string that is not UTF-8) is an error, and the
 /// caller then lets prost decode the whole model to say what is wrong.
-fn decode_node(
+fn decode_node<B: NodeSink>(
     buf: &[u8],
     range: std::ops::Range<usize>,
     index: usize,
     restore: &Restore<'_>,
-    out: &mut Vec<NodeBatch>,
+    out: &mut Vec<B>,
 ) -> Result<()> {
     let mut node = NodeParts::default();
-    for r in crate::wire::records(buf, range) {
+    for r in super::wire::records(buf, range) {
         node.field(buf, &r?, restore)?;
     }
     let NodeParts {
@@ -458,7 +531,7 @@ fn decode_node(
     } = node;
     let bytes = inputs.iter().chain(&outputs).map(|s| s.len()).sum();
     if out.last().is_none_or(|b| !b.has_room(bytes)) {
-        out.push(NodeBatch::default());
+        out.push(B::default());
     }
     if let Some(batch) = out.last_mut() {
         batch.push(index, fields, inputs.into_iter(), outputs.into_iter());

@@ -1,0 +1,17 @@
+//! The byte layer: everything that touches a model's bytes and nothing that knows what they mean
+//! beyond the protobuf schema.
+//!
+//! - [`read`]: a file memory-mapped (weights are never copied) or standard input read whole;
+//! - [`decode`]: the schema-aware decoder that walks a file without paging its weights in, and hands
+//!   the main graph's node records to a [`decode::NodeSink`] (the IR's compact nodes: the decoder does
+//!   not name the IR, which sits above this layer);
+//! - [`wire`]: the protobuf wire format, and the splicer that writes a model back with an edit applied,
+//!   copying every untouched record byte for byte;
+//! - [`atomic`]: files written through a temporary file and a rename.
+
+pub mod atomic;
+pub mod decode;
+pub mod read;
+pub mod wire;
+
+pub use read::{Content, Origin, read};
