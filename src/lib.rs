@@ -19,7 +19,7 @@
 //!   broadcast an explicit `Expand`; [`passes::fold_expand`] is its inverse. A patch becomes a
 //!   [`file::wire::Edit`] of the source bytes, and [`write::write_model`] writes it atomically:
 //!   everything the patch does not touch is copied byte for byte, and external-data files are carried
-//!   beside an output in another folder ([`carry`]). [`render`] formats findings as text, JSON,
+//!   beside an output in another folder ([`write::carry`]). [`render`] formats findings as text, JSON,
 //!   SARIF or GitHub annotations.
 //! - [`lint`]: the pipeline every front end calls: [`lint::load`] reads a model, builds its IR, runs
 //!   the structural checks beside shape inference and returns the [`ir::Model`] and the
@@ -72,7 +72,6 @@
 //! `examples/pipeline_step.rs` shows the library as a step of a deployment pipeline: it checks every
 //! model it is given, fails on errors and writes the explicit form of the others.
 
-pub mod carry;
 pub mod checks;
 pub mod cli;
 pub mod diagnostics;

@@ -1,11 +1,14 @@
 //! Writing a model: the source bytes with a [`wire::Edit`] spliced in, streamed to a file atomically or
-//! to standard output. With an empty edit the output is the input, byte for byte.
+//! to standard output. With an empty edit the output is the input, byte for byte. The model's
+//! external-data files go along to an output in another folder ([`carry`]).
 
-use crate::carry::{Carried, Placed};
+pub mod carry;
+
 use crate::file::wire::{self, Edit, Spliced};
 use crate::file::{Origin, atomic::same_file};
 use crate::ir::Model;
 use anyhow::{Context, Result, bail};
+use carry::{Carried, Placed};
 use std::io::Write;
 use std::path::Path;
 
@@ -20,7 +23,7 @@ pub struct WriteOptions {
     /// Skip the flush to disk before the rename (see [`crate::file::atomic::write_atomic_durable`]).
     pub no_fsync: bool,
     /// Do not carry the model's external-data files beside an output in another folder (see
-    /// [`crate::carry`]); [`Written::left_behind`] lists them instead.
+    /// [`carry`]); [`Written::left_behind`] lists them instead.
     pub no_copy_data: bool,
 }
 
@@ -59,7 +62,7 @@ pub fn write_model(
     opts: &WriteOptions,
 ) -> Result<Written> {
     let out = splice_model(model, edit)?;
-    let locations = crate::carry::locations(model);
+    let locations = carry::locations(model);
     if dest.as_os_str() == "-" {
         let mut stdout = std::io::stdout().lock();
         out.write_to(&model.source, &mut stdout)
@@ -84,7 +87,7 @@ pub fn write_model(
     let placed = if opts.no_copy_data {
         Placed::default()
     } else {
-        crate::carry::plan(model, dest, &locations)?.place(durable)?
+        carry::plan(model, dest, &locations)?.place(durable)?
     };
     let written = match &model.source_file {
         Some(file) => crate::file::atomic::write_atomic_durable(dest, durable, |w| {
@@ -140,8 +143,8 @@ pub fn external_files_left_behind(model: &Model, dest: &Path) -> Vec<String> {
     let Some(src_dir) = model.origin.base_dir() else {
         return Vec::new();
     };
-    if dest.as_os_str() == "-" || same_file(&src_dir, &crate::carry::folder_of(dest)) {
+    if dest.as_os_str() == "-" || same_file(&src_dir, &carry::folder_of(dest)) {
         return Vec::new();
     }
-    crate::carry::locations(model)
+    carry::locations(model)
 }
