@@ -1,0 +1,282 @@
+//! Tensors joined and cut along an axis: Concat and Split, with their values carried (a Concat of
+//! shape vectors is the next Reshape's target).
+//!
+//! Spec: <https://github.com/onnx/onnx/blob/main/docs/Operators.md#Concat> and
+//! <https://github.com/onnx/onnx/blob/main/docs/Operators.md#Split>. Opset history that matters here:
+//! - Concat: `axis` defaults to 1 in opset 1, is required from 4.
+//! - Split: sizes in attribute `split` (opset 1 also as a second input) before 13, input from 13; 18
+//!   adds `num_outputs` (chunks of `ceil(dim / n)`, the last one smaller).
+
+use crate::shape::ctx::NodeCtx;
+use crate::shape::dim::{Dim, Poly, Shape};
+use crate::shape::ops::common::{Param, axis, div_exact, size_of_value, sum, values_if_small};
+use crate::shape::value::{Data, ValueInfo, from_i64};
+
+/// What several inputs say of one dimension that must be equal across them: a known size if any
+/// gives one, else a symbol.
+fn agree<'a>(dims: impl IntoIterator<Item = &'a Dim>) -> Dim {
+    let mut best = Dim::Unknown;
+    for d in dims {
+        match (d, &best) {
+            (Dim::Known(_), _) => return d.clone(),
+            (Dim::Sym(_), Dim::Unknown) => best = d.clone(),
+            _ => {}
+        }
+    }
+    best
+}
+
+pub(super) fn concat(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let a = ctx
+        .attr_i("axis")
+        .or((ctx.opset < 4).then_some(1))
+        .unwrap_or(0);
+    let shapes: Vec<Shape> = (0..ctx.num_inputs()).map(|k| ctx.shape(k)).collect();
+    let elem = (0..ctx.num_inputs()).find_map(|k| ctx.elem(k));
+    let rank = shapes.iter().flatten().map(Vec::len).next();
+    let shape = rank.and_then(|r| {
+        let k = axis(a, r)?;
+        let column = |i: usize| -> Vec<Dim> {
+            shapes
+                .iter()
+                .map(|s| match s {
+                    Some(s) if s.len() == r => s[i].clone(),
+                    _ => Dim::Unknown,
+                })
+                .collect()
+        };
+        Some(
+            (0..r)
+                .map(|i| {
+                    if i == k {
+                        sum(&column(i))
+                    } else {
+                        agree(&column(i))
+                    }
+                })
+                .collect(),
+        )
+    });
+    // Values of 1-D inputs concatenate (shape tensors assembled piece by piece, scales too).
+    let data = if rank == Some(1) {
+        (0..ctx.num_inputs())
+            .map(|k| {
+                ctx.values(k)
+                    .filter(|_| ctx.input(k).and_then(ValueInfo::rank) == Some(1))
+            })
+            .collect::<Option<Vec<_>>>()
+            .and_then(Data::concat)
+    } else {
+        None
+    };
+    let data = values_if_small(&shape, data);
+    vec![ValueInfo::tensor(elem, shape).with_values(data)]
+}
+
+/// The split sizes.
+/// The split sizes, as values: from the attribute, or from input 1 (opset 1, and from 13), where they
+/// may be computed (symbols included).
+fn split_sizes(ctx: &NodeCtx<'_>) -> Param<Dim> {
+    let from_input = ctx.opset >= 13 || (ctx.opset < 2 && ctx.attr("split").is_none());
+    if !from_input {
+        return ctx
+            .attr_ints("split")
+            .map(|s| s.iter().map(|&v| from_i64(v)).collect())
+            .into();
+    }
+    if !ctx.has_input(1) {
+        return Param::Absent;
+    }
+    ctx.data(1)
+        .map_or(Param::Unknown, |d| Param::Known(d.to_vec()))
+}
+
+/// The sizes of `n` equal parts of `dim`; from opset 18 with `num_outputs`, chunks of `ceil(dim / n)`
+/// with a smaller last one.
+fn equal_parts(dim: &Dim, n: usize, uneven: bool) -> Vec<Dim> {
+    let Dim::Known(total) = dim else {
+        // A symbolic size splits evenly only where it divides (`seq*12` in 3 parts of `seq*4`); in
+        // chunks it is `ceil(dim / n)` each and the rest for the last, exact wherever the op runs.
+        return if uneven {
+            symbolic_chunks(dim, n)
+        } else {
+            vec![div_exact(dim, n as u64); n]
+        };
+    };
+    let n64 = n as u64;
+    if n64 == 0 {
+        return Vec::new();
+    }
+    if total % n64 == 0 {
+        return vec![Dim::Known(total / n64); n];
+    }
+    if !uneven {
+        return vec![Dim::Unknown; n];
+    }
+    let chunk = total.div_ceil(n64);
+    let last = chunk
+        .checked_mul(n64 - 1)
+        .and_then(|used| total.checked_sub(used));
+    let mut out = vec![Dim::Known(chunk); n - 1];
+    out.push(last.map_or(Dim::Unknown, Dim::Known));
+    out
+}
+
+/// `n` chunks of a symbolic `dim`: `ceil(dim / n)` for all but the last, which has the rest.
+fn symbolic_chunks(dim: &Dim, n: usize) -> Vec<Dim> {
+    let sizes = || -> Option<(Poly, Poly)> {
+        let total = Poly::of_size(dim)?;
+        let k = i64::try_from(n).ok().filter(|&k| k > 0)?;
+        let chunk = total.ceil_div(k)?;
+        let last = total.sub(&chunk.mul(&Poly::constant(k - 1))?)?;
+        Some((chunk, last))
+    };
+    match sizes() {
+        Some((chunk, last)) => {
+            let mut out = vec![chunk.into_size(); n - 1];
+            out.push(last.into_size());
+            out
+        }
+        None => vec![Dim::Unknown; n],
+    }
+}
+
+pub(super) fn split(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let n = ctx.num_outputs();
+    let elem = ctx.elem(0);
+    let Some(dims) = ctx.shape(0) else {
+        return vec![ValueInfo::tensor(elem, None); n];
+    };
+    let Some(k) = axis(ctx.attr_i("axis").unwrap_or(0), dims.len()) else {
+        return vec![ValueInfo::tensor(elem, None); n];
+    };
+    let sizes: Vec<Dim> = match split_sizes(ctx) {
+        Param::Known(s) => (0..n)
+            .map(|i| s.get(i).map_or(Dim::Unknown, size_of_value))
+            .collect(),
+        Param::Absent => {
+            let uneven = ctx.opset >= 18 && ctx.attr_i("num_outputs").is_some();
+            equal_parts(&dims[k], n, uneven)
+        }
+        Param::Unknown => vec![Dim::Unknown; n],
+    };
+    let data = ctx.values(0).filter(|_| dims.len() == 1);
+    let mut offset: Option<usize> = Some(0);
+    sizes
+        .into_iter()
+        .map(|len| {
+            let mut s = dims.clone();
+            s[k] = len.clone();
+            // Values of a split 1-D tensor are the consecutive runs.
+            let end = offset
+                .zip(len.known())
+                .and_then(|(at, len)| at.checked_add(usize::try_from(len).ok()?));
+            let part = data
+                .zip(offset)
+                .zip(end)
+                .and_then(|((values, at), end)| values.pick(at..end));
+            offset = end;
+            ValueInfo::tensor(elem, Some(s)).with_values(part)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::text;
+    use super::*;
+
+    use crate::shape::ops::common::mul;
+    use crate::shape::ops::common::test_util::*;
+
+    #[test]
+    fn concat_sums_the_axis_and_joins_values() {
+        let n = node("Concat", 3, 1, vec![attr_i("axis", 1)]);
+        let s = out_shape(
+            concat,
+            &n,
+            13,
+            &[
+                t(F32, &["N", "2"]),
+                t(F32, &["?", "3"]),
+                t(F32, &["N", "M"]),
+            ],
+        );
+        assert_eq!(text(&s), "[N, M+5]");
+        let s = out_shape(
+            concat,
+            &n,
+            13,
+            &[
+                t(F32, &["N", "S"]),
+                t(F32, &["?", "1"]),
+                t(F32, &["N", "S"]),
+            ],
+        );
+        assert_eq!(text(&s), "[N, S*2+1]");
+        let s = out_shape(concat, &n, 13, &[t(F32, &["N", "S"]), t(F32, &["?", "?"])]);
+        assert_eq!(s, shape(&["N", "?"]));
+        let s = out_shape(
+            concat,
+            &n,
+            13,
+            &[t(F32, &["N", "2"]), t(F32, &["?", "3"]), None],
+        );
+        assert_eq!(s, shape(&["N", "?"]));
+        let n2 = node("Concat", 2, 1, vec![attr_i("axis", -1)]);
+        let s = out_shape(concat, &n2, 13, &[t(F32, &["N", "0"]), t(F32, &["4", "S"])]);
+        assert_eq!(s, shape(&["4", "S"]));
+        let n = node("Concat", 2, 1, vec![attr_i("axis", 0)]);
+        let out = run(concat, &n, 13, &[ints(&[1, 2]), ints(&[3])]);
+        assert_eq!(out[0].data_i64(), Some(vec![1, 2, 3]));
+        let bad = node("Concat", 2, 1, vec![attr_i("axis", 5)]);
+        assert_eq!(out_shape(concat, &bad, 13, &[ints(&[1]), ints(&[3])]), None);
+    }
+
+    #[test]
+    fn split_sizes_from_attribute_input_or_equal_parts() {
+        let n = node("Split", 2, 2, vec![attr_i("axis", 1)]);
+        let out = run(split, &n, 13, &[t(F32, &["N", "10"]), ints(&[3, 7])]);
+        assert_eq!(out[1].shape, shape(&["N", "7"]));
+        let n = node("Split", 1, 3, vec![attr_i("axis", -1)]);
+        let out = run(split, &n, 13, &[t(F32, &["N", "9"])]);
+        assert_eq!(out[2].shape, shape(&["N", "3"]));
+        let out = run(split, &n, 13, &[t(F32, &["N", "10"])]);
+        assert_eq!(out[2].shape, shape(&["N", "?"]));
+        let n = node("Split", 1, 3, vec![attr_i("num_outputs", 3)]);
+        let out = run(split, &n, 18, &[t(F32, &["10"])]);
+        let sizes: Vec<Shape> = out.iter().map(|v| v.shape.clone()).collect();
+        assert_eq!(sizes, vec![shape(&["4"]), shape(&["4"]), shape(&["2"])]);
+        let n = node("Split", 1, 4, vec![attr_i("num_outputs", 4)]);
+        let out = run(split, &n, 18, &[t(F32, &["5"])]);
+        assert_eq!(out[3].shape, shape(&["?"]));
+        // Symbolic chunks: ceil(L/4) each, the rest last; at every L where the last is a size, the
+        // sizes add up to L.
+        let out = run(split, &n, 18, &[t(F32, &["L"])]);
+        let sizes: Vec<String> = out.iter().map(|v| text(&v.shape)).collect();
+        assert_eq!(sizes[..3], ["[ceil(L/4)]", "[ceil(L/4)]", "[ceil(L/4)]"]);
+        let (Some([Dim::Sym(chunk)]), Some([Dim::Sym(last)])) =
+            (out[0].shape.as_deref(), out[3].shape.as_deref())
+        else {
+            panic!("{sizes:?}");
+        };
+        for l in 0..200i64 {
+            let (c, r) = (chunk.eval(&|_| Some(l)), last.eval(&|_| Some(l)));
+            assert_eq!(c, Some((l + 3) / 4), "L = {l}");
+            assert_eq!(r, Some(l - 3 * ((l + 3) / 4)), "L = {l}");
+        }
+        let x = ValueInfo::tensor(F32, Some(vec![mul(&d("seq"), &d("12"))]));
+        let n = node("Split", 1, 3, vec![attr_i("num_outputs", 3)]);
+        let out = run(split, &n, 18, &[Some(x)]);
+        assert!(out.iter().all(|v| text(&v.shape) == "[seq*4]"), "{out:?}");
+        let n = node("Split", 1, 2, vec![attr_ints("split", &[1, 2])]);
+        let out = run(split, &n, 11, &[ints(&[7, 8, 9])]);
+        assert_eq!(out[1].data_i64(), Some(vec![8, 9]));
+        let n = node("Split", 1, 2, vec![attr_ints("split", &[2, 2])]);
+        let out = run(split, &n, 11, &[ints(&[7, 8, 9])]);
+        assert_eq!(out[1].int_vec(), None);
+        let n = node("Split", 1, 2, vec![attr_ints("split", &[-5, i64::MAX])]);
+        let out = run(split, &n, 11, &[ints(&[7, 8, 9])]);
+        assert_eq!(out[0].shape, shape(&["?"]));
+    }
+}
