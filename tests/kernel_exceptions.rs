@@ -1,4 +1,4 @@
-//! The kernel exceptions of `expand` (src/passes/explicit_broadcast.rs, `KERNEL_EXCEPTIONS`): inputs
+//! The kernel exceptions of `expand` (src/passes/explicit_broadcast/exceptions.rs, `KERNEL_EXCEPTIONS`): inputs
 //! left implicit by default because onnxruntime computes them with other code once explicit
 //! (docs/expand-exactness.md), each listed on standard error with its reason; `--force-explicit`
 //! makes them explicit; `check --explicit` reports them as B001 infos; `fold` undoes the forced form.

@@ -5,7 +5,7 @@ f32 scale under keep_aspect_ratio_policy); onnx's inference and onnxruntime's gr
 sometimes disagree with the kernel (ORT warns "Expected shape from model ... does not match actual
 shape"). This runs each model in onnxruntime and compares the actual output shape with `onnx-lint
 shapes`. Known input sizes only (the symbolic formulas are checked against the f32 computation by the
-unit tests in src/shape/ops/shape_ops.rs).
+unit tests in src/shape/ops/shape_ops/resize.rs).
 
 Usage: tools/check_resize_ort.py BINARY      (run with the venv of tools/venv.sh; exit 1 on a mismatch)
 """
