@@ -61,7 +61,7 @@ pub fn load_with(origin: Origin, opts: &LoadOptions) -> Result<(Model, Findings)
             let d = decode_file_split::<NodeBatch>(&file, &content.bytes)?;
             let (mut model, built) = Model::build(d.model, d.main_nodes, content.bytes, origin);
             model.source_file = Some(std::sync::Arc::new(file));
-            let findings = lint_with(&model, built, opts);
+            let findings = run(&model, built, opts);
             Ok((model, findings))
         }
         _ => from_bytes_with(content.bytes, origin, opts),
@@ -82,13 +82,13 @@ pub fn from_bytes_with(
 ) -> Result<(Model, Findings)> {
     let header = decode_bytes(bytes.clone())?;
     let (model, built) = Model::build(header, None, bytes, origin);
-    let findings = lint_with(&model, built, opts);
+    let findings = run(&model, built, opts);
     Ok((model, findings))
 }
 
-/// Runs the structural checks and shape inference on a built model. `built` are the problems
-/// [`Model::build`] found; they come first in the findings.
-pub fn lint_with(model: &Model, built: Vec<Diagnostic>, opts: &LoadOptions) -> Findings {
+/// Runs the structural checks and shape inference on a model built with [`Model::build`] (for a
+/// caller that decoded it itself); `built` are the problems the build found, first in the findings.
+pub fn run(model: &Model, built: Vec<Diagnostic>, opts: &LoadOptions) -> Findings {
     let (found, inference) = checks_and_inference(model, opts);
     let mut all = built;
     all.extend(found);

@@ -207,8 +207,8 @@ fn identity(_: &fs::Metadata) -> Option<(u64, u64)> {
     None
 }
 
-/// Frees models on one other thread: a graph of a million nodes takes a noticeable time to drop, and
-/// nothing waits for it. The channel holds one model, so however many files a run has, at most three
+/// Frees models (with their inferred shapes, when kept) on one other thread: a graph of a million nodes
+/// takes a noticeable time to drop, and nothing waits for it. The channel holds one model, so however many files a run has, at most three
 /// models are alive at once (being checked, waiting, being freed); the last is left to process exit.
 #[derive(Default)]
 struct Dropper {
