@@ -25,6 +25,10 @@ const LAYERS: &[&[&str]] = &[
     &["cli"],
 ];
 
+/// Submodules only some modules may name, whatever their layers: the decoder is driven by the pipeline
+/// alone (one way in for every front end; the IR implements `file::sink` and never decodes).
+const ONLY_FROM: &[(&str, &[&str])] = &[("file::decode", &["file", "lint"])];
+
 /// Files of the crate root that are no module of a layer: the crate's table of contents and the binary.
 const ROOT_FILES: &[&str] = &["lib.rs", "main.rs"];
 
@@ -139,6 +143,22 @@ fn named_modules(text: &str, module: &[String]) -> BTreeSet<String> {
     out
 }
 
+/// Whether `text` names the submodule `path` (`file::decode`): as a path, or as `decode` in a
+/// `crate::file::{...}` group.
+fn names_submodule(text: &str, path: &str) -> bool {
+    let (parent, child) = path.split_once("::").expect("a submodule path");
+    if text.contains(path) {
+        return true;
+    }
+    let group = format!("crate::{parent}::{{");
+    text.match_indices(&group).any(|(at, _)| {
+        let rest = &text[at + group.len()..];
+        let body = &rest[..rest.find('}').unwrap_or(rest.len())];
+        body.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .any(|w| w == child)
+    })
+}
+
 /// Every import of `root` (a `src/` folder) that breaks the layer order, as `file: module -> other`.
 fn violations(root: &Path) -> Vec<String> {
     let mut bad = Vec::new();
@@ -155,6 +175,13 @@ fn violations(root: &Path) -> Vec<String> {
             continue;
         };
         let text = std::fs::read_to_string(&path).unwrap();
+        for (sub, allowed) in ONLY_FROM {
+            if !allowed.contains(&top.as_str()) && names_submodule(&text, sub) {
+                bad.push(format!(
+                    "{rel}: `{top}` names `{sub}`, which only {allowed:?} may name"
+                ));
+            }
+        }
         for other in named_modules(&text, &module) {
             match layer_of(&other) {
                 Some(theirs) if theirs < mine => {}
@@ -229,8 +256,9 @@ fn the_readme_states_the_same_order() {
     );
 }
 
-/// The check itself: an upward import, a peer import, a `crate::{...}` group and a `super::` chain
-/// out of a module are each caught, and a downward import is not.
+/// The check itself: an upward import, a peer import, a `crate::{...}` group, a `super::` chain out of
+/// a module and a name of the decoder outside the pipeline are each caught, and a downward import is
+/// not.
 #[test]
 fn the_check_catches_upward_and_peer_imports() {
     let dir = tempfile::tempdir().unwrap();
@@ -264,12 +292,17 @@ fn the_check_catches_upward_and_peer_imports() {
         "checks/x.rs",
         "/// See [`crate::shape::infer`].\nfn f() {}\n",
     );
+    write(
+        "ir/decodes.rs",
+        "use crate::file::{Origin, decode::decode_bytes};\n",
+    );
     let mut found = violations(src);
     found.sort();
     assert_eq!(
         found,
         [
             "checks/x.rs: `checks` names its peer `shape` (layer 4: [\"checks\", \"shape\"])",
+            "ir/decodes.rs: `ir` names `file::decode`, which only [\"file\", \"lint\"] may name",
             "ir/deep/climb.rs: `ir` (layer 3) names `checks`, a higher layer",
             "ir/group.rs: `ir` (layer 3) names `shape`, a higher layer",
             "ir/model.rs: `ir` (layer 3) names `lint`, a higher layer",

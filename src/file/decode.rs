@@ -10,11 +10,13 @@
 //!
 //! The main graph's node records are set apart by the walk and decoded here, not by prost: straight
 //! into a [`NodeSink`] (the IR's compact nodes, whose names go into one string per batch), on two
-//! threads for large graphs. The sink is a trait rather than the IR's type so that this layer stays
-//! below the IR: the IR knows the decoder's record ([`NodeFields`]), the decoder knows nothing of the IR. A record small enough that it cannot hold a skipped payload is read from the mapping where
+//! threads for large graphs. The sink is a trait of this layer ([`super::sink`]) rather than the IR's
+//! type, so that this layer stays below the IR: the IR implements the sink and never names the
+//! decoder, the decoder knows nothing of the IR. A record small enough that it cannot hold a skipped payload is read from the mapping where
 //! it lies (a graph of a million nodes is then never copied); a larger one (a Constant holding a
 //! weight) goes through the compact copy like everything else.
 
+use super::sink::{NodeFields, NodeSink};
 use super::wire::{LEN, Record, write_varint};
 use crate::proto::{
     AttributeProto, FunctionProto, GraphProto, ModelProto, NodeDeviceConfigurationProto, NodeProto,
@@ -295,38 +297,6 @@ fn nonce() -> [u8; 16] {
         chunk.copy_from_slice(&h.finish().to_le_bytes());
     }
     out
-}
-
-/// The parts of a node record the decoder fills in, besides its input and output names; a
-/// [`NodeSink`] makes its own node of them.
-#[derive(Debug, Default)]
-pub struct NodeFields<'a> {
-    pub name: Option<&'a str>,
-    pub op_type: Option<&'a str>,
-    pub domain: Option<&'a str>,
-    pub overload: Option<String>,
-    pub attribute: Vec<AttributeProto>,
-    pub doc_string: Option<String>,
-    pub metadata_props: Vec<StringStringEntryProto>,
-    pub device_configurations: Vec<NodeDeviceConfigurationProto>,
-}
-
-/// Where the decoder puts the main graph's nodes: a batch of nodes in source order, which the decoder
-/// fills until its names no longer fit ([`NodeSink::has_room`]) and then starts another. The IR's
-/// `NodeBatch` is the sink a load uses; [`NodeProtos`] gives prost's `NodeProto`s.
-pub trait NodeSink: Default + Send {
-    /// An empty batch with room for `nodes` nodes and `bytes` bytes of names.
-    fn with_capacity(nodes: usize, bytes: usize) -> Self;
-    /// Whether `more` bytes of names still fit.
-    fn has_room(&self, more: usize) -> bool;
-    /// Adds a node, its position in the graph's node list being `index`.
-    fn push<'a>(
-        &mut self,
-        index: usize,
-        fields: NodeFields<'_>,
-        inputs: impl ExactSizeIterator<Item = &'a str>,
-        outputs: impl ExactSizeIterator<Item = &'a str>,
-    );
 }
 
 /// A [`NodeSink`] of plain `NodeProto`s, for callers that want prost's types (no batch limit).

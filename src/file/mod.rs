@@ -3,8 +3,8 @@
 //!
 //! - [`read`]: a file memory-mapped (weights are never copied) or standard input read whole;
 //! - [`decode`]: the schema-aware decoder that walks a file without paging its weights in, and hands
-//!   the main graph's node records to a [`decode::NodeSink`] (the IR's compact nodes: the decoder does
-//!   not name the IR, which sits above this layer);
+//!   the main graph's node records to a [`sink::NodeSink`] (the IR's compact nodes: the decoder does
+//!   not name the IR, which sits above this layer, and the IR names only the sink, never the decoder);
 //! - [`wire`]: the protobuf wire format, and the splicer that writes a model back with an edit applied,
 //!   copying every untouched record byte for byte;
 //! - [`atomic`]: files written through a temporary file and a rename.
@@ -12,6 +12,7 @@
 pub mod atomic;
 pub mod decode;
 pub mod read;
+pub mod sink;
 pub mod wire;
 
 pub use read::{Content, Origin, read};

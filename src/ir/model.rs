@@ -52,8 +52,8 @@ pub fn opset_domain(domain: &str) -> &str {
 
 impl Model {
     /// Builds the IR of a decoded model; `source` must be the bytes it was decoded from, and
-    /// `main_nodes` the main graph's nodes when the decoder decoded them apart (see
-    /// [`crate::file::decode::Decoded`]). Returns the model and the structural problems found while
+    /// `main_nodes` the main graph's nodes when the decoder decoded them apart, into the IR's own
+    /// batches (it fills any [`crate::file::sink::NodeSink`]). Returns the model and the structural problems found while
     /// building it (undefined values, duplicate definitions, cycles...), in the order met: they are
     /// findings, never a reason not to build.
     pub fn build(

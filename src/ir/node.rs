@@ -8,7 +8,7 @@
 //! most nodes do not have.
 
 use super::{Subgraph, position};
-use crate::file::decode::{NodeFields, NodeSink};
+use crate::file::sink::{NodeFields, NodeSink};
 use crate::proto::{
     AttributeProto, NodeDeviceConfigurationProto, NodeProto, StringStringEntryProto,
 };
