@@ -13,7 +13,8 @@
 //!   sizes of its symbols), the graph, node and op type, and for broadcasts the axis and the sizes in
 //!   conflict.
 //! - [`ir`]: the model as data. An [`ir::Model`] is the IR of every graph (subgraphs and model-local
-//!   functions included) and the bytes it was decoded from; it knows nothing of the analyses below.
+//!   functions included) and the bytes it was decoded from; it knows nothing of the analyses built on
+//!   it.
 //! - [`checks`] (structural rules) and [`shape`] (shape inference and broadcast algebra) read the IR.
 //! - [`passes`]: [`passes::explicit_broadcast`] proposes a [`passes::Patch`] that makes every implicit
 //!   broadcast an explicit `Expand`; [`passes::fold_expand`] is its inverse. A patch becomes a
