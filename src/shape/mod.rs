@@ -7,5 +7,6 @@ pub mod ctx;
 pub mod dim;
 pub mod infer;
 pub mod ops;
+pub mod poly;
 pub mod registry;
 pub mod value;
