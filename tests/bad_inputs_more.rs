@@ -1613,4 +1613,4 @@ fn expand_into_an_unwritable_folder_fails_cleanly() {
 // broadcasting nodes would get there). `onnx_lint::write::splice_model` refuses any `Spliced` whose
 // `len` exceeds `MAX_PROTOBUF_BYTES` (2^31 - 1) before opening the destination, with a message telling
 // the user to move initializers to external data; `write_model` calls it first. Covered by reading
-// src/write.rs.
+// src/write/mod.rs.

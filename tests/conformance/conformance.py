@@ -430,7 +430,7 @@ def summarize_shapes(results: Results, show: int) -> list[str]:
 
 EXPAND_TOTAL = re.compile(r"^expand: (\d+) implicit broadcasts made explicit \((\d+) nodes inserted\)$", re.M)
 EXPAND_LEFT = re.compile(r"^warning: left implicit: graph (.*?), node '(.*?)' \((.*?)\), input (\d+)", re.M)
-# An input left implicit on purpose (a kernel exception of src/passes/explicit_broadcast.rs).
+# An input left implicit on purpose (a kernel exception of src/passes/explicit_broadcast/exceptions.rs).
 EXPAND_KEPT = re.compile(r"^expand: left implicit: graph (.*?), node '(.*?)' \((.*?)\), input (\d+) \(", re.M)
 # Operands a contrib operator requires smaller than its output (a 1-D bias): never made explicit.
 EXPAND_REQUIRED = re.compile(
