@@ -5,7 +5,7 @@
 //! is in layers, each using only those below it (the order is written in the README's design section
 //! and enforced by `tests/layering.rs`):
 //!
-//! - [`file`]: bytes. A file is memory-mapped (weights stay in the file) or standard input read;
+//! - [`file`](mod@file): bytes. A file is memory-mapped (weights stay in the file) or standard input read;
 //!   [`file::decode`] decodes the protobuf without paging weights in; [`file::wire`] splices edits into
 //!   the source bytes; [`file::atomic`] writes through a temporary file and a rename.
 //! - [`diagnostics`]: findings as data. A [`diagnostics::Diagnostic`] carries a

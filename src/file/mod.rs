@@ -1,7 +1,7 @@
 //! The byte layer: everything that touches a model's bytes and nothing that knows what they mean
 //! beyond the protobuf schema.
 //!
-//! - [`read`]: a file memory-mapped (weights are never copied) or standard input read whole;
+//! - [`read`](mod@read): a file memory-mapped (weights are never copied) or standard input read whole;
 //! - [`decode`]: the schema-aware decoder that walks a file without paging its weights in, and hands
 //!   the main graph's node records to a [`sink::NodeSink`] (the IR's compact nodes: the decoder does
 //!   not name the IR, which sits above this layer, and the IR names only the sink, never the decoder);

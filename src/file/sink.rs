@@ -20,7 +20,7 @@ pub struct NodeFields<'a> {
 
 /// Where the decoder puts the main graph's nodes: a batch of nodes in source order, which the decoder
 /// fills until its names no longer fit ([`NodeSink::has_room`]) and then starts another. The IR's
-/// `NodeBatch` is the sink a load uses; [`NodeProtos`] gives prost's `NodeProto`s.
+/// `NodeBatch` is the sink a load uses; [`NodeProtos`](super::decode::NodeProtos) gives prost's `NodeProto`s.
 pub trait NodeSink: Default + Send {
     /// An empty batch with room for `nodes` nodes and `bytes` bytes of names.
     fn with_capacity(nodes: usize, bytes: usize) -> Self;

@@ -346,9 +346,9 @@ impl<'e> Spliced<'e> {
 
     /// Streams the output to the file behind `w` (from its start), copying large source spans from
     /// `file` (whose content is `src`) with positional reads, or with the kernel's file-to-file copy
-    /// where that copies whole pages (see [`copy_span`]): the weights never pass through the mapping,
+    /// where that copies whole pages (see `copy_span`): the weights never pass through the mapping,
     /// so they add nothing to this process's memory. With `durable` (the caller flushes the file to
-    /// disk when it is written), every [`WRITEBACK_SLICE`] bytes the slice written is handed to the
+    /// disk when it is written), every `WRITEBACK_SLICE` bytes the slice written is handed to the
     /// disk at once (see [`super::atomic::start_writeback`]).
     pub fn copy_to(
         &self,

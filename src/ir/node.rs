@@ -175,7 +175,7 @@ impl OpNode {
     }
 }
 
-/// Hands out one shared [`OpKind`] for each op type and domain.
+/// Hands out one shared `OpKind` for each op type and domain.
 #[derive(Debug, Default)]
 pub struct Interner {
     kinds: hashbrown::HashMap<(Box<str>, Box<str>), Arc<OpKind>>,

@@ -7,7 +7,7 @@
 //! same file), else a copy made by the kernel (`copy_file_range`, through `std::io::copy`) into a
 //! temporary file of the destination folder, linked into place without replacing anything.
 //!
-//! Sources are resolved with the loader's containment rules ([`crate::checks::external`]): a relative
+//! Sources are resolved with the loader's containment rules (`checks::external`): a relative
 //! location without `..`, a regular file reached without leaving the model's folder through a
 //! symlink. What breaks a rule is refused from metadata alone, so nothing outside the folder is
 //! linked, copied or even opened, and a FIFO is never opened. A file already at a destination is kept
