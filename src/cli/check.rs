@@ -5,7 +5,7 @@
 //! thousands of models needs the memory of one (plus the findings, for JSON and SARIF, which are one
 //! document). Text and GitHub output is written file by file as the run goes.
 
-use super::{EXIT_FINDINGS, EXIT_OK, EXIT_UNLOADABLE, Format, load_with};
+use super::{ColorChoice, EXIT_FINDINGS, EXIT_OK, EXIT_UNLOADABLE, Format, load_with};
 use crate::file::Origin;
 use crate::ir::Model;
 use crate::lint::{Findings, LoadOptions};
@@ -20,7 +20,13 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
 
-pub(super) fn check(args: &[PathBuf], format: Format, explicit: bool) -> u8 {
+pub(super) fn check(args: &[PathBuf], format: Format, explicit: bool, color: ColorChoice) -> u8 {
+    // Everything `check` reports goes to standard output, so that is the stream whose terminal-ness
+    // decides `auto`; only the text format is ever coloured (JSON, SARIF and workflow commands are
+    // read by programs).
+    let paint = render::Paint {
+        color: format == Format::Text && color.resolve(std::io::stdout().is_terminal()),
+    };
     let targets = find_models(args);
     let progress = Progress::start(targets.len());
     let mut dropper = Dropper::default();
@@ -56,7 +62,7 @@ pub(super) fn check(args: &[PathBuf], format: Format, explicit: bool) -> u8 {
         };
         summary.add(&report);
         let block = match format {
-            Format::Text => render::text_file(&report),
+            Format::Text => render::text_file_painted(&report, paint),
             Format::Github => render::github_file(&report),
             Format::Json | Format::Sarif => {
                 kept.push(report);

@@ -26,8 +26,36 @@ use std::path::PathBuf;
     about = "Checks ONNX models for broadcasting errors and structural faults"
 )]
 pub struct Cli {
+    /// Colour the text output: `auto` when the stream written is a terminal (`NO_COLOR` set turns it
+    /// off, `FORCE_COLOR` on), `always` or `never`; other formats are never coloured
+    #[arg(long, value_enum, global = true, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
     #[command(subcommand)]
     pub command: Command,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+impl ColorChoice {
+    /// Whether to colour text written to a stream that `is_terminal` says is (or is not) a terminal.
+    /// `NO_COLOR` (https://no-color.org: any non-empty value) wins over `FORCE_COLOR`; both only
+    /// bend `auto`, an explicit choice on the command line is obeyed.
+    pub fn resolve(self, is_terminal: bool) -> bool {
+        let set = |k: &str| std::env::var_os(k).is_some_and(|v| !v.is_empty());
+        match self {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto if set("NO_COLOR") => false,
+            ColorChoice::Auto if set("FORCE_COLOR") => true,
+            ColorChoice::Auto => is_terminal,
+        }
+    }
 }
 
 #[derive(Subcommand, Debug)]
@@ -111,6 +139,20 @@ pub enum Command {
         #[command(flatten)]
         write: WriteArgs,
     },
+    /// Print a shell completion script to standard output (e.g. `onnx-lint completions bash >
+    /// ~/.local/share/bash-completion/completions/onnx-lint`)
+    Completions {
+        /// The shell to complete in
+        shell: Shell,
+    },
+}
+
+/// The shells `completions` writes scripts for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Shell {
+    Bash,
+    Zsh,
+    Fish,
 }
 
 /// How a command that writes a model writes it.
@@ -156,7 +198,7 @@ pub fn run(cli: Cli) -> u8 {
             models,
             format,
             explicit,
-        } => check::check(&models, format, explicit),
+        } => check::check(&models, format, explicit, cli.color),
         Command::Expand {
             model,
             output,
@@ -190,6 +232,7 @@ pub fn run(cli: Cli) -> u8 {
             output,
             write,
         } => roundtrip(model, output, write),
+        Command::Completions { shell } => completions(shell),
     }
 }
 
@@ -297,4 +340,19 @@ fn roundtrip(model: PathBuf, output: PathBuf, write: WriteArgs) -> u8 {
     // Nothing of the findings is needed to write the model back as it was.
     drop(found);
     write_out(&m, &Edit::default(), &output, write)
+}
+
+/// Writes the completion script clap_complete generates from the same definition the parser uses,
+/// so it cannot fall behind the commands and flags.
+fn completions(shell: Shell) -> u8 {
+    use clap::CommandFactory;
+    use clap_complete::shells;
+    let mut cmd = Cli::command();
+    let mut out = std::io::stdout().lock();
+    match shell {
+        Shell::Bash => clap_complete::generate(shells::Bash, &mut cmd, "onnx-lint", &mut out),
+        Shell::Zsh => clap_complete::generate(shells::Zsh, &mut cmd, "onnx-lint", &mut out),
+        Shell::Fish => clap_complete::generate(shells::Fish, &mut cmd, "onnx-lint", &mut out),
+    }
+    EXIT_OK
 }

@@ -1,9 +1,51 @@
 //! rustc-like text: one block per diagnostic, a summary line per file and, for more than one file, a
 //! summary of the run.
+//!
+//! Optionally coloured in the rustc style (severity red/yellow/cyan bold, code bold, `-->` and `=`
+//! blue). Colour codes are only ever put around text already passed through [`escape`], so a name from
+//! the model can never open or close an escape sequence of its own.
 
 use super::{FileReport, escape};
 use crate::diagnostics::{Code, Severity};
 use std::fmt::Write;
+
+/// ANSI SGR sequences of the rustc palette.
+const RESET: &str = "\x1b[0m";
+const BOLD: &str = "\x1b[1m";
+const RED_BOLD: &str = "\x1b[1;31m";
+const YELLOW_BOLD: &str = "\x1b[1;33m";
+const CYAN_BOLD: &str = "\x1b[1;36m";
+const BLUE_BOLD: &str = "\x1b[1;34m";
+
+/// Whether text output is coloured: wraps already-escaped pieces in ANSI codes, or returns them as
+/// they are (so uncoloured output stays byte-identical to the plain renderer's).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Paint {
+    pub color: bool,
+}
+
+impl Paint {
+    pub const fn plain() -> Self {
+        Paint { color: false }
+    }
+
+    fn wrap(self, sgr: &str, s: &str) -> String {
+        if self.color {
+            format!("{sgr}{s}{RESET}")
+        } else {
+            s.to_owned()
+        }
+    }
+
+    fn severity(self, s: Severity) -> String {
+        let sgr = match s {
+            Severity::Error => RED_BOLD,
+            Severity::Warning => YELLOW_BOLD,
+            Severity::Info => CYAN_BOLD,
+        };
+        self.wrap(sgr, s.as_str())
+    }
+}
 
 pub fn text(reports: &[FileReport]) -> String {
     let mut out = String::new();
@@ -19,11 +61,21 @@ pub fn text(reports: &[FileReport]) -> String {
 /// The block of one file: every finding, then the file's count line (or the one line saying why it
 /// could not be loaded).
 pub fn text_file(r: &FileReport) -> String {
+    text_file_painted(r, Paint::plain())
+}
+
+/// [`text_file`], coloured if `paint` says so.
+pub fn text_file_painted(r: &FileReport, paint: Paint) -> String {
     let mut out = String::new();
     let file = escape(&r.file);
     let diags = match &r.outcome {
         Err(e) => {
-            let _ = writeln!(out, "error: cannot load {file}: {}", escape(e));
+            let _ = writeln!(
+                out,
+                "{}: cannot load {file}: {}",
+                paint.severity(Severity::Error),
+                escape(e)
+            );
             return out;
         }
         Ok(d) => d,
@@ -31,19 +83,24 @@ pub fn text_file(r: &FileReport) -> String {
     for d in diags {
         let _ = writeln!(
             out,
-            "{}[{}] {}: {}",
-            d.severity.as_str(),
-            d.code,
+            "{}{} {}: {}",
+            paint.severity(d.severity),
+            paint.wrap(BOLD, &format!("[{}]", d.code)),
             d.code.name(),
             escape(&d.message)
         );
-        let _ = write!(out, "  --> {file}, graph {}", escape(&d.graph));
+        let _ = write!(
+            out,
+            "  {} {file}, graph {}",
+            paint.wrap(BLUE_BOLD, "-->"),
+            escape(&d.graph)
+        );
         if let (Some(n), Some(op)) = (&d.node, &d.op_type) {
             let _ = write!(out, ", node '{}' ({})", escape(n), escape(op));
         }
         out.push('\n');
         for note in &d.notes {
-            let _ = writeln!(out, "   = {}", escape(note));
+            let _ = writeln!(out, "   {} {}", paint.wrap(BLUE_BOLD, "="), escape(note));
         }
         out.push('\n');
     }
