@@ -44,7 +44,7 @@ pub enum ColorChoice {
 
 impl ColorChoice {
     /// Whether to colour text written to a stream that `is_terminal` says is (or is not) a terminal.
-    /// `NO_COLOR` (https://no-color.org: any non-empty value) wins over `FORCE_COLOR`; both only
+    /// `NO_COLOR` (no-color.org: any non-empty value) wins over `FORCE_COLOR`; both only
     /// bend `auto`, an explicit choice on the command line is obeyed.
     pub fn resolve(self, is_terminal: bool) -> bool {
         let set = |k: &str| std::env::var_os(k).is_some_and(|v| !v.is_empty());
