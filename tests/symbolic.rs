@@ -4,8 +4,6 @@
 
 use bytes::Bytes;
 use onnx_lint::diagnostics::{Code, Diagnostic, Severity};
-use onnx_lint::file::Origin;
-use onnx_lint::ir::Model;
 use onnx_lint::proto::attribute_proto::AttributeType;
 use onnx_lint::proto::tensor_proto::DataType;
 use onnx_lint::proto::tensor_shape_proto::{Dimension, dimension};
@@ -13,31 +11,8 @@ use onnx_lint::proto::*;
 use onnx_lint::shape::dim::format_shape;
 use prost::Message;
 
-/// A model and what its lint run found, read as one by the tests (the library keeps them apart).
-struct Loaded {
-    model: Model,
-    diagnostics: Vec<onnx_lint::diagnostics::Diagnostic>,
-    #[allow(dead_code)]
-    shapes: Vec<onnx_lint::shape::infer::GraphShapes>,
-}
-
-impl std::ops::Deref for Loaded {
-    type Target = Model;
-    fn deref(&self) -> &Model {
-        &self.model
-    }
-}
-
-/// Decodes and lints `bytes` as `onnx-lint` would read them from standard input.
-fn lint_bytes(bytes: Bytes) -> anyhow::Result<Loaded> {
-    let (model, found) = onnx_lint::lint::from_bytes(bytes, Origin::Stdin)?;
-    Ok(Loaded {
-        model,
-        diagnostics: found.diagnostics,
-        shapes: found.shapes,
-    })
-}
-
+mod common;
+use common::{Loaded, lint_bytes};
 fn node(op: &str, name: &str, inputs: &[&str], outputs: &[&str]) -> NodeProto {
     NodeProto {
         op_type: Some(op.into()),

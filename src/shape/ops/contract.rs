@@ -34,23 +34,14 @@ pub fn exact(
     let outcome = if actual.len() == expected.len() {
         none(&[Some(expected.to_vec()), Some(actual)])
     } else {
-        Outcome {
-            rank_error: Some(format!(
-                "input {operand} '{}' has rank {}, where {what} needs rank {}",
-                ctx.node.input_name(operand),
-                actual.len(),
-                expected.len()
-            )),
-            ..Outcome::default()
-        }
+        rank_error(ctx, operand, actual.len(), expected.len(), what)
     };
     ctx.report_broadcast(Rule::Contract(what), &[source, operand], &outcome);
 }
 
 /// Input `operand` must broadcast onto `target` (unidirectionally: each of its axes, aligned from the
 /// right, 1 or the target's size, and no more axes than the target), as onnxruntime's attention
-/// biases do onto `(batch, heads, q, kv)`. `max_rank` also bounds the operand's rank from below when
-/// `exact_rank` is set.
+/// biases do onto `(batch, heads, q, kv)`; with `exact_rank` it must also have the target's rank.
 pub fn onto(
     ctx: &mut NodeCtx<'_>,
     source: usize,
@@ -63,19 +54,28 @@ pub fn onto(
         return;
     };
     let outcome = if exact_rank && actual.len() != target.len() {
-        Outcome {
-            rank_error: Some(format!(
-                "input {operand} '{}' has rank {}, where {what} needs rank {}",
-                ctx.node.input_name(operand),
-                actual.len(),
-                target.len()
-            )),
-            ..Outcome::default()
-        }
+        rank_error(ctx, operand, actual.len(), target.len(), what)
     } else {
         unidirectional(&Some(target.to_vec()), &Some(actual))
     };
     ctx.report_broadcast(Rule::Contract(what), &[source, operand], &outcome);
+}
+
+/// The outcome of an operand of rank `actual` where the contract `what` needs rank `needed`.
+fn rank_error(
+    ctx: &NodeCtx<'_>,
+    operand: usize,
+    actual: usize,
+    needed: usize,
+    what: &str,
+) -> Outcome {
+    Outcome {
+        rank_error: Some(format!(
+            "input {operand} '{}' has rank {actual}, where {what} needs rank {needed}",
+            ctx.node.input_name(operand)
+        )),
+        ..Outcome::default()
+    }
 }
 
 #[cfg(test)]
