@@ -21,7 +21,8 @@
 //!   [`file::wire::Edit`] of the source bytes, and [`write::write_model`] writes it atomically:
 //!   everything the patch does not touch is copied byte for byte, and external-data files are carried
 //!   beside an output in another folder ([`write::carry`]). [`render`] formats findings as text, JSON,
-//!   SARIF or GitHub annotations.
+//!   SARIF or GitHub annotations. [`settings`] decides what a run reports: rule selection, severity
+//!   overrides, configuration files, suppressions with reasons and baselines.
 //! - [`lint`]: the pipeline every front end calls: [`lint::load`] reads a model, builds its IR, runs
 //!   the structural checks beside shape inference and returns the [`ir::Model`] and the
 //!   [`lint::Findings`] (diagnostics and inferred shapes). A model that loads always yields findings;
@@ -83,5 +84,6 @@ pub mod passes;
 pub mod picture;
 pub mod proto;
 pub mod render;
+pub mod settings;
 pub mod shape;
 pub mod write;

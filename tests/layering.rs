@@ -19,7 +19,7 @@ const LAYERS: &[&[&str]] = &[
     &["diagnostics"],
     &["ir"],
     &["checks", "shape"],
-    &["passes", "render", "write"],
+    &["passes", "render", "settings", "write"],
     &["lint"],
     &["picture"],
     &["cli"],
