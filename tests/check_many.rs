@@ -605,3 +605,26 @@ fn sarif_of_load_failures_and_many_files_at_once_is_valid() {
         "garbage.onnx, empty.onnx and missing.onnx (a/deep/garbage.pb is not searched): {run}"
     );
 }
+
+#[test]
+fn sarif_of_an_unused_suppression_points_at_the_configuration() {
+    let v = sarif_validator();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let doc = assert_valid_sarif(
+        &v,
+        &[
+            "--config",
+            "docs/examples/s001.toml",
+            "models/broken/e1_add.onnx",
+        ],
+        root,
+    );
+    let results = doc["runs"][0]["results"].as_array().unwrap();
+    let s001 = results.iter().find(|r| r["ruleId"] == "S001").unwrap();
+    let loc = &s001["locations"][0];
+    assert_eq!(
+        loc["physicalLocation"]["artifactLocation"]["uri"],
+        "docs/examples/s001.toml"
+    );
+    assert!(loc.get("logicalLocations").is_none(), "{loc}");
+}

@@ -178,3 +178,30 @@ fn strip_ansi(s: &str) -> String {
     }
     out
 }
+
+/// `expand` and `fold` print the errors that stop them on standard error: coloured as `--color`
+/// says (and `auto` decides by standard error), plain in a pipe.
+#[test]
+fn refusals_of_expand_and_fold_follow_color_on_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.onnx");
+    let out = out.to_str().unwrap();
+    let bad = model("broken/e1_add.onnx");
+    for cmd in ["expand", "fold"] {
+        let plain = run(&[cmd, &bad, "-o", out], &[]);
+        let plain_err = String::from_utf8(plain.stderr).unwrap();
+        assert_eq!(plain.status.code(), Some(1));
+        assert!(
+            plain_err.starts_with("error[E1] broadcast-error: "),
+            "{plain_err:?}"
+        );
+        let always = run(&["--color", "always", cmd, &bad, "-o", out], &[]);
+        let err = String::from_utf8(always.stderr).unwrap();
+        assert!(
+            err.starts_with("\x1b[1;31merror\x1b[0m\x1b[1m[E1]\x1b[0m"),
+            "{err:?}"
+        );
+        assert_eq!(strip_ansi(&err), plain_err);
+        assert!(!std::path::Path::new(out).exists());
+    }
+}

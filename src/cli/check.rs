@@ -5,98 +5,362 @@
 //! thousands of models needs the memory of one (plus the findings, for JSON and SARIF, which are one
 //! document). Text and GitHub output is written file by file as the run goes.
 
-use super::{ColorChoice, EXIT_FINDINGS, EXIT_OK, EXIT_UNLOADABLE, Format, load_with};
+use super::{CheckArgs, ColorChoice, EXIT_FINDINGS, EXIT_OK, EXIT_UNLOADABLE, Format, load_with};
+use crate::diagnostics::Code;
 use crate::file::Origin;
+use crate::file::atomic::write_atomic;
 use crate::ir::Model;
 use crate::lint::{Findings, LoadOptions};
 use crate::passes::explicit_broadcast::{Options, implicit_broadcasts};
 use crate::render::{self, FileReport, Summary, escape};
+use crate::settings::baseline::{self, Baseline, Recorder};
+use crate::settings::{Resolver, RuleLayer, Selector, Settings, model_path};
 use crate::shape::infer::GraphShapes;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::fs;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
 use std::thread;
 use std::time::Duration;
 
-pub(super) fn check(args: &[PathBuf], format: Format, explicit: bool, color: ColorChoice) -> u8 {
-    // Everything `check` reports goes to standard output, so that is the stream whose terminal-ness
-    // decides `auto`; only the text format is ever coloured (JSON, SARIF and workflow commands are
-    // read by programs).
-    let paint = render::Paint {
-        color: format == Format::Text && color.resolve(std::io::stdout().is_terminal()),
+pub(super) fn check(args: &CheckArgs, color: ColorChoice) -> u8 {
+    let resolver =
+        rule_layer(args).and_then(|cli| Resolver::new(cli, args.config.as_deref(), args.isolated));
+    let mut resolver = match resolver {
+        Ok(r) => r,
+        Err(e) => return usage_error(&e),
     };
-    let targets = find_models(args);
-    let progress = Progress::start(targets.len());
+    // Every model's settings before any output: a bad configuration stops the run with nothing
+    // half-reported.
+    let mut planned = Vec::new();
+    for target in find_models(&args.models) {
+        planned.push(match target {
+            Target::Model(path) => match resolver.for_model(&path) {
+                Ok(s) => Planned::Model(path, s),
+                Err(e) => return usage_error(&e),
+            },
+            Target::Unreadable { path, error } => Planned::Unreadable { path, error },
+        });
+    }
+    if args.show_settings {
+        return show_settings(&planned);
+    }
+    let mut baseline = match args.baseline.as_deref().map(Baseline::read).transpose() {
+        Ok(b) => b,
+        Err(e) => return usage_error(&e),
+    };
+    let mut recorder = args.write_baseline.as_deref().map(Recorder::new);
+    let mut out = Sink::new(args.output_file.is_some());
+    // Everything `check` reports goes to one stream, so that is the one whose terminal-ness decides
+    // `auto`; only the text format is ever coloured (JSON, SARIF and workflow commands are read by
+    // programs).
+    let paint = render::Paint {
+        color: args.format == Format::Text && color.resolve(out.is_terminal()),
+    };
+    let progress = Progress::start(planned.len());
     let mut dropper = Dropper::default();
     let mut summary = Summary::default();
+    let mut hidden = Hidden::default();
     let mut kept = Vec::new();
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    for target in targets {
-        let report = match target {
-            Target::Model(path) => {
+    for item in planned {
+        let report = match item {
+            Planned::Model(path, settings) => {
                 let file = Origin::from_arg(&path).display();
                 progress.set_message(escape(&file));
-                // Findings only, unless --explicit needs every value's shape afterwards.
-                let opts = LoadOptions {
-                    keep_shapes: explicit,
-                };
+                let at = model_path(&path);
+                let at = at.as_deref();
+                // Findings only, unless B001 needs every value's shape afterwards.
+                let b001 = settings.wants(at, Code::ImplicitBroadcast);
+                let opts = LoadOptions { keep_shapes: b001 };
                 let outcome = load_with(&path, &opts).map(|(m, found)| {
                     let Findings {
                         diagnostics: mut d,
                         shapes,
                     } = found;
-                    if explicit {
+                    if b001 {
                         d.extend(implicit_broadcasts(&m, &shapes, &Options::default()));
                     }
                     dropper.free((m, shapes));
-                    d
+                    let (d, suppressed) = settings.apply(at, d);
+                    hidden.suppressed += suppressed;
+                    if let Some(r) = &mut recorder {
+                        r.record(&baseline::file_key(&r.folder, at), &d);
+                    }
+                    match &mut baseline {
+                        Some(b) => {
+                            let key = baseline::file_key(&b.folder, at);
+                            let (d, absorbed) = b.filter(&key, d);
+                            hidden.in_baseline += absorbed;
+                            hidden.files.push(key);
+                            d
+                        }
+                        None => d,
+                    }
                 });
                 FileReport { file, outcome }
             }
-            Target::Unreadable { path, error } => FileReport {
+            Planned::Unreadable { path, error } => FileReport {
                 file: path.display().to_string(),
                 outcome: Err(error),
             },
         };
         summary.add(&report);
-        let block = match format {
-            Format::Text => render::text_file_painted(&report, paint),
-            Format::Github => render::github_file(&report),
-            Format::Json | Format::Sarif => {
-                kept.push(report);
-                String::new()
-            }
-        };
-        if !block.is_empty()
-            && let Err(e) =
-                progress.suspend(|| out.write_all(block.as_bytes()).and_then(|()| out.flush()))
-        {
+        if let Err(e) = emit(&report, args, paint, &mut out, &progress, &mut kept) {
             progress.finish();
             return write_failed(&e);
         }
         progress.inc();
     }
+    // Suppressions that silenced nothing, one block per configuration file.
+    for settings in resolver.used() {
+        let unused = settings.unused();
+        let Some(config) = &settings.config else {
+            continue;
+        };
+        if unused.is_empty() {
+            continue;
+        }
+        let report = FileReport {
+            file: shown_path(config),
+            outcome: Ok(unused),
+        };
+        summary.add_other(&report);
+        if let Err(e) = emit(&report, args, paint, &mut out, &progress, &mut kept) {
+            progress.finish();
+            return write_failed(&e);
+        }
+    }
     progress.finish();
-    let tail = match format {
-        Format::Text | Format::Github => summary.text(),
-        Format::Json => render::json(&kept),
-        Format::Sarif => render::sarif(&kept),
+    let tail = match (args.format, args.statistics) {
+        (Format::Json, true) => summary.statistics_json(),
+        (_, true) => summary.statistics_text(),
+        (Format::Text | Format::Github, false) if args.quiet => String::new(),
+        (Format::Text | Format::Github, false) => summary.text(),
+        (Format::Json, false) => render::json(&kept),
+        (Format::Sarif, false) => render::sarif(&kept),
     };
     if let Err(e) = out.write_all(tail.as_bytes()).and_then(|()| out.flush()) {
         return write_failed(&e);
     }
-    exit_status(&summary)
-}
-
-fn exit_status(summary: &Summary) -> u8 {
+    if let Some(dest) = &args.output_file
+        && let Err(e) = write_atomic(dest, out.buffered())
+    {
+        eprintln!("error: {}", escape(&format!("{e:#}")));
+        return EXIT_UNLOADABLE;
+    }
+    if let (Some(r), Some(dest)) = (&recorder, &args.write_baseline) {
+        if let Err(e) = write_atomic(dest, r.to_json().as_bytes()) {
+            eprintln!("error: {}", escape(&format!("{e:#}")));
+            return EXIT_UNLOADABLE;
+        }
+        if !args.quiet {
+            eprintln!(
+                "note: baseline {} written: {}",
+                escape(&dest.display().to_string()),
+                plural(r.len(), "finding")
+            );
+        }
+    }
+    if !args.quiet {
+        hidden.say(baseline.as_ref(), args.baseline.as_deref());
+    }
     if summary.unloadable > 0 {
         EXIT_UNLOADABLE
-    } else if summary.with_errors > 0 {
+    } else if (summary.with_errors > 0 || summary.other_errors > 0)
+        && !args.exit_zero
+        && recorder.is_none()
+    {
         EXIT_FINDINGS
     } else {
         EXIT_OK
+    }
+}
+
+/// The command line's rule flags as the top layer of settings (`--explicit` is `--extend-select B001`).
+fn rule_layer(args: &CheckArgs) -> Result<RuleLayer, String> {
+    let parse =
+        |flag: &str, v: &[String]| Selector::parse_all(v).map_err(|e| format!("{flag}: {e}"));
+    let mut extend_select = parse("--extend-select", &args.extend_select)?;
+    if args.explicit {
+        extend_select.extend(parse("--explicit", &["B001".to_owned()])?);
+    }
+    Ok(RuleLayer {
+        select: args
+            .select
+            .as_deref()
+            .map(|s| parse("--select", s))
+            .transpose()?,
+        extend_select,
+        ignore: parse("--ignore", &args.ignore)?,
+        error: parse("--error", &args.error)?,
+        warn: parse("--warn", &args.warn)?,
+    })
+}
+
+/// A flag, configuration or baseline that cannot be used: said on standard error, exit 2.
+fn usage_error(e: &str) -> u8 {
+    eprintln!("error: {}", escape(e));
+    EXIT_UNLOADABLE
+}
+
+/// `--show-settings`: the settings in force for every model named, nothing checked.
+fn show_settings(planned: &[Planned]) -> u8 {
+    let mut out = String::new();
+    for item in planned {
+        if let Planned::Model(path, s) = item {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            let shown = Origin::from_arg(path).display();
+            // Paths and patterns come from the file system and the configuration: each line is
+            // escaped, the line breaks between them kept.
+            for line in s.describe(&shown, model_path(path).as_deref()).lines() {
+                out.push_str(&escape(line));
+                out.push('\n');
+            }
+        }
+    }
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(out.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Ok(()) => EXIT_OK,
+        Err(e) => write_failed(&e),
+    }
+}
+
+/// Writes the block of one file as the format and flags ask (JSON and SARIF keep the report for the
+/// one document written at the end; `--statistics` writes only the counts, at the end).
+fn emit(
+    report: &FileReport,
+    args: &CheckArgs,
+    paint: render::Paint,
+    out: &mut Sink,
+    progress: &Progress,
+    kept: &mut Vec<FileReport>,
+) -> std::io::Result<()> {
+    if args.statistics {
+        return Ok(());
+    }
+    let block = match args.format {
+        Format::Text if args.quiet => render::text_findings_painted(report, paint),
+        Format::Text => render::text_file_painted(report, paint),
+        Format::Github => render::github_file(report),
+        Format::Json | Format::Sarif => {
+            kept.push(FileReport {
+                file: report.file.clone(),
+                outcome: report.outcome.clone(),
+            });
+            String::new()
+        }
+    };
+    if block.is_empty() {
+        return Ok(());
+    }
+    progress.suspend(|| out.write_all(block.as_bytes()).and_then(|()| out.flush()))
+}
+
+/// A configuration file as the user would name it: relative to the current folder when it is under
+/// it.
+fn shown_path(p: &Path) -> String {
+    let rel = std::env::current_dir().ok().and_then(|cwd| {
+        p.strip_prefix(std::fs::canonicalize(cwd).ok()?)
+            .ok()
+            .map(Path::to_owned)
+    });
+    rel.unwrap_or_else(|| p.to_owned()).display().to_string()
+}
+
+/// Findings found but not shown, and why: said once at the end, on standard error (the report's
+/// stream stays the report).
+#[derive(Default)]
+struct Hidden {
+    suppressed: usize,
+    in_baseline: usize,
+    /// The baseline keys of the files checked (for the baseline's stale entries).
+    files: Vec<String>,
+}
+
+impl Hidden {
+    fn say(&self, baseline: Option<&Baseline>, path: Option<&Path>) {
+        if self.suppressed > 0 {
+            eprintln!(
+                "note: {} suppressed by the configuration",
+                plural(self.suppressed, "finding")
+            );
+        }
+        let (Some(b), Some(path)) = (baseline, path) else {
+            return;
+        };
+        let shown = escape(&path.display().to_string());
+        if self.in_baseline > 0 {
+            eprintln!(
+                "note: {} in the baseline {shown} not shown",
+                plural(self.in_baseline, "finding")
+            );
+        }
+        let stale = b.stale(&self.files);
+        if stale > 0 {
+            eprintln!(
+                "note: {} of the baseline {shown} no longer found (fixed or changed): rewrite it with \
+                 --write-baseline to keep it small",
+                plural(stale, "finding")
+            );
+        }
+    }
+}
+
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
+/// Where the report goes: standard output as the run goes, or memory until it is written to the
+/// `--output-file` whole (atomically, so a reader never sees half a report).
+enum Sink {
+    Stdout(std::io::BufWriter<std::io::StdoutLock<'static>>),
+    Buffer(Vec<u8>),
+}
+
+impl Sink {
+    fn new(to_file: bool) -> Sink {
+        if to_file {
+            Sink::Buffer(Vec::new())
+        } else {
+            Sink::Stdout(std::io::BufWriter::new(std::io::stdout().lock()))
+        }
+    }
+
+    fn is_terminal(&self) -> bool {
+        matches!(self, Sink::Stdout(_)) && std::io::stdout().is_terminal()
+    }
+
+    fn buffered(&self) -> &[u8] {
+        match self {
+            Sink::Buffer(b) => b,
+            Sink::Stdout(_) => &[],
+        }
+    }
+}
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Sink::Stdout(w) => w.write(buf),
+            Sink::Buffer(b) => b.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Sink::Stdout(w) => w.flush(),
+            Sink::Buffer(_) => Ok(()),
+        }
     }
 }
 
@@ -107,6 +371,12 @@ fn write_failed(e: &std::io::Error) -> u8 {
         eprintln!("error: cannot write the report: {e}");
     }
     EXIT_UNLOADABLE
+}
+
+/// A [`Target`] with the settings it is checked under.
+enum Planned {
+    Model(PathBuf, Arc<Settings>),
+    Unreadable { path: PathBuf, error: String },
 }
 
 /// One thing `check` reports on: a model to load, or a folder that could not be searched.

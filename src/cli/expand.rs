@@ -12,11 +12,12 @@ pub(super) fn expand(
     output: PathBuf,
     opts: &Options,
     write: super::WriteArgs,
+    color: super::ColorChoice,
 ) -> u8 {
     let Some((m, found)) = load_or_say(&model) else {
         return EXIT_UNLOADABLE;
     };
-    if let Some(status) = refuse_if_errors(&found, &model) {
+    if let Some(status) = refuse_if_errors(&found, &model, color) {
         return status;
     }
     let outcome = match explicit_broadcast::run(&m, &found.shapes, opts) {

@@ -7,11 +7,16 @@ use crate::render;
 use std::fmt::Write;
 use std::path::PathBuf;
 
-pub(super) fn fold(model: PathBuf, output: PathBuf, write: super::WriteArgs) -> u8 {
+pub(super) fn fold(
+    model: PathBuf,
+    output: PathBuf,
+    write: super::WriteArgs,
+    color: super::ColorChoice,
+) -> u8 {
     let Some((m, found)) = load_or_say(&model) else {
         return EXIT_UNLOADABLE;
     };
-    if let Some(status) = refuse_if_errors(&found, &model) {
+    if let Some(status) = refuse_if_errors(&found, &model, color) {
         return status;
     }
     let outcome = fold_expand::run(&m, &found.shapes);

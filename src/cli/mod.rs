@@ -61,17 +61,7 @@ impl ColorChoice {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Check models and print every finding (exit 1 if any is an error, 2 if a model cannot be loaded)
-    Check {
-        /// Model files (any extension; `-` reads standard input) and folders (searched for `*.onnx`)
-        #[arg(required = true, value_name = "MODEL|FOLDER")]
-        models: Vec<PathBuf>,
-        /// Output format
-        #[arg(long, value_enum, default_value_t = Format::Text)]
-        format: Format,
-        /// Also report every implicit broadcast (rule B001), as `expand` would make explicit
-        #[arg(long)]
-        explicit: bool,
-    },
+    Check(CheckArgs),
     /// Rewrite every implicit broadcast into an explicit Expand node and write the model
     Expand {
         /// Model file (`-` reads standard input)
@@ -147,6 +137,92 @@ pub enum Command {
     },
 }
 
+/// What `check` checks, which findings it reports and how.
+#[derive(Args, Debug, Default)]
+pub struct CheckArgs {
+    /// Model files (any extension; `-` reads standard input) and folders (searched for `*.onnx`)
+    #[arg(required = true, value_name = "MODEL|FOLDER")]
+    pub models: Vec<PathBuf>,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Also report every implicit broadcast (rule B001), as `expand` would make explicit; the same as
+    /// `--extend-select B001`
+    #[arg(long)]
+    pub explicit: bool,
+    /// Report only these rules (codes, prefixes or names, comma-separated: `E1,W`, `broadcast-error`,
+    /// `ALL`), replacing the configuration's selection
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "CODES",
+        help_heading = "Rule selection"
+    )]
+    pub select: Option<Vec<String>>,
+    /// Report these rules as well as those selected
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "CODES",
+        help_heading = "Rule selection"
+    )]
+    pub extend_select: Vec<String>,
+    /// Do not report these rules (a more specific selector wins: `--select E1 --ignore E` keeps E1)
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "CODES",
+        help_heading = "Rule selection"
+    )]
+    pub ignore: Vec<String>,
+    /// Make these rules' findings errors, so that they fail the run (`--error W1`)
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "CODES",
+        help_heading = "Rule selection"
+    )]
+    pub error: Vec<String>,
+    /// Make these rules' findings warnings, so that they no longer fail the run
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "CODES",
+        help_heading = "Rule selection"
+    )]
+    pub warn: Vec<String>,
+    /// Use this configuration file (an `onnx-lint.toml`, or a `pyproject.toml` with a
+    /// `[tool.onnx-lint]` table) for every model, instead of finding one from each model's folder up
+    #[arg(long, value_name = "FILE", help_heading = "Configuration")]
+    pub config: Option<PathBuf>,
+    /// Read no configuration file: the defaults and the command line only
+    #[arg(long, conflicts_with = "config", help_heading = "Configuration")]
+    pub isolated: bool,
+    /// Print the settings in force for each model (configuration file, rules, per-file ignores,
+    /// suppressions) and check nothing
+    #[arg(long, help_heading = "Configuration")]
+    pub show_settings: bool,
+    /// Report (and fail on) only the findings not recorded in this baseline file
+    #[arg(long, value_name = "FILE", help_heading = "Baseline")]
+    pub baseline: Option<PathBuf>,
+    /// Record every finding reported in this baseline file (written atomically) and exit 0 unless a
+    /// model cannot be loaded
+    #[arg(long, value_name = "FILE", help_heading = "Baseline")]
+    pub write_baseline: Option<PathBuf>,
+    /// Exit 0 even when errors are found (a model that cannot be loaded still gives 2)
+    #[arg(long, help_heading = "Output")]
+    pub exit_zero: bool,
+    /// Print the findings only: no count lines, no summary, no notes
+    #[arg(short, long, help_heading = "Output")]
+    pub quiet: bool,
+    /// Print how many findings each rule has instead of the findings
+    #[arg(long, help_heading = "Output")]
+    pub statistics: bool,
+    /// Write the report to this file (atomically) instead of standard output
+    #[arg(short, long, value_name = "FILE", help_heading = "Output")]
+    pub output_file: Option<PathBuf>,
+}
+
 /// The shells `completions` writes scripts for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Shell {
@@ -172,8 +248,9 @@ pub struct WriteArgs {
     pub no_copy_data: bool,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum Format {
+    #[default]
     Text,
     Json,
     Sarif,
@@ -194,11 +271,7 @@ pub const EXIT_UNLOADABLE: u8 = 2;
 /// Runs the parsed command; returns the exit status.
 pub fn run(cli: Cli) -> u8 {
     match cli.command {
-        Command::Check {
-            models,
-            format,
-            explicit,
-        } => check::check(&models, format, explicit, cli.color),
+        Command::Check(args) => check::check(&args, cli.color),
         Command::Expand {
             model,
             output,
@@ -213,12 +286,13 @@ pub fn run(cli: Cli) -> u8 {
                 force_explicit,
             },
             write,
+            cli.color,
         ),
         Command::Fold {
             model,
             output,
             write,
-        } => fold::fold(model, output, write),
+        } => fold::fold(model, output, write, cli.color),
         Command::Shapes { model, format } => shapes::shapes(&model, format),
         Command::Graph {
             model,
@@ -272,9 +346,10 @@ fn load_or_say(model: &std::path::Path) -> Option<(Model, Findings)> {
         .ok()
 }
 
-/// A pass writes nothing for a model with errors: prints them on standard error and says so.
-/// Returns the exit status to stop with, if so.
-fn refuse_if_errors(found: &Findings, model: &std::path::Path) -> Option<u8> {
+/// A pass writes nothing for a model with errors: prints them on standard error (coloured as
+/// `color` says for that stream) and says so. Returns the exit status to stop with, if so.
+fn refuse_if_errors(found: &Findings, model: &std::path::Path, color: ColorChoice) -> Option<u8> {
+    use std::io::IsTerminal;
     if !crate::diagnostics::has_errors(&found.diagnostics) {
         return None;
     }
@@ -282,7 +357,10 @@ fn refuse_if_errors(found: &Findings, model: &std::path::Path) -> Option<u8> {
         file: Origin::from_arg(model).display(),
         outcome: Ok(found.diagnostics.clone()),
     };
-    eprint!("{}", render::text(std::slice::from_ref(&report)));
+    let paint = render::Paint {
+        color: color.resolve(std::io::stderr().is_terminal()),
+    };
+    eprint!("{}", render::text_file_painted(&report, paint));
     eprintln!("error: the model has errors; nothing was written");
     Some(EXIT_FINDINGS)
 }

@@ -34,7 +34,10 @@ pub fn github_file(r: &FileReport) -> String {
         // Model-controlled text goes through `escape` first (no terminal controls in the log), then the
         // lines are joined with real newlines, which `data` encodes.
         let mut msg = format!("{}: {}", d.code.name(), escape(&d.message));
-        let _ = write!(msg, "\ngraph {}", escape(&d.graph));
+        // Findings about a configuration file (S001) are in no graph.
+        if !d.graph.is_empty() {
+            let _ = write!(msg, "\ngraph {}", escape(&d.graph));
+        }
         if let (Some(n), Some(op)) = (&d.node, &d.op_type) {
             let _ = write!(msg, ", node '{}' ({})", escape(n), escape(op));
         }

@@ -11,7 +11,7 @@ pub use github::{github, github_file};
 pub use json::json;
 pub use sarif::sarif;
 pub use shapes::{shapes_json, shapes_text};
-pub use text::{Paint, Summary, text, text_file, text_file_painted};
+pub use text::{Paint, Summary, text, text_file, text_file_painted, text_findings_painted};
 
 use crate::diagnostics::Diagnostic;
 

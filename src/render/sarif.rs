@@ -69,19 +69,23 @@ pub fn sarif(reports: &[FileReport]) -> String {
                 text.push('\n');
                 text.push_str(n);
             }
+            let mut location = j!({
+                "physicalLocation": { "artifactLocation": { "uri": uri(&r.file) } }
+            });
+            // Findings about a configuration file (S001) are in no graph: a file location only.
+            if !d.graph.is_empty() {
+                location["logicalLocations"] = j!([{
+                    "name": d.node.clone().unwrap_or_else(|| d.graph.clone()),
+                    "fullyQualifiedName": qualified,
+                    "kind": "element"
+                }]);
+            }
             results.push(j!({
                 "ruleId": d.code.as_str(),
                 "ruleIndex": rule_index,
                 "level": level(d.severity),
                 "message": { "text": text },
-                "locations": [{
-                    "physicalLocation": { "artifactLocation": { "uri": uri(&r.file) } },
-                    "logicalLocations": [{
-                        "name": d.node.clone().unwrap_or_else(|| d.graph.clone()),
-                        "fullyQualifiedName": qualified,
-                        "kind": "element"
-                    }]
-                }],
+                "locations": [location],
                 "properties": {
                     "graph": d.graph,
                     "node": d.node,

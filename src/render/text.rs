@@ -66,6 +66,24 @@ pub fn text_file(r: &FileReport) -> String {
 
 /// [`text_file`], coloured if `paint` says so.
 pub fn text_file_painted(r: &FileReport, paint: Paint) -> String {
+    let mut out = text_findings_painted(r, paint);
+    if let Ok(diags) = &r.outcome {
+        let e = count(diags, Severity::Error);
+        let w = count(diags, Severity::Warning);
+        let _ = writeln!(
+            out,
+            "{}: {}, {}",
+            escape(&r.file),
+            plural(e, "error"),
+            plural(w, "warning")
+        );
+    }
+    out
+}
+
+/// The findings of one file without its count line (`check --quiet`), or the line saying why it
+/// could not be loaded.
+pub fn text_findings_painted(r: &FileReport, paint: Paint) -> String {
     let mut out = String::new();
     let file = escape(&r.file);
     let diags = match &r.outcome {
@@ -89,12 +107,11 @@ pub fn text_file_painted(r: &FileReport, paint: Paint) -> String {
             d.code.name(),
             escape(&d.message)
         );
-        let _ = write!(
-            out,
-            "  {} {file}, graph {}",
-            paint.wrap(BLUE_BOLD, "-->"),
-            escape(&d.graph)
-        );
+        let _ = write!(out, "  {} {file}", paint.wrap(BLUE_BOLD, "-->"));
+        // Findings about a configuration file (S001) are in no graph.
+        if !d.graph.is_empty() {
+            let _ = write!(out, ", graph {}", escape(&d.graph));
+        }
         if let (Some(n), Some(op)) = (&d.node, &d.op_type) {
             let _ = write!(out, ", node '{}' ({})", escape(n), escape(op));
         }
@@ -104,14 +121,6 @@ pub fn text_file_painted(r: &FileReport, paint: Paint) -> String {
         }
         out.push('\n');
     }
-    let e = count(diags, Severity::Error);
-    let w = count(diags, Severity::Warning);
-    let _ = writeln!(
-        out,
-        "{file}: {}, {}",
-        plural(e, "error"),
-        plural(w, "warning")
-    );
     out
 }
 
@@ -135,6 +144,8 @@ pub struct Summary {
     pub warnings: usize,
     /// Findings per code, indexed like [`Code::ALL`].
     pub per_code: Vec<usize>,
+    /// Errors in files that are not models (a configuration's unused suppressions made errors).
+    pub other_errors: usize,
 }
 
 impl Summary {
@@ -166,6 +177,57 @@ impl Summary {
                 self.per_code[i] += 1;
             }
         }
+    }
+
+    /// Counts the findings of a file that is not a model (a configuration's unused suppressions):
+    /// they count as errors and warnings of the run, the file not as a model.
+    pub fn add_other(&mut self, r: &FileReport) {
+        let models = self.models;
+        self.add(r);
+        self.models = models;
+        if let Ok(d) = &r.outcome {
+            if count(d, Severity::Error) > 0 {
+                self.with_errors -= 1;
+            } else if count(d, Severity::Warning) > 0 {
+                self.with_warnings_only -= 1;
+            }
+        }
+        self.other_errors += r.outcome.as_ref().map_or(0, |d| count(d, Severity::Error));
+    }
+
+    /// `check --statistics`: one line per code found, most frequent first.
+    pub fn statistics_text(&self) -> String {
+        let mut out = String::new();
+        for (c, n) in self.by_frequency() {
+            let _ = writeln!(out, "{n:>6}  {:<5} {}", c.as_str(), c.name());
+        }
+        if self.unloadable > 0 {
+            let _ = writeln!(out, "{:>6}  models not loadable", self.unloadable);
+        }
+        out
+    }
+
+    /// `check --statistics --format json`: `[{"code", "name", "count"}]`, most frequent first.
+    pub fn statistics_json(&self) -> String {
+        let rows: Vec<serde_json::Value> = self
+            .by_frequency()
+            .into_iter()
+            .map(|(c, n)| serde_json::json!({"code": c.as_str(), "name": c.name(), "count": n}))
+            .collect();
+        let mut s = serde_json::to_string_pretty(&rows).unwrap_or_default();
+        s.push('\n');
+        s
+    }
+
+    fn by_frequency(&self) -> Vec<(Code, usize)> {
+        let mut rows: Vec<(Code, usize)> = Code::ALL
+            .iter()
+            .copied()
+            .zip(self.per_code.iter().copied())
+            .filter(|(_, n)| *n > 0)
+            .collect();
+        rows.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
+        rows
     }
 
     /// Loaded files with neither error nor warning.

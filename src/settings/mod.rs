@@ -265,11 +265,11 @@ impl Settings {
         out
     }
 
-    /// The settings in force for `model`, as `check --show-settings` prints them.
-    pub fn describe(&self, model: Option<&Path>) -> String {
+    /// The settings in force for `model`, as `check --show-settings` prints them; `shown` is how the
+    /// model is named.
+    pub fn describe(&self, shown: &str, model: Option<&Path>) -> String {
         use std::fmt::Write;
         let mut out = String::new();
-        let shown = model.map_or("<stdin>".to_owned(), |m| m.display().to_string());
         let _ = writeln!(out, "model: {shown}");
         match &self.config {
             Some(c) => _ = writeln!(out, "configuration: {}", c.display()),
