@@ -628,3 +628,67 @@ fn sarif_of_an_unused_suppression_points_at_the_configuration() {
     );
     assert!(loc.get("logicalLocations").is_none(), "{loc}");
 }
+
+/// `--jobs N` checks models on N threads and writes the report of `--jobs 1`, byte for byte, in
+/// every format and with what `check` does after the findings (suppressions, baselines, statistics).
+#[test]
+fn any_number_of_jobs_gives_the_one_job_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    // Models of very different sizes, so that later ones finish first on other threads.
+    for (i, name) in [
+        "tiny_transformer.onnx",
+        "broken/e1_add.onnx",
+        "tiny_cnn.onnx",
+        "broken/e1_symbolic_warning.onnx",
+        "broken/e1_multi.onnx",
+        "broken/w1_fpn_detector.onnx",
+    ]
+    .iter()
+    .cycle()
+    .take(30)
+    .enumerate()
+    {
+        copy(name, &root.join(format!("m{i:02}.onnx")));
+    }
+    fs::write(root.join("m99.onnx"), [0x3a, 0xff]).unwrap();
+    fs::write(
+        root.join("onnx-lint.toml"),
+        "[[suppress]]\nmodel = \"m01.onnx\"\ncode = \"E1\"\nreason = \"test\"\n\
+         [[suppress]]\ncode = \"T004\"\nnode = \"nothing\"\nreason = \"unused\"\n",
+    )
+    .unwrap();
+    // m99 cannot be loaded (status 2); the baseline of the others is written all the same.
+    let b = run_in(
+        root,
+        &["check", "-j", "1", "--write-baseline", "b.json", "."],
+    );
+    assert_eq!(b.code, 2, "{}", b.stderr);
+    assert!(root.join("b.json").is_file());
+    for extra in [
+        &["--format", "text"][..],
+        &["--format", "json"],
+        &["--format", "sarif"],
+        &["--format", "github"],
+        &["--statistics"],
+        &["--baseline", "b.json", "--explicit"],
+    ] {
+        let mut one = vec!["check", "--jobs", "1"];
+        one.extend_from_slice(extra);
+        one.push(".");
+        let reference = run_in(root, &one);
+        assert!(
+            reference.stdout.len() > 100,
+            "{extra:?}: {}",
+            reference.stdout
+        );
+        for jobs in ["2", "3", "8"] {
+            let mut many = one.clone();
+            many[2] = jobs;
+            let got = run_in(root, &many);
+            assert_eq!(got.code, reference.code, "{extra:?} -j {jobs}");
+            assert_eq!(got.stdout, reference.stdout, "{extra:?} -j {jobs}");
+            assert_eq!(got.stderr, reference.stderr, "{extra:?} -j {jobs}");
+        }
+    }
+}

@@ -1,9 +1,11 @@
-//! `onnx-lint check`: find the models (files, folders searched for `*.onnx`, standard input), load and
-//! check each, render the findings, pick the exit status.
+//! `onnx-lint check`: find the models (files, folders searched for `*.onnx`, standard input) and the
+//! settings of each, load and check them, filter the findings (settings, baseline), render them, pick
+//! the exit status.
 //!
-//! Models are checked one at a time and freed as soon as their findings are taken: a folder of
-//! thousands of models needs the memory of one (plus the findings, for JSON and SARIF, which are one
-//! document). Text and GitHub output is written file by file as the run goes.
+//! `--jobs N` models are checked at once, each freed as soon as its findings are taken: a folder of
+//! thousands of models needs the memory of N (plus the findings, for JSON and SARIF, which are one
+//! document). Reports are written in the models' order whatever the number of jobs, text and GitHub
+//! output file by file as the run goes.
 
 use super::{CheckArgs, ColorChoice, EXIT_FINDINGS, EXIT_OK, EXIT_UNLOADABLE, Format, load_with};
 use crate::diagnostics::Code;
@@ -46,11 +48,11 @@ pub(super) fn check(args: &CheckArgs, color: ColorChoice) -> u8 {
     if args.show_settings {
         return show_settings(&planned);
     }
-    let mut baseline = match args.baseline.as_deref().map(Baseline::read).transpose() {
+    let baseline = match args.baseline.as_deref().map(Baseline::read).transpose() {
         Ok(b) => b,
         Err(e) => return usage_error(&e),
     };
-    let mut recorder = args.write_baseline.as_deref().map(Recorder::new);
+    let recorder = args.write_baseline.as_deref().map(Recorder::new);
     let mut out = Sink::new(args.output_file.is_some());
     // Everything `check` reports goes to one stream, so that is the one whose terminal-ness decides
     // `auto`; only the text format is ever coloured (JSON, SARIF and workflow commands are read by
@@ -59,58 +61,40 @@ pub(super) fn check(args: &CheckArgs, color: ColorChoice) -> u8 {
         color: args.format == Format::Text && color.resolve(out.is_terminal()),
     };
     let progress = Progress::start(planned.len());
-    let mut dropper = Dropper::default();
-    let mut summary = Summary::default();
-    let mut hidden = Hidden::default();
-    let mut kept = Vec::new();
-    for item in planned {
-        let report = match item {
-            Planned::Model(path, settings) => {
-                let file = Origin::from_arg(&path).display();
-                progress.set_message(escape(&file));
-                let at = model_path(&path);
-                let at = at.as_deref();
-                // Findings only, unless B001 needs every value's shape afterwards.
-                let b001 = settings.wants(at, Code::ImplicitBroadcast);
-                let opts = LoadOptions { keep_shapes: b001 };
-                let outcome = load_with(&path, &opts).map(|(m, found)| {
-                    let Findings {
-                        diagnostics: mut d,
-                        shapes,
-                    } = found;
-                    if b001 {
-                        d.extend(implicit_broadcasts(&m, &shapes, &Options::default()));
-                    }
-                    dropper.free((m, shapes));
-                    let (d, suppressed) = settings.apply(at, d);
-                    hidden.suppressed += suppressed;
-                    if let Some(r) = &mut recorder {
-                        r.record(&baseline::file_key(&r.folder, at), &d);
-                    }
-                    match &mut baseline {
-                        Some(b) => {
-                            let key = baseline::file_key(&b.folder, at);
-                            let (d, absorbed) = b.filter(&key, d);
-                            hidden.in_baseline += absorbed;
-                            hidden.files.push(key);
-                            d
-                        }
-                        None => d,
-                    }
-                });
-                FileReport { file, outcome }
-            }
-            Planned::Unreadable { path, error } => FileReport {
-                file: path.display().to_string(),
-                outcome: Err(error),
-            },
-        };
-        summary.add(&report);
-        if let Err(e) = emit(&report, args, paint, &mut out, &progress, &mut kept) {
-            progress.finish();
-            return write_failed(&e);
-        }
-        progress.inc();
+    let mut run = Run {
+        args,
+        paint,
+        progress: &progress,
+        summary: Summary::default(),
+        hidden: Hidden::default(),
+        kept: Vec::new(),
+        baseline,
+        recorder,
+    };
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| thread::available_parallelism().map_or(1, |n| n.get()))
+        .clamp(1, planned.len().max(1));
+    let done = if jobs > 1 {
+        in_parallel(&planned, jobs, &mut run, &mut out)
+    } else {
+        let mut dropper = Dropper::default();
+        planned.iter().try_for_each(|item| {
+            let checked = check_one(item, &progress, |m| dropper.free(m));
+            run.settle(checked, &mut out)
+        })
+    };
+    let Run {
+        mut summary,
+        hidden,
+        mut kept,
+        baseline,
+        recorder,
+        ..
+    } = run;
+    if let Err(e) = done {
+        progress.finish();
+        return write_failed(&e);
     }
     // Suppressions that silenced nothing, one block per configuration file.
     for settings in resolver.used() {
@@ -175,6 +159,168 @@ pub(super) fn check(args: &CheckArgs, color: ColorChoice) -> u8 {
     } else {
         EXIT_OK
     }
+}
+
+/// A model checked (its findings as the settings leave them, before the baseline), or a target that
+/// could not be.
+struct Checked {
+    report: FileReport,
+    /// The model's canonical path (`None`: standard input, or not a model).
+    at: Option<PathBuf>,
+    suppressed: usize,
+}
+
+/// Loads and checks one model under its settings; `free` takes the model and its shapes once the
+/// findings are out of them.
+fn check_one(
+    item: &Planned,
+    progress: &Progress,
+    free: impl FnOnce((Model, Vec<GraphShapes>)),
+) -> Checked {
+    let (path, settings) = match item {
+        Planned::Model(path, settings) => (path, settings),
+        Planned::Unreadable { path, error } => {
+            return Checked {
+                report: FileReport {
+                    file: path.display().to_string(),
+                    outcome: Err(error.clone()),
+                },
+                at: None,
+                suppressed: 0,
+            };
+        }
+    };
+    let file = Origin::from_arg(path).display();
+    progress.set_message(escape(&file));
+    let at = model_path(path);
+    // Findings only, unless B001 needs every value's shape afterwards.
+    let b001 = settings.wants(at.as_deref(), Code::ImplicitBroadcast);
+    let opts = LoadOptions { keep_shapes: b001 };
+    let mut suppressed = 0;
+    let outcome = load_with(path, &opts).map(|(m, found)| {
+        let Findings {
+            diagnostics: mut d,
+            shapes,
+        } = found;
+        if b001 {
+            d.extend(implicit_broadcasts(&m, &shapes, &Options::default()));
+        }
+        free((m, shapes));
+        let (d, n) = settings.apply(at.as_deref(), d);
+        suppressed = n;
+        d
+    });
+    Checked {
+        report: FileReport { file, outcome },
+        at,
+        suppressed,
+    }
+}
+
+/// The state of a run that models are reported into, in order, on the thread that writes.
+struct Run<'a> {
+    args: &'a CheckArgs,
+    paint: render::Paint,
+    progress: &'a Progress,
+    summary: Summary,
+    hidden: Hidden,
+    kept: Vec<FileReport>,
+    baseline: Option<Baseline>,
+    recorder: Option<Recorder>,
+}
+
+impl Run<'_> {
+    /// Records a checked model in the baseline being written, takes out what the baseline holds,
+    /// counts and writes its report.
+    fn settle(&mut self, c: Checked, out: &mut Sink) -> std::io::Result<()> {
+        let Checked {
+            mut report,
+            at,
+            suppressed,
+        } = c;
+        self.hidden.suppressed += suppressed;
+        if let Ok(d) = &mut report.outcome {
+            let at = at.as_deref();
+            if let Some(r) = &mut self.recorder {
+                r.record(&baseline::file_key(&r.folder, at), d);
+            }
+            if let Some(b) = &mut self.baseline {
+                let key = baseline::file_key(&b.folder, at);
+                let (left, absorbed) = b.filter(&key, std::mem::take(d));
+                *d = left;
+                self.hidden.in_baseline += absorbed;
+                self.hidden.files.push(key);
+            }
+        }
+        self.summary.add(&report);
+        emit(
+            &report,
+            self.args,
+            self.paint,
+            out,
+            self.progress,
+            &mut self.kept,
+        )?;
+        self.progress.inc();
+        Ok(())
+    }
+}
+
+/// Checks the models on `jobs` threads and reports them in their order: each worker takes the next
+/// model not yet taken, and the results that arrive early wait (as reports: the models are freed by
+/// the worker) until those before them are written. The output is the one-job output, byte for byte.
+fn in_parallel(
+    planned: &[Planned],
+    jobs: usize,
+    run: &mut Run<'_>,
+    out: &mut Sink,
+) -> std::io::Result<()> {
+    use std::collections::BTreeMap;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let next = AtomicUsize::new(0);
+    thread::scope(|scope| {
+        // Bounded, so that workers wait when the writer is behind rather than pile up reports.
+        let (tx, rx) = mpsc::sync_channel::<(usize, Checked)>(jobs * 2);
+        let mut started = 0;
+        for k in 0..jobs {
+            let tx = tx.clone();
+            let (next, progress) = (&next, run.progress);
+            let worker = move || {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(item) = planned.get(i) else { break };
+                    // A send fails only when the writer has stopped (the output is gone).
+                    if tx.send((i, check_one(item, progress, drop))).is_err() {
+                        break;
+                    }
+                }
+            };
+            if thread::Builder::new()
+                .name(format!("check-{k}"))
+                .spawn_scoped(scope, worker)
+                .is_ok()
+            {
+                started += 1;
+            }
+        }
+        drop(tx);
+        let mut early = BTreeMap::new();
+        let mut want = 0;
+        for (i, checked) in rx.iter() {
+            early.insert(i, checked);
+            while let Some(c) = early.remove(&want) {
+                run.settle(c, out)?;
+                want += 1;
+            }
+        }
+        // No worker could be started (the system refused threads): check here, one at a time.
+        if started == 0 {
+            for item in &planned[want..] {
+                run.settle(check_one(item, run.progress, drop), out)?;
+            }
+        }
+        Ok(())
+    })
 }
 
 /// The command line's rule flags as the top layer of settings (`--explicit` is `--extend-select B001`).

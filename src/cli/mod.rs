@@ -61,7 +61,7 @@ impl ColorChoice {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Check models and print every finding (exit 1 if any is an error, 2 if a model cannot be loaded)
-    Check(CheckArgs),
+    Check(Box<CheckArgs>),
     /// Rewrite every implicit broadcast into an explicit Expand node and write the model
     Expand {
         /// Model file (`-` reads standard input)
@@ -221,6 +221,10 @@ pub struct CheckArgs {
     /// Write the report to this file (atomically) instead of standard output
     #[arg(short, long, value_name = "FILE", help_heading = "Output")]
     pub output_file: Option<PathBuf>,
+    /// Check this many models at once (default: the number of cores); the output is the same, in the
+    /// same order, whatever the number. Each job holds one model in memory
+    #[arg(short, long, value_name = "N")]
+    pub jobs: Option<usize>,
 }
 
 /// The shells `completions` writes scripts for.

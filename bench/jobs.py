@@ -1,0 +1,131 @@
+"""jobs: `onnx-lint check --jobs N` of a folder of real models, against `--jobs 1`, side by side.
+
+The folder is the real corpus of the conformance harness (tests/conformance/real/corpus.json: the
+checked-in exports and, when tests/conformance/run.sh has fetched them, the models of PyPI wheels),
+repeated until it holds --models files (default 200), as hard links (copies across file systems) under
+bench/out/corpus<N>/. Each round runs every job count once, the order rotated by one each round; the
+wall time is measured around the process, the peak RSS read from /usr/bin/time -v. Before timing, the
+outputs of every job count (text and JSON) are compared with --jobs 1, byte for byte.
+
+Usage: bench/jobs.py [--bin PATH] [--models 200] [--jobs 1,2] [--rounds 5]
+"""
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+REAL = ROOT / "tests" / "conformance" / "real"
+CACHE = ROOT / "tests" / "conformance" / "cache" / "real-corpus" / "pypi"
+
+
+def corpus() -> list[Path]:
+    """The corpus's model files that exist here, in manifest order."""
+    manifest = json.loads((REAL / "corpus.json").read_text())
+    found = []
+    for spec in manifest["models"]:
+        path = CACHE / spec["name"] / "model.onnx" if "wheel" in spec else REAL / spec["file"]
+        if path.is_file():
+            found.append(path)
+    return found
+
+
+def link(src: Path, dest: Path) -> None:
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.link(src, dest)
+    except OSError:
+        shutil.copyfile(src, dest)
+
+
+def make_folder(models: list[Path], count: int) -> Path:
+    """bench/out/corpus<count>/: the models repeated to `count` files, one folder per copy of a model
+    (so that external data, named relative to the model, would sit beside it)."""
+    folder = ROOT / "bench" / "out" / f"corpus{count}"
+    stamp = folder / ".sources"
+    want = "\n".join(str(m) for m in models)
+    if stamp.is_file() and stamp.read_text() == want:
+        return folder
+    shutil.rmtree(folder, ignore_errors=True)
+    for i in range(count):
+        src = models[i % len(models)]
+        dest = folder / f"{i:03d}_{src.parent.name}_{src.stem}" / src.name
+        link(src, dest)
+    stamp.write_text(want)
+    return folder
+
+
+def run_once(cmd: list[str]) -> tuple[float, float, bytes]:
+    """(wall seconds, peak RSS MiB, stdout) of one run."""
+    with tempfile.NamedTemporaryFile() as t:
+        start = time.perf_counter()
+        p = subprocess.run(["/usr/bin/time", "-v", "-o", t.name, *cmd], capture_output=True)
+        wall = time.perf_counter() - start
+        rss = 0.0
+        for line in Path(t.name).read_text().splitlines():
+            if "Maximum resident set size" in line:
+                rss = int(line.split(":")[1]) / 1024
+    if p.returncode not in (0, 1):
+        sys.exit(f"{' '.join(cmd)} exited {p.returncode}: {p.stderr.decode()[-2000:]}")
+    return wall, rss, p.stdout
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bin", default=str(ROOT / "target" / "release" / "onnx-lint"))
+    ap.add_argument("--models", type=int, default=200)
+    ap.add_argument("--jobs", default="1,2")
+    ap.add_argument("--rounds", type=int, default=5)
+    args = ap.parse_args()
+    models = corpus()
+    if not models:
+        sys.exit("no model of the real corpus found")
+    folder = make_folder(models, args.models)
+    size = sum(f.stat().st_size for f in folder.rglob("*.onnx"))
+    jobs = [int(j) for j in args.jobs.split(",")]
+    base = Path(tempfile.mkdtemp()) / "onnx-lint"
+    shutil.copy(args.bin, base)  # a rebuild during the run cannot change what is measured
+    cmd = lambda j, *extra: [str(base), "check", "--jobs", str(j), *extra, str(folder)]  # noqa: E731
+
+    same = True
+    for fmt in ("text", "json"):
+        ref = run_once(cmd(1, "--format", fmt))[2]
+        for j in jobs:
+            if run_once(cmd(j, "--format", fmt))[2] != ref:
+                same = False
+                print(f"DIFFERENT: --jobs {j} --format {fmt} differs from --jobs 1")
+    times: dict[int, list[float]] = {j: [] for j in jobs}
+    rss: dict[int, float] = {j: 0.0 for j in jobs}
+    for r in range(args.rounds):
+        order = jobs[r % len(jobs):] + jobs[: r % len(jobs)]
+        for j in order:
+            wall, peak, _ = run_once(cmd(j))
+            times[j].append(wall)
+            rss[j] = max(rss[j], peak)
+    load = os.getloadavg()[0]
+    print(f"- {args.models} models ({len(models)} distinct of the real corpus, {size / 2**20:.0f} MiB), "
+          f"{args.rounds} interleaved rounds, median wall time; {os.cpu_count()} CPUs; load average at the end {load:.2f}")
+    print(f"- outputs of every --jobs identical to --jobs 1 (text and JSON): {'yes' if same else 'NO'}")
+    print()
+    print("| jobs | wall time | peak RSS | speed-up over --jobs 1 |")
+    print("|---:|---:|---:|---:|")
+    one = statistics.median(times[jobs[0]])
+    for j in jobs:
+        m = statistics.median(times[j])
+        print(f"| {j} | {m:.3f} s | {rss[j]:.1f} MiB | {one / m:.2f}x |")
+    if 2 in times and 1 in times:
+        speedup = statistics.median(times[1]) / statistics.median(times[2])
+        verdict = "PASS" if speedup >= 1.7 else "FAIL"
+        print(f"\ntarget: --jobs 2 at least 1.7x faster than --jobs 1: {speedup:.2f}x {verdict}")
+    sys.exit(0 if same else 1)
+
+
+if __name__ == "__main__":
+    main()
