@@ -426,14 +426,18 @@ mod tests {
         Diagnostic::new(code, "main", "m").at_node(node, "Add")
     }
 
-    fn settings(toml: &str) -> Settings {
+    /// The settings of `toml` as `/r/onnx-lint.toml`, or why they cannot be used.
+    fn parse(toml: &str) -> Result<Settings, String> {
         let c: ConfigFile = toml::from_str(toml).unwrap();
         Settings::new(
             Some(("/r/onnx-lint.toml".into(), c)),
             "/r".into(),
             &RuleLayer::default(),
         )
-        .unwrap()
+    }
+
+    fn settings(toml: &str) -> Settings {
+        parse(toml).unwrap()
     }
 
     #[test]
@@ -476,15 +480,7 @@ mod tests {
 
     #[test]
     fn bad_values_name_their_key() {
-        let bad = |t: &str| {
-            let c: ConfigFile = toml::from_str(t).unwrap();
-            Settings::new(
-                Some(("/r/x.toml".into(), c)),
-                "/r".into(),
-                &RuleLayer::default(),
-            )
-            .unwrap_err()
-        };
+        let bad = |t: &str| parse(t).unwrap_err();
         assert!(bad("ignore = [\"Q7\"]").contains("`ignore`"));
         assert!(bad("[per-file-ignores]\n\"a\" = [\"nope\"]").contains("`per-file-ignores`"));
         let e = bad("[[suppress]]\ncode = \"E1\"\nreason = \" \"");
