@@ -51,6 +51,13 @@ pub fn splice_model<'e>(model: &Model, edit: &'e Edit) -> Result<Spliced<'e>> {
     Ok(out)
 }
 
+/// The bytes of `model` with `edit` applied, in one buffer: for a caller that wants the rewritten
+/// model in memory (the Python binding returns it as `bytes`) rather than in a file. External-data
+/// locations are kept as they are; nothing is carried.
+pub fn to_vec(model: &Model, edit: &Edit) -> Result<Vec<u8>> {
+    Ok(splice_model(model, edit)?.to_vec(&model.source))
+}
+
 /// Writes `model` with `edit` applied to `dest` (`-` for standard output). The model's external-data
 /// files are carried beside an output in another folder unless `opts.no_copy_data`: they are placed
 /// first and the model after, and if the model cannot be written they are removed again, so an error
@@ -147,4 +154,34 @@ pub fn external_files_left_behind(model: &Model, dest: &Path) -> Vec<String> {
         return Vec::new();
     }
     carry::locations(model)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{WriteOptions, to_vec, write_model};
+    use crate::file::{Origin, wire::Edit};
+    use crate::lint;
+    use crate::passes::explicit_broadcast::{self, Options};
+
+    /// `to_vec` gives the bytes `write_model` writes: the source itself for an empty edit, and the
+    /// same rewritten model for a real one.
+    #[test]
+    fn to_vec_is_what_write_model_writes() {
+        let models = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
+        let src = models.join("tiny_transformer.onnx");
+        let (model, found) = lint::load(Origin::File(src.clone())).expect("a shipped model loads");
+        let same = to_vec(&model, &Edit::default()).expect("an empty edit splices");
+        assert_eq!(same, std::fs::read(&src).expect("readable"));
+
+        let outcome = explicit_broadcast::run(&model, &found.shapes, &Options::default())
+            .expect("the model can be made explicit");
+        let edit = outcome.patch.to_edit();
+        assert!(!edit.is_empty(), "tiny_transformer has implicit broadcasts");
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let out = dir.path().join("explicit.onnx");
+        write_model(&model, &edit, &out, &WriteOptions::default()).expect("written");
+        let in_memory = to_vec(&model, &edit).expect("spliced");
+        assert_ne!(in_memory, same);
+        assert_eq!(in_memory, std::fs::read(&out).expect("readable"));
+    }
 }
