@@ -11,7 +11,7 @@ use bytes::Bytes;
 use clap::Parser;
 use onnx_lint::diagnostics::{Code, Diagnostic, has_errors};
 use onnx_lint::file::Origin;
-use onnx_lint::ir::Model;
+use onnx_lint::ir::{Graph, Model, OpNode};
 use onnx_lint::lint::{self, Findings, LoadOptions};
 use onnx_lint::passes::{explicit_broadcast, fold_expand};
 use onnx_lint::render::{self, FileReport};
@@ -22,6 +22,7 @@ use onnx_lint::write::{self, WriteOptions};
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -246,13 +247,29 @@ fn node_inputs(model: &Model, shapes: Vec<GraphShapes>, found: &[Diagnostic]) ->
             (g.path.as_str(), values)
         })
         .collect();
+    // Each graph's nodes by label (the name findings give them: the node's name, `#i` for the i-th
+    // node when it has none; the first of a name), made only for graphs that have a finding at
+    // a node: looking each finding's node up by a scan would be quadratic on a capped list of a
+    // million-node graph.
     let graphs = model.graphs();
+    let mut nodes: HashMap<&str, (&Graph, HashMap<Cow<str>, &OpNode>)> = HashMap::new();
+    for d in found.iter().filter(|d| d.node.is_some()) {
+        if nodes.contains_key(d.graph.as_str()) {
+            continue;
+        }
+        if let Some(g) = graphs.iter().find(|g| g.path == d.graph) {
+            let mut by_name = HashMap::new();
+            for (_, op) in g.ops_in_order() {
+                by_name.entry(op.label()).or_insert(op);
+            }
+            nodes.insert(d.graph.as_str(), (g, by_name));
+        }
+    }
     found
         .iter()
         .map(|d| {
-            let node = d.node.as_deref()?;
-            let graph = graphs.iter().find(|g| g.path == d.graph)?;
-            let (_, op) = graph.ops_in_order().find(|(_, op)| op.name() == node)?;
+            let (graph, by_name) = nodes.get(d.graph.as_str())?;
+            let op = by_name.get(d.node.as_deref()?)?;
             let values = by_graph.get(d.graph.as_str());
             Some(
                 graph

@@ -324,3 +324,17 @@ def test_onnx_is_not_imported_for_paths_and_bytes():
         "assert 'onnx' not in sys.modules and 'google.protobuf' not in sys.modules, sorted(sys.modules)"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+def test_inputs_of_an_unnamed_node_and_of_an_undefined_value():
+    g = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["a"]), helper.make_node("Add", ["a", "q"], ["y"])],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+    )
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    (d,) = onnx_lint.check(m).errors
+    # Unnamed nodes are named by position, as in the command's output.
+    assert (d.code, d.node) == ("G001", "#1")
+    assert d.inputs == [("a", [2, 3]), ("q", None)]
