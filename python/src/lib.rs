@@ -174,9 +174,9 @@ impl Fail {
             Fail::Load(e) => load_error(&e, path),
             // The Python side turns this into `ModelHasErrors` carrying the report.
             Fail::Refused(c) => ModelRefused::new_err(Report::from(c)),
-            Fail::Pass(why) => PyValueError::new_err(format!(
-                "cannot make the broadcasts explicit: {why}"
-            )),
+            Fail::Pass(why) => {
+                PyValueError::new_err(format!("cannot make the broadcasts explicit: {why}"))
+            }
             Fail::Write(e) => PyOSError::new_err(shorten(format!("{e:#}"))),
         }
     }
@@ -226,7 +226,11 @@ struct Checked {
 /// The inputs of the node of each finding that names one: looked up by graph path and node name in
 /// the IR, their shapes in what inference kept (run again, keeping them, if the load did not: a
 /// clean model never pays for it).
-fn node_inputs(model: &Model, shapes: Vec<GraphShapes>, found: &[Diagnostic]) -> Vec<Option<Inputs>> {
+fn node_inputs(
+    model: &Model,
+    shapes: Vec<GraphShapes>,
+    found: &[Diagnostic],
+) -> Vec<Option<Inputs>> {
     if !found.iter().any(|d| d.node.is_some()) {
         return vec![None; found.len()];
     }
