@@ -338,3 +338,25 @@ def test_inputs_of_an_unnamed_node_and_of_an_undefined_value():
     # Unnamed nodes are named by position, as in the command's output.
     assert (d.code, d.node) == ("G001", "#1")
     assert d.inputs == [("a", [2, 3]), ("q", None)]
+
+
+def test_readme_python_example_runs_and_says_what_it_prints(tmp_path, monkeypatch):
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("### Python") :]
+    block = section[section.index("```python\n") + 10 :]
+    block = block[: block.index("```")]
+    code = block.replace("/tmp/explicit.onnx", str(tmp_path / "explicit.onnx"))
+    monkeypatch.chdir(ROOT)
+    scope: dict = {}
+    exec(compile(code, "README.md", "exec"), scope)
+    assert (tmp_path / "explicit.onnx").exists()
+    # Each `expression  # shown` line whose comment is a repr: the repr is what Python shows.
+    checked = 0
+    for line in code.splitlines():
+        m = re.match(r"^([A-Za-z_][^#=]*?)\s+#\s+(.*)$", line)
+        if m and not m.group(1).startswith(("import", "assert", "onnx_lint.")):
+            expr, shown = m.groups()
+            if shown.startswith(("<", "(", "[", "ValueShape", "False", "True")):
+                assert repr(eval(expr, scope)) == shown, line
+                checked += 1
+    assert checked >= 5
