@@ -6,7 +6,7 @@
 #
 # ONNX_LINT_PY_PROFILE=dev builds the extension without optimisation (faster to build while
 # iterating; the tests are then slower). The Rust build goes to target/python unless CARGO_TARGET_DIR
-# says otherwise, so it does not invalidate the root crate's build in target/.
+# says otherwise: a cold release build takes about 5 minutes on 2 cores, a warm one seconds.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
