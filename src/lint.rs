@@ -12,7 +12,7 @@
 //! caller that only wants the findings drops the model as soon as it has them.
 
 use crate::diagnostics::{Diagnostic, MAX_PER_CODE_AND_GRAPH, cap};
-use crate::file::decode::{decode_bytes, decode_file_split};
+use crate::file::decode::{decode_bytes_split, decode_file_split};
 use crate::file::{Origin, read};
 use crate::ir::{Model, NodeBatch};
 use crate::shape::infer::{GraphShapes, Inference, infer_with};
@@ -80,8 +80,8 @@ pub fn from_bytes_with(
     origin: Origin,
     opts: &LoadOptions,
 ) -> Result<(Model, Findings)> {
-    let header = decode_bytes(bytes.clone())?;
-    let (model, built) = Model::build(header, None, bytes, origin);
+    let d = decode_bytes_split::<NodeBatch>(&bytes)?;
+    let (model, built) = Model::build(d.model, d.main_nodes, bytes, origin);
     let findings = run(&model, built, opts);
     Ok((model, findings))
 }

@@ -70,6 +70,10 @@ fn child(msg: Msg, field: u32) -> Option<Msg> {
     })
 }
 
+/// The bytes of the placeholder a payload left in the source is replaced by: its length prefix (one
+/// byte), the nonce, the offset and the length.
+const PLACEHOLDER_LEN: u64 = 1 + 16 + 8 + 8;
+
 /// `TensorProto.raw_data`.
 const RAW_DATA: u32 = 9;
 
@@ -81,6 +85,11 @@ struct Walker<R> {
     pos: u64,
     file_len: u64,
     nonce: [u8; 16],
+    /// `raw_data` payloads longer than this are left in the source and restored as slices of it:
+    /// [`SKIP_ABOVE`] for a file (what is left is never paged in), [`PLACEHOLDER_LEN`] for bytes in
+    /// memory (already resident: a slice costs nothing, so only payloads shorter than their
+    /// placeholder are copied).
+    raw_left_above: u64,
     /// The main graph's node records, in order, left out of the compact copy: a graph of a million
     /// nodes is decoded from them on two threads, straight into the IR's form. A record of at most
     /// [`SKIP_ABOVE`] bytes (it cannot hold a payload the walker would skip) is read later from the
@@ -237,7 +246,7 @@ impl<R: BufRead + Seek> Walker<R> {
                             self.big_nodes = big;
                             walked?;
                         }
-                    } else if msg == Msg::Tensor && field == RAW_DATA && n > SKIP_ABOVE {
+                    } else if msg == Msg::Tensor && field == RAW_DATA && n > self.raw_left_above {
                         out.extend_from_slice(tag);
                         out.push(32);
                         out.extend_from_slice(&self.nonce);
@@ -366,9 +375,30 @@ pub fn decode_bytes(bytes: Bytes) -> Result<ModelProto> {
 
 /// [`decode_file`], with the main graph's nodes apart, in sinks of type `B` (see [`Decoded`]).
 pub fn decode_file_split<B: NodeSink>(file: &std::fs::File, map: &Bytes) -> Result<Decoded<B>> {
+    decode_split(BufReader::with_capacity(64 * 1024, file), map, SKIP_ABOVE)
+}
+
+/// [`decode_bytes`], with the main graph's nodes apart as [`decode_file_split`] gives them: a graph
+/// of many nodes held in memory (standard input, bytes from a caller) is decoded as compactly as
+/// one in a file.
+pub fn decode_bytes_split<B: NodeSink>(bytes: &Bytes) -> Result<Decoded<B>> {
+    if bytes.is_empty() {
+        bail!("file is empty (0 bytes): not an ONNX model");
+    }
+    decode_split(std::io::Cursor::new(&bytes[..]), bytes, PLACEHOLDER_LEN)
+}
+
+/// Walks the model read by `r` (whose full content is `map`), then decodes the compact copy and the
+/// main graph's nodes.
+fn decode_split<B: NodeSink, R: BufRead + Seek>(
+    r: R,
+    map: &Bytes,
+    raw_left_above: u64,
+) -> Result<Decoded<B>> {
     let len = map.len() as u64;
     let mut w = Walker {
-        r: BufReader::with_capacity(64 * 1024, file),
+        r,
+        raw_left_above,
         pos: 0,
         file_len: len,
         nonce: nonce(),
