@@ -4,6 +4,7 @@
 use super::{EXIT_FINDINGS, EXIT_UNLOADABLE, load_or_say, refuse_if_errors, write_out};
 use crate::passes::explicit_broadcast::{self, Options};
 use crate::render;
+use crate::shape::dim::ShapeText;
 use std::fmt::Write;
 use std::path::PathBuf;
 
@@ -19,7 +20,25 @@ pub(super) fn expand(
     if let Some(status) = refuse_if_errors(&found, &model) {
         return status;
     }
-    let outcome = match explicit_broadcast::run(&m, &found.shapes, opts) {
+    // The report's lines are written as the pass makes each insertion, into one buffer printed once
+    // the pass has succeeded (a refused model reports the refusal only). A million-node model makes a
+    // million lines: as text they take a third of the memory the insertions took as records.
+    let mut report = String::new();
+    let mut made = 0usize;
+    let mut line = |i: explicit_broadcast::Made<'_>| {
+        made += 1;
+        let _ = writeln!(
+            report,
+            "expand: graph {}, node '{}' ({}), input {}: {} -> {}",
+            render::escaped(i.graph),
+            render::escaped(i.node),
+            render::escaped(i.op_type),
+            i.slot,
+            ShapeText(i.from.as_deref()),
+            ShapeText(i.to.as_deref())
+        );
+    };
+    let outcome = match explicit_broadcast::run_reporting(&m, &found.shapes, opts, &mut line) {
         Ok(o) => o,
         Err(why) => {
             eprintln!(
@@ -29,20 +48,6 @@ pub(super) fn expand(
             return EXIT_FINDINGS;
         }
     };
-    // One write for the whole report: a million-node model makes a million lines.
-    let mut report = String::new();
-    for i in &outcome.insertions {
-        let _ = writeln!(
-            report,
-            "expand: graph {}, node '{}' ({}), input {}: {} -> {}",
-            render::escape(&i.graph),
-            render::escape(&i.node),
-            render::escape(&i.op_type),
-            i.slot,
-            i.from,
-            i.to
-        );
-    }
     for (list, how) in [
         (&outcome.kept, "left implicit"),
         (&outcome.required, "left implicit as the operator requires"),
@@ -71,10 +76,7 @@ pub(super) fn expand(
         .iter()
         .map(|g| g.inserted_nodes())
         .sum();
-    eprintln!(
-        "expand: {} implicit broadcasts made explicit ({inserted} nodes inserted)",
-        outcome.insertions.len()
-    );
+    eprintln!("expand: {made} implicit broadcasts made explicit ({inserted} nodes inserted)");
     if !outcome.kept.is_empty() {
         eprintln!(
             "expand: {} left implicit so that onnxruntime computes the same bits (--force-explicit makes them explicit)",
@@ -90,10 +92,7 @@ pub(super) fn expand(
     // What the report said is freed before the output is made: on large graphs each holds a line
     // or a node per broadcast.
     drop(report);
-    let explicit_broadcast::Outcome {
-        patch, insertions, ..
-    } = outcome;
-    drop(insertions);
+    let explicit_broadcast::Outcome { patch, .. } = outcome;
     // The shapes were for the pass; the output is made from the source bytes and the edit.
     drop(found);
     write_out(&m, &patch.into_edit(), &output, write)

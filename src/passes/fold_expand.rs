@@ -42,7 +42,6 @@ use crate::ir::{Graph, Model, NodeId, NodeKind, OpNode, Slot, ValueId, opset_dom
 use crate::shape::broadcast::{multidirectional, unidirectional};
 use crate::shape::dim::{Dim, Shape, format_shape};
 use crate::shape::infer::GraphShapes;
-use crate::shape::value::ValueInfo;
 use petgraph::visit::{EdgeRef, IntoEdgeReferences};
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -135,7 +134,7 @@ type Readers = Vec<(NodeId, Slot)>;
 
 struct GraphFolder<'a> {
     g: &'a Graph,
-    infos: Option<&'a Vec<(String, Option<ValueInfo>)>>,
+    infos: Option<&'a GraphShapes>,
     opset: i64,
     patch: GraphPatch,
     /// The graph's outputs (a function body's too): never removed.
@@ -152,7 +151,7 @@ struct GraphFolder<'a> {
 }
 
 impl<'a> GraphFolder<'a> {
-    fn new(g: &'a Graph, infos: Option<&'a Vec<(String, Option<ValueInfo>)>>, opset: i64) -> Self {
+    fn new(g: &'a Graph, infos: Option<&'a GraphShapes>, opset: i64) -> Self {
         let mut readers: HashMap<ValueId, Readers> = HashMap::new();
         for e in (&g.dag).edge_references() {
             readers
@@ -186,7 +185,7 @@ impl<'a> GraphFolder<'a> {
 
     fn shape_of(&self, name: &str) -> Shape {
         let id = self.g.lookup(name)?;
-        self.infos?.get(id.index())?.1.as_ref()?.shape.clone()
+        self.infos?.info(id.index())?.shape.clone()
     }
 
     /// The node's inputs as the folds so far leave them.
@@ -297,7 +296,7 @@ impl<'a> GraphFolder<'a> {
         for (reader, after, slots) in rewired {
             let index = self.g.op(reader).map(|o| o.index()).unwrap_or_default();
             for &k in &slots {
-                self.patch.rewire.insert((index, k), x.to_owned());
+                self.patch.rewire(index, k, x.to_owned());
             }
             self.inputs.insert(reader, after);
         }

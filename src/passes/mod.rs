@@ -9,22 +9,18 @@
 pub mod explicit_broadcast;
 pub mod fold_expand;
 
-use crate::file::wire::{Action, Edit, write_len_record};
+use crate::file::wire::{Action, Edit, LEN, write_len_record, write_varint};
 use crate::ir::{Graph, Model, WirePath};
 use crate::proto::{NodeProto, TensorProto, ValueInfoProto};
 use crate::shape::infer::GraphShapes;
-use crate::shape::value::ValueInfo;
 use prost::Message;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
 
 /// What inference knows of each graph's values (in value-id order), by graph path.
-pub(crate) type ShapesByPath<'m> = HashMap<&'m str, &'m Vec<(String, Option<ValueInfo>)>>;
+pub(crate) type ShapesByPath<'m> = HashMap<&'m str, &'m GraphShapes>;
 
 pub(crate) fn shapes_by_path(shapes: &[GraphShapes]) -> ShapesByPath<'_> {
-    shapes
-        .iter()
-        .map(|g| (g.path.as_str(), &g.values))
-        .collect()
+    shapes.iter().map(|g| (g.path.as_str(), g)).collect()
 }
 
 /// Every graph of `model` (main graph, subgraphs, function bodies), parents first, with the index of
@@ -47,14 +43,16 @@ pub struct GraphPatch {
     pub wire: WirePath,
     /// Field number of the node list in the graph's message (1 in GraphProto, 7 in FunctionProto).
     pub node_field: u32,
-    /// New nodes to insert just before the node at this source position, in order, as the records
-    /// of the graph's node field (encoded as they are made: a rewrite of a million nodes would
-    /// otherwise hold two million `NodeProto`s).
-    pub insert_before: BTreeMap<usize, Vec<u8>>,
+    /// New nodes to insert just before the node at a source position, in order, as the records of
+    /// the graph's node field: (position, records), sorted by position. Encoded as they are made (a
+    /// rewrite of a million nodes would otherwise hold two million `NodeProto`s), in a sorted vector
+    /// rather than a map because passes make them in source order (each one an append) and a map's
+    /// nodes cost more than the records they point to.
+    insert_before: Vec<(usize, Vec<u8>)>,
     /// How many nodes `insert_before` holds.
     inserted: usize,
-    /// (node position, input slot) -> the value name that input now reads.
-    pub rewire: BTreeMap<(usize, usize), String>,
+    /// ((node position, input slot), the value name that input now reads), sorted, as `insert_before`.
+    rewire: Vec<((usize, usize), String)>,
     /// Initializers appended to the graph (a GraphProto; function bodies use Constant nodes instead).
     pub initializers: Vec<TensorProto>,
     /// Graph inputs appended (models of IR version < 4 list every initializer as an input too).
@@ -97,9 +95,46 @@ impl GraphPatch {
     /// Queues `node` to be inserted before the node at source position `at`, after those queued there
     /// already.
     pub fn insert(&mut self, at: usize, node: &NodeProto) {
-        let bytes = self.insert_before.entry(at).or_default();
-        write_len_record(bytes, self.node_field, &node.encode_to_vec());
+        let i = match self.insert_before.last() {
+            Some((last, _)) if *last == at => self.insert_before.len() - 1,
+            Some((last, _)) if *last > at => {
+                match self.insert_before.binary_search_by_key(&at, |(k, _)| *k) {
+                    Ok(i) => i,
+                    Err(i) => {
+                        self.insert_before.insert(i, (at, Vec::new()));
+                        i
+                    }
+                }
+            }
+            _ => {
+                self.insert_before.push((at, Vec::new()));
+                self.insert_before.len() - 1
+            }
+        };
+        let bytes = &mut self.insert_before[i].1;
+        let len = node.encoded_len();
+        // Room for exactly this record (tag and length take at most 15 bytes): these buffers are
+        // most of a large rewrite's memory, and growth by doubling would waste a third of it.
+        bytes.reserve_exact(len + 15);
+        write_varint(bytes, (u64::from(self.node_field) << 3) | u64::from(LEN));
+        write_varint(bytes, len as u64);
+        // Encoding into a vector with room reserved cannot fail.
+        let _ = node.encode(bytes);
         self.inserted += 1;
+    }
+
+    /// Makes input `slot` of the node at source position `at` read the value `name` (the last call
+    /// for one input wins).
+    pub fn rewire(&mut self, at: usize, slot: usize, name: String) {
+        let key = (at, slot);
+        match self.rewire.last() {
+            Some((last, _)) if *last < key => self.rewire.push((key, name)),
+            None => self.rewire.push((key, name)),
+            _ => match self.rewire.binary_search_by_key(&key, |(k, _)| *k) {
+                Ok(i) => self.rewire[i].1 = name,
+                Err(i) => self.rewire.insert(i, (key, name)),
+            },
+        }
     }
 
     pub fn removed_nodes(&self) -> usize {
@@ -149,17 +184,19 @@ impl Patch {
             // Node by node in source order, so that the edit is built by appends (see `Edit`).
             let mut touched: Vec<usize> = gp
                 .insert_before
-                .keys()
-                .copied()
-                .chain(gp.rewire.keys().map(|&(i, _)| i))
+                .iter()
+                .map(|(i, _)| *i)
+                .chain(gp.rewire.iter().map(|((i, _), _)| *i))
                 .chain(gp.drop_attributes.iter().map(|&(i, _)| i))
                 .chain(gp.remove_nodes.iter().copied())
                 .collect();
             touched.sort_unstable();
             touched.dedup();
+            let mut inserts = std::mem::take(&mut gp.insert_before).into_iter().peekable();
+            let mut rewire_at = 0;
             for index in touched {
                 let rec = edit.at(gp.node_field, index);
-                if let Some(bytes) = gp.insert_before.remove(&index) {
+                if let Some((_, bytes)) = inserts.next_if(|(i, _)| *i == index) {
                     rec.before = bytes;
                 }
                 if gp.remove_nodes.contains(&index) {
@@ -167,14 +204,29 @@ impl Patch {
                     rec.action = Action::Replace(Vec::new());
                     continue;
                 }
-                let rewires = gp.rewire.range((index, 0)..=(index, usize::MAX));
+                // `rewire` is sorted by position as `touched` is: this node's are the next ones.
+                while gp
+                    .rewire
+                    .get(rewire_at)
+                    .is_some_and(|((i, _), _)| *i < index)
+                {
+                    rewire_at += 1;
+                }
+                let mine = gp.rewire[rewire_at..]
+                    .iter()
+                    .take_while(|((i, _), _)| *i == index)
+                    .count();
+                let rewires = gp.rewire[rewire_at..rewire_at + mine]
+                    .iter()
+                    .map(|((_, slot), name)| (slot, name));
+                rewire_at += mine;
                 let drops = gp.drop_attributes.range((index, 0)..=(index, usize::MAX));
                 let (mut rewires, mut drops) = (rewires.peekable(), drops.peekable());
                 if rewires.peek().is_none() && drops.peek().is_none() {
                     continue;
                 }
                 let node = edit.child(gp.node_field, index);
-                for (&(_, slot), name) in rewires {
+                for (&slot, name) in rewires {
                     let mut record = Vec::new();
                     write_len_record(&mut record, INPUT_FIELD, name.as_bytes());
                     node.at(INPUT_FIELD, slot).action = Action::Replace(record);
