@@ -4,9 +4,29 @@
 use super::{EXIT_FINDINGS, EXIT_UNLOADABLE, load_or_say, refuse_if_errors, write_out};
 use crate::passes::explicit_broadcast::{self, Options};
 use crate::render;
-use crate::shape::dim::ShapeText;
+use crate::shape::dim::{Shape, ShapeText};
 use std::fmt::Write;
 use std::path::PathBuf;
+
+/// Size of a piece of the report.
+const REPORT_PIECE: usize = 1 << 20;
+
+/// A shape and its text, kept while the next shape is the same.
+#[derive(Default)]
+struct ShapeCache {
+    shape: Option<Shape>,
+    text: String,
+}
+
+impl ShapeCache {
+    fn text(&mut self, shape: &Shape) -> &str {
+        if self.shape.as_ref() != Some(shape) {
+            self.text = ShapeText(shape.as_deref()).to_string();
+            self.shape = Some(shape.clone());
+        }
+        &self.text
+    }
+}
 
 pub(super) fn expand(
     model: PathBuf,
@@ -23,19 +43,28 @@ pub(super) fn expand(
     // The report's lines are written as the pass makes each insertion, into one buffer printed once
     // the pass has succeeded (a refused model reports the refusal only). A million-node model makes a
     // million lines: as text they take a third of the memory the insertions took as records.
-    let mut report = String::new();
+    // In pieces of about a megabyte: one string grown by doubling would be copied over and over.
+    let mut report: Vec<String> = Vec::new();
     let mut made = 0usize;
+    // The last shapes written, as text: the lines of a large graph repeat a few shapes.
+    let (mut from, mut to) = (ShapeCache::default(), ShapeCache::default());
     let mut line = |i: explicit_broadcast::Made<'_>| {
         made += 1;
+        if report.last().is_none_or(|p| p.len() >= REPORT_PIECE) {
+            report.push(String::with_capacity(REPORT_PIECE + 4096));
+        }
+        let Some(piece) = report.last_mut() else {
+            return;
+        };
         let _ = writeln!(
-            report,
+            piece,
             "expand: graph {}, node '{}' ({}), input {}: {} -> {}",
             render::escaped(i.graph),
             render::escaped(i.node),
             render::escaped(i.op_type),
             i.slot,
-            ShapeText(i.from.as_deref()),
-            ShapeText(i.to.as_deref())
+            from.text(i.from),
+            to.text(i.to)
         );
     };
     let outcome = match explicit_broadcast::run_reporting(&m, &found.shapes, opts, &mut line) {
@@ -48,13 +77,14 @@ pub(super) fn expand(
             return EXIT_FINDINGS;
         }
     };
+    let mut rest = String::new();
     for (list, how) in [
         (&outcome.kept, "left implicit"),
         (&outcome.required, "left implicit as the operator requires"),
     ] {
         for k in list {
             let _ = writeln!(
-                report,
+                rest,
                 "expand: {how}: graph {}, node '{}' ({}), input {} ({} -> {}): {}",
                 render::escape(&k.graph),
                 render::escape(&k.node),
@@ -67,9 +97,12 @@ pub(super) fn expand(
         }
     }
     for why in &outcome.left {
-        let _ = writeln!(report, "warning: left implicit: {}", render::escape(why));
+        let _ = writeln!(rest, "warning: left implicit: {}", render::escape(why));
     }
-    eprint!("{report}");
+    report.push(rest);
+    for piece in &report {
+        eprint!("{piece}");
+    }
     let inserted: usize = outcome
         .patch
         .graphs

@@ -44,14 +44,16 @@ pub struct GraphPatch {
     /// Field number of the node list in the graph's message (1 in GraphProto, 7 in FunctionProto).
     pub node_field: u32,
     /// New nodes to insert just before the node at a source position, in order, as the records of
-    /// the graph's node field: (position, records), sorted by position. Encoded as they are made (a
-    /// rewrite of a million nodes would otherwise hold two million `NodeProto`s), in a sorted vector
-    /// rather than a map because passes make them in source order (each one an append) and a map's
-    /// nodes cost more than the records they point to.
+    /// the graph's node field: (position, records), in the order they were queued (sorted when the
+    /// edit is made). Encoded as they are made (a rewrite of a million nodes would otherwise hold two
+    /// million `NodeProto`s), in a vector rather than a map because a map's nodes cost more than the
+    /// records they point to; `expand` makes them in source order, so one position's records are one
+    /// entry.
     insert_before: Vec<(usize, Vec<u8>)>,
     /// How many nodes `insert_before` holds.
     inserted: usize,
-    /// ((node position, input slot), the value name that input now reads), sorted, as `insert_before`.
+    /// ((node position, input slot), the value name that input now reads), in the order they were
+    /// made (`fold` makes them backwards): sorted when the edit is made, the last for an input wins.
     rewire: Vec<((usize, usize), String)>,
     /// Initializers appended to the graph (a GraphProto; function bodies use Constant nodes instead).
     pub initializers: Vec<TensorProto>,
@@ -88,6 +90,14 @@ impl GraphPatch {
             && self.remove_value_info.is_empty()
     }
 
+    /// Makes room for insertions before, and rewires of, `nodes` nodes. Room only: memory the
+    /// allocator hands out is not touched until it is used, and a vector grown by doubling instead
+    /// copies itself over and over (a tenth of a million-node rewrite's time).
+    pub fn reserve(&mut self, nodes: usize) {
+        self.insert_before.reserve(nodes);
+        self.rewire.reserve(nodes);
+    }
+
     pub fn inserted_nodes(&self) -> usize {
         self.inserted
     }
@@ -95,23 +105,16 @@ impl GraphPatch {
     /// Queues `node` to be inserted before the node at source position `at`, after those queued there
     /// already.
     pub fn insert(&mut self, at: usize, node: &NodeProto) {
-        let i = match self.insert_before.last() {
-            Some((last, _)) if *last == at => self.insert_before.len() - 1,
-            Some((last, _)) if *last > at => {
-                match self.insert_before.binary_search_by_key(&at, |(k, _)| *k) {
-                    Ok(i) => i,
-                    Err(i) => {
-                        self.insert_before.insert(i, (at, Vec::new()));
-                        i
-                    }
-                }
-            }
-            _ => {
-                self.insert_before.push((at, Vec::new()));
-                self.insert_before.len() - 1
-            }
+        if self
+            .insert_before
+            .last()
+            .is_none_or(|(last, _)| *last != at)
+        {
+            self.insert_before.push((at, Vec::new()));
+        }
+        let Some((_, bytes)) = self.insert_before.last_mut() else {
+            return;
         };
-        let bytes = &mut self.insert_before[i].1;
         let len = node.encoded_len();
         // Room for exactly this record (tag and length take at most 15 bytes): these buffers are
         // most of a large rewrite's memory, and growth by doubling would waste a third of it.
@@ -126,15 +129,31 @@ impl GraphPatch {
     /// Makes input `slot` of the node at source position `at` read the value `name` (the last call
     /// for one input wins).
     pub fn rewire(&mut self, at: usize, slot: usize, name: String) {
-        let key = (at, slot);
-        match self.rewire.last() {
-            Some((last, _)) if *last < key => self.rewire.push((key, name)),
-            None => self.rewire.push((key, name)),
-            _ => match self.rewire.binary_search_by_key(&key, |(k, _)| *k) {
-                Ok(i) => self.rewire[i].1 = name,
-                Err(i) => self.rewire.insert(i, (key, name)),
-            },
+        self.rewire.push(((at, slot), name));
+    }
+
+    /// Sorts `insert_before` and `rewire` by position: one entry per position (its records in the
+    /// order queued) and per input (the last rewire).
+    fn sort(&mut self) {
+        // Stable sorts: entries of one key stay in the order they were made.
+        self.insert_before.sort_by_key(|(at, _)| *at);
+        let mut merged: Vec<(usize, Vec<u8>)> = Vec::with_capacity(self.insert_before.len());
+        for (at, bytes) in self.insert_before.drain(..) {
+            match merged.last_mut() {
+                Some((last, b)) if *last == at => b.extend_from_slice(&bytes),
+                _ => merged.push((at, bytes)),
+            }
         }
+        self.insert_before = merged;
+        self.rewire.sort_by_key(|(k, _)| *k);
+        let mut last: Vec<((usize, usize), String)> = Vec::with_capacity(self.rewire.len());
+        for (k, name) in self.rewire.drain(..) {
+            match last.last_mut() {
+                Some((lk, n)) if *lk == k => *n = name,
+                _ => last.push((k, name)),
+            }
+        }
+        self.rewire = last;
     }
 
     pub fn removed_nodes(&self) -> usize {
@@ -177,6 +196,7 @@ impl Patch {
     pub fn into_edit(self) -> Edit {
         let mut root = Edit::default();
         for mut gp in self.graphs.into_iter().filter(|g| !g.is_empty()) {
+            gp.sort();
             let mut edit = &mut root;
             for &(field, occurrence) in &gp.wire {
                 edit = edit.child(field, occurrence);
@@ -259,46 +279,109 @@ impl Patch {
 
 /// Hands out names no graph of the model uses yet (values and nodes share one pool, so a new node
 /// and its output may carry the same name).
+///
+/// Every name a pass gives carries a mark (`could_clash`: `/expand_in` or the `onnx_lint_shape_`
+/// prefix), and so does every `base_k` made from a marked base: only the model's names that carry the
+/// mark can clash, and only those are indexed. A table of all the names of a million-node model cost
+/// ~70 MB and a tenth of `expand`'s time; a model has few marked names (none unless already expanded).
 pub struct Names<'m> {
-    /// Every name the model uses, borrowed from it: a copy of each would double the names' memory.
+    model: &'m Model,
+    could_clash: fn(&str) -> bool,
+    /// The model's names that could clash with a name handed out, borrowed from it.
     existing: hashbrown::HashSet<&'m str>,
-    /// Names handed out by [`Names::fresh`].
-    new: hashbrown::HashSet<String>,
+    /// Every name of the model, made only if a base without the mark is asked for.
+    all: Option<hashbrown::HashSet<&'m str>>,
+    /// Names handed out by [`Names::fresh`], one after the other in one string (not a string each:
+    /// a rewrite of a million nodes hands out two million), indexed by `new`: (start, end) in `text`.
+    text: String,
+    new: hashbrown::HashTable<(u32, u32)>,
+    hasher: hashbrown::DefaultHashBuilder,
 }
 
 impl<'m> Names<'m> {
-    pub fn of(model: &'m Model) -> Self {
-        let mut existing = hashbrown::HashSet::new();
-        for g in model.graphs() {
-            // Every input and output name is a value's, or one that did not resolve.
-            existing.extend(g.values.iter().map(|v| &*v.name));
-            existing.extend(g.unresolved.values().map(|n| &**n));
-            for &id in &g.ops {
-                if let Some(op) = g.op(id) {
-                    existing.insert(op.name());
-                }
-            }
-            existing.extend(g.declared_values().map(|v| v.name()));
-        }
+    /// The names of `model`; `could_clash` is true of every name the pass will ask for (else it
+    /// still works, by indexing every name of the model the first time).
+    pub fn of(model: &'m Model, could_clash: fn(&str) -> bool) -> Self {
         Names {
-            existing,
-            new: hashbrown::HashSet::new(),
+            model,
+            could_clash,
+            existing: Self::model_names(model, could_clash),
+            all: None,
+            text: String::new(),
+            new: hashbrown::HashTable::new(),
+            hasher: hashbrown::DefaultHashBuilder::default(),
         }
     }
 
-    fn taken(&self, name: &str) -> bool {
-        self.existing.contains(name) || self.new.contains(name)
+    /// The names `model` uses for which `keep` is true.
+    fn model_names(model: &'m Model, keep: fn(&str) -> bool) -> hashbrown::HashSet<&'m str> {
+        let mut existing = hashbrown::HashSet::new();
+        for g in model.graphs() {
+            // Every input and output name is a value's, or one that did not resolve.
+            existing.extend(g.values.iter().map(|v| &*v.name).filter(|n| keep(n)));
+            existing.extend(g.unresolved.values().map(|n| &**n).filter(|n| keep(n)));
+            for &id in &g.ops {
+                if let Some(op) = g.op(id)
+                    && keep(op.name())
+                {
+                    existing.insert(op.name());
+                }
+            }
+            existing.extend(g.declared_values().map(|v| v.name()).filter(|n| keep(n)));
+        }
+        existing
+    }
+
+    fn hash(&self, name: &str) -> u64 {
+        use std::hash::BuildHasher;
+        self.hasher.hash_one(name)
+    }
+
+    fn in_model(&mut self, name: &str) -> bool {
+        if (self.could_clash)(name) {
+            return self.existing.contains(name);
+        }
+        let model = self.model;
+        self.all
+            .get_or_insert_with(|| Self::model_names(model, |_| true))
+            .contains(name)
+    }
+
+    /// Takes `name` if it is free: the model does not use it and it was not handed out.
+    fn take(&mut self, name: &str) -> bool {
+        if self.in_model(name) {
+            return false;
+        }
+        let h = self.hash(name);
+        let (text, hasher) = (&self.text, &self.hasher);
+        // One probe finds the name or the slot it goes to.
+        let slot = self.new.entry(
+            h,
+            |&(s, e)| text.get(s as usize..e as usize) == Some(name),
+            |&(s, e)| {
+                use std::hash::BuildHasher;
+                hasher.hash_one(text.get(s as usize..e as usize).unwrap_or(""))
+            },
+        );
+        let hashbrown::hash_table::Entry::Vacant(slot) = slot else {
+            return false;
+        };
+        // Names of a model under protobuf's 2 GiB: offsets fit in 32 bits.
+        let start = u32::try_from(self.text.len()).unwrap_or(u32::MAX);
+        let end = u32::try_from(self.text.len() + name.len()).unwrap_or(u32::MAX);
+        slot.insert((start, end));
+        self.text.push_str(name);
+        true
     }
 
     /// `base`, or `base_1`, `base_2`... whichever is free; it is then taken.
     pub fn fresh(&mut self, base: &str) -> String {
         let mut name = base.to_owned();
         let mut k = 0;
-        while self.taken(&name) {
+        while !self.take(&name) {
             k += 1;
             name = format!("{base}_{k}");
         }
-        self.new.insert(name.clone());
         name
     }
 }

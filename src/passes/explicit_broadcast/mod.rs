@@ -159,7 +159,9 @@ pub fn run_reporting(
     opts: &Options,
     made: &mut dyn FnMut(Made<'_>),
 ) -> Result<Outcome, String> {
-    let mut names = Names::of(model);
+    let mut names = Names::of(model, |n| {
+        n.contains(NAME_MARK) || n.starts_with(SHAPE_PREFIX)
+    });
     let mut out = Outcome::default();
     let shapes = super::shapes_by_path(shapes);
     let graphs = super::all_graphs(model);
@@ -182,6 +184,7 @@ pub fn run_reporting(
             made: &mut *made,
             opts,
         };
+        rw.patch.reserve(g.ops.len());
         for &id in &g.ops {
             let Some(op) = g.op(id) else { continue };
             if opset_domain(op.domain()) == "com.microsoft" {
