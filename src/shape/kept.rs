@@ -46,10 +46,10 @@ impl GraphShapes {
 
     /// Sets what is known of value `i` (nothing happens past the end).
     pub fn set(&mut self, i: usize, info: Option<ValueInfo>) {
-        let t = info.map_or(0, |v| self.intern(v));
-        if let Some(slot) = self.types.get_mut(i) {
-            *slot = t;
+        if i >= self.types.len() {
+            return;
         }
+        self.types[i] = info.map_or(0, |v| self.intern(v));
     }
 
     /// The number of values.
