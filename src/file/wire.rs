@@ -464,7 +464,7 @@ impl Joined<'_> {
                 }
                 Ok(())
             }
-            Piece::Bytes(b) if b.is_empty() => Ok(()),
+            Piece::Bytes([]) => Ok(()),
             Piece::Bytes(b) => {
                 self.flush()?;
                 (self.f)(Piece::Bytes(b))
