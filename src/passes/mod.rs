@@ -11,7 +11,7 @@ pub mod fold_expand;
 
 use crate::file::wire::{Action, Edit, LEN, write_len_record, write_varint};
 use crate::ir::{Graph, Model, WirePath};
-use crate::proto::{NodeProto, TensorProto, ValueInfoProto};
+use crate::proto::{AttributeProto, NodeProto, TensorProto, ValueInfoProto};
 use crate::shape::infer::GraphShapes;
 use prost::Message;
 use std::collections::{BTreeSet, HashMap};
@@ -126,6 +126,65 @@ impl GraphPatch {
         self.inserted += 1;
     }
 
+    /// [`GraphPatch::insert`] of the node `name` (`op_type`, default domain) reading `inputs` and
+    /// writing `outputs`, encoded straight from these strings: the same bytes as encoding its
+    /// `NodeProto` (fields in field-number order, as prost writes them), without the six strings and
+    /// two vectors a `NodeProto` is built of, for each of a million inserted nodes.
+    pub fn insert_node(
+        &mut self,
+        at: usize,
+        op_type: &str,
+        name: &str,
+        inputs: &[&str],
+        outputs: &[&str],
+        attributes: &[AttributeProto],
+    ) {
+        /// NodeProto's fields: input, output, name, op_type, attribute (numbers below 16: one-byte tags).
+        const INPUT: u8 = 1;
+        const OUTPUT: u8 = 2;
+        const NAME: u8 = 3;
+        const OP_TYPE: u8 = 4;
+        const ATTRIBUTE: u8 = 5;
+        let field = |len: usize| 1 + varint_len(len as u64) + len;
+        let strings = inputs.iter().chain(outputs).map(|s| field(s.len()));
+        let attrs = attributes.iter().map(|a| field(a.encoded_len()));
+        let len: usize =
+            strings.chain(attrs).sum::<usize>() + field(name.len()) + field(op_type.len());
+        if self
+            .insert_before
+            .last()
+            .is_none_or(|(last, _)| *last != at)
+        {
+            self.insert_before.push((at, Vec::new()));
+        }
+        let Some((_, bytes)) = self.insert_before.last_mut() else {
+            return;
+        };
+        bytes.reserve_exact(len + 15);
+        write_varint(bytes, (u64::from(self.node_field) << 3) | u64::from(LEN));
+        write_varint(bytes, len as u64);
+        let put = |bytes: &mut Vec<u8>, f: u8, s: &[u8]| {
+            bytes.push((f << 3) | LEN);
+            write_varint(bytes, s.len() as u64);
+            bytes.extend_from_slice(s);
+        };
+        for s in inputs {
+            put(bytes, INPUT, s.as_bytes());
+        }
+        for s in outputs {
+            put(bytes, OUTPUT, s.as_bytes());
+        }
+        put(bytes, NAME, name.as_bytes());
+        put(bytes, OP_TYPE, op_type.as_bytes());
+        for a in attributes {
+            bytes.push((ATTRIBUTE << 3) | LEN);
+            write_varint(bytes, a.encoded_len() as u64);
+            // Encoding into a vector with room reserved cannot fail.
+            let _ = a.encode(bytes);
+        }
+        self.inserted += 1;
+    }
+
     /// Makes input `slot` of the node at source position `at` read the value `name` (the last call
     /// for one input wins).
     pub fn rewire(&mut self, at: usize, slot: usize, name: String) {
@@ -159,6 +218,11 @@ impl GraphPatch {
     pub fn removed_nodes(&self) -> usize {
         self.remove_nodes.len()
     }
+}
+
+/// Bytes of `value` as a varint.
+fn varint_len(value: u64) -> usize {
+    (64 - (value | 1).leading_zeros()).div_ceil(7) as usize
 }
 
 /// The changes a pass proposes, graph by graph.

@@ -432,13 +432,14 @@ impl GraphRewriter<'_, '_> {
                 continue;
             };
             let name = self.names.fresh(&base);
-            let expand = node(
+            self.patch.insert_node(
+                op.index(),
                 "Expand",
-                name.clone(),
-                vec![input.to_owned(), target],
-                vec![name.clone()],
+                &name,
+                &[input, &target],
+                &[&name],
+                &[],
             );
-            self.insert(op.index(), expand);
             self.patch.rewire(op.index(), slot, name);
             (self.made)(Made {
                 graph: &self.g.path,

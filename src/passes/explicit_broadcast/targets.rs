@@ -286,14 +286,8 @@ impl GraphRewriter<'_, '_> {
         attribute: Vec<AttributeProto>,
     ) -> String {
         let name = self.names.fresh(&format!("{base}/shape"));
-        let mut n = node(
-            "Shape",
-            name.clone(),
-            vec![of.to_owned()],
-            vec![name.clone()],
-        );
-        n.attribute = attribute;
-        self.insert(at, n);
+        self.patch
+            .insert_node(at, "Shape", &name, &[of], &[&name], &attribute);
         name
     }
 }
