@@ -449,3 +449,82 @@ impl<'m> Names<'m> {
         name
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn patch() -> GraphPatch {
+        GraphPatch {
+            node_field: 1,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_node_encoded_from_its_strings_is_the_bytes_of_its_node_proto() {
+        let start = AttributeProto {
+            name: Some("start".into()),
+            r#type: Some(crate::proto::attribute_proto::AttributeType::Int as i32),
+            i: Some(-2),
+            ..Default::default()
+        };
+        let long = "a".repeat(200);
+        for (inputs, attributes) in [
+            (vec!["x", "onnx_lint_shape_2x3"], vec![]),
+            (vec![long.as_str()], vec![start.clone()]),
+            (vec![""], vec![start.clone(), start.clone()]),
+        ] {
+            let proto = NodeProto {
+                op_type: Some("Expand".into()),
+                name: Some("n/expand_in1".into()),
+                input: inputs.iter().map(|s| s.to_string()).collect(),
+                output: vec!["n/expand_in1".into()],
+                attribute: attributes.clone(),
+                ..Default::default()
+            };
+            let (mut a, mut b) = (patch(), patch());
+            a.insert(3, &proto);
+            b.insert_node(
+                3,
+                "Expand",
+                "n/expand_in1",
+                &inputs,
+                &["n/expand_in1"],
+                &attributes,
+            );
+            assert_eq!(a, b);
+        }
+    }
+
+    #[test]
+    fn edits_made_out_of_order_are_sorted_and_the_last_rewire_of_an_input_wins() {
+        let node = |name: &str| NodeProto {
+            op_type: Some("Shape".into()),
+            name: Some(name.into()),
+            ..Default::default()
+        };
+        let mut p = patch();
+        p.path = "main".into();
+        p.insert(5, &node("a"));
+        p.insert(2, &node("b"));
+        p.insert(5, &node("c"));
+        p.rewire(7, 1, "late".into());
+        p.rewire(3, 0, "first".into());
+        p.rewire(7, 1, "last".into());
+        let mut q = patch();
+        q.path = "main".into();
+        q.insert(2, &node("b"));
+        q.insert(5, &node("a"));
+        q.insert(5, &node("c"));
+        q.rewire(3, 0, "first".into());
+        q.rewire(7, 1, "last".into());
+        p.sort();
+        q.sort();
+        assert_eq!(p.insert_before, q.insert_before);
+        assert_eq!(p.rewire, q.rewire);
+        assert_eq!(p.rewire.len(), 2);
+        let both = |p: GraphPatch| Patch { graphs: vec![p] }.into_edit();
+        assert_eq!(both(p), both(q));
+    }
+}
