@@ -11,21 +11,28 @@
 #                      --wait-load L, ...]
 #   --regen      regenerate the selected input models even if they exist
 #   --no-build   do not run cargo build --release (use the binary as it is)
+#   --corpus real  instead: the real corpus of the conformance harness (48 models), onnx-lint check and
+#                shapes against onnx's and onnxruntime's shape inference (bench/corpus.py; takes
+#                --rounds, --only, --bin; the PyPI models come from the harness's cache)
 # Inputs (--only takes these names or globs, comma-separated): bert_base, bert_base_ext, bert_base_x4,
-# synthetic_10k, synthetic_100k, synthetic_1M. bert_base_x4 (1.74 GB) needs about 4 GB of free disk (the
+# synthetic_10k, synthetic_100k, synthetic_1M, synthetic_100k_expanded, synthetic_1M_expanded (`expand` of
+# the synthetic model by the binary benchmarked; its output is the same bytes whatever the build). bert_base_x4 (1.74 GB) needs about 4 GB of free disk (the
 # model, and the expand/cp outputs while they run) and about 6 GB of memory to generate; it is skipped with
 # a message if there is less.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out="$root/bench/out"
 
-regen=0 build=1 only="" pass=()
+corpus="" regen=0 build=1 only="" pass=() bin="$root/target/release/onnx-lint"
 while [ $# -gt 0 ]; do
   case "$1" in
     --regen) regen=1 ;;
+    --corpus) corpus="$2"; shift ;;
     --no-build) build=0 ;;
     --only) only="$2"; pass+=("$1" "$2"); shift ;;
     --only=*) only="${1#--only=}"; pass+=("$1") ;;
+    --bin) bin="$2"; pass+=("$1" "$2"); shift ;;
+    --bin=*) bin="${1#--bin=}"; pass+=("$1") ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) pass+=("$1") ;;
   esac
@@ -38,6 +45,10 @@ if [ "$build" = 1 ]; then
 fi
 py=$("$root/tools/venv.sh")
 mkdir -p "$out"
+if [ -n "$corpus" ]; then
+  [ "$corpus" = real ] || { echo "run.sh: --corpus: only 'real' is known" >&2; exit 2; }
+  exec "$py" "$root/bench/corpus.py" --python "$py" "${pass[@]}"
+fi
 
 selected() {  # is input $1 selected by --only?
   [ -z "$only" ] && return 0
@@ -61,6 +72,8 @@ inputs=(
   "synthetic_10k|synthetic_10k.onnx|bench/make_synthetic.py --nodes 10k|1|1"
   "synthetic_100k|synthetic_100k.onnx|bench/make_synthetic.py --nodes 100k|1|1"
   "synthetic_1M|synthetic_1M.onnx|bench/make_synthetic.py --nodes 1M|1|2"
+  "synthetic_100k_expanded|synthetic_100k_expanded.onnx|expand synthetic_100k|1|1"
+  "synthetic_1M_expanded|synthetic_1M_expanded.onnx|expand synthetic_1M|1|2"
 )
 for entry in "${inputs[@]}"; do
   IFS='|' read -r name files gen disk_gb mem_gb <<<"$entry"
@@ -77,8 +90,15 @@ for entry in "${inputs[@]}"; do
     continue
   fi
   echo "== generating $name: $gen" >&2
-  # shellcheck disable=SC2086
-  (cd "$root" && "$py" $gen -o "$out/${files%% *}") >&2
+  case "$gen" in
+    expand\ *)  # `expand` of another input, made by the binary
+      src="$out/${gen#expand }.onnx"
+      [ -e "$src" ] || (cd "$root" && "$py" bench/make_synthetic.py --nodes "${gen#expand synthetic_}" -o "$src") >&2
+      "$bin" expand "$src" -o "$out/${files%% *}" --no-fsync 2>/dev/null ;;
+    *)
+      # shellcheck disable=SC2086
+      (cd "$root" && "$py" $gen -o "$out/${files%% *}") >&2 ;;
+  esac
 done
 
 exec "$py" "$root/bench/bench.py" --python "$py" "${pass[@]}"

@@ -24,7 +24,6 @@ use crate::ir::{Graph, Model, NodeId, NodeKind, Slot};
 use crate::lint::Findings;
 use crate::passes::explicit_broadcast::{self, Inserted};
 use crate::shape::dim::format_shape;
-use crate::shape::value::ValueInfo;
 use petgraph::dot::{Config, Dot};
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::{EdgeRef, IntoEdgeReferences};
@@ -229,7 +228,7 @@ struct Builder<'a> {
     /// Clusters directly in the main graph.
     top: Vec<usize>,
     ops: usize,
-    shapes: HashMap<&'a str, &'a [(String, Option<ValueInfo>)]>,
+    shapes: HashMap<&'a str, &'a crate::shape::infer::GraphShapes>,
 }
 
 impl<'a> Builder<'a> {
@@ -237,8 +236,7 @@ impl<'a> Builder<'a> {
         let info = self
             .shapes
             .get(g.path.as_str())
-            .and_then(|v| v.get(value.index()))
-            .and_then(|(_, i)| i.as_ref());
+            .and_then(|v| v.info(value.index()));
         let ty = info
             .and_then(|i| i.elem)
             .map(elem_type_name)
@@ -570,11 +568,7 @@ pub fn draw(model: &Model, found: &Findings, opts: &Options) -> Result<Picture, 
         clusters: Vec::new(),
         top: Vec::new(),
         ops: 0,
-        shapes: found
-            .shapes
-            .iter()
-            .map(|s| (s.path.as_str(), s.values.as_slice()))
-            .collect(),
+        shapes: found.shapes.iter().map(|s| (s.path.as_str(), s)).collect(),
     };
     b.graph(g, None)?;
     let pic = b.pic;

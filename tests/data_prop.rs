@@ -159,11 +159,10 @@ fn load(
 fn shape_of(m: &Loaded, name: &str) -> String {
     let g = m.shapes.iter().find(|g| g.path == "main").expect("main");
     let info = g
-        .values
         .iter()
-        .find(|(n, _)| n == name)
+        .find(|(n, _)| *n == name)
         .unwrap_or_else(|| panic!("no value {name}"));
-    format_shape(&info.1.as_ref().and_then(|i| i.shape.clone()))
+    format_shape(&info.1.and_then(|i| i.shape.clone()))
 }
 
 /// `F.interpolate(scale_factor=2)` after a stride-32 backbone: Resize with scales from a `Constant`

@@ -243,10 +243,10 @@ fn node_inputs(
         .iter()
         .map(|g| {
             let mut values = HashMap::new();
-            for (name, info) in &g.values {
+            for (name, info) in g.iter() {
                 values
-                    .entry(name.as_str())
-                    .or_insert_with(|| info.as_ref().and_then(|i| py_shape(&i.shape)));
+                    .entry(name)
+                    .or_insert_with(|| info.and_then(|i| py_shape(&i.shape)));
             }
             (g.path.as_str(), values)
         })
@@ -426,13 +426,12 @@ fn shapes(
         let (_, found) = source.load(&LoadOptions { keep_shapes: true })?;
         let mut out = Vec::new();
         for g in found.shapes {
-            for (name, info) in g.values {
+            for (name, info) in g.iter() {
                 let elem = info
-                    .as_ref()
                     .and_then(|i| i.elem)
                     .map(onnx_lint::ir::tensor::elem_type_name);
-                let shape = info.as_ref().and_then(|i| py_shape(&i.shape));
-                out.push((g.path.clone(), name, elem, shape));
+                let shape = info.and_then(|i| py_shape(&i.shape));
+                out.push((g.path.clone(), name.to_owned(), elem, shape));
             }
         }
         Ok::<_, anyhow::Error>(out)

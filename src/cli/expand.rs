@@ -4,8 +4,29 @@
 use super::{EXIT_FINDINGS, EXIT_UNLOADABLE, load_or_say, refuse_if_errors, write_out};
 use crate::passes::explicit_broadcast::{self, Options};
 use crate::render;
+use crate::shape::dim::{Shape, ShapeText};
 use std::fmt::Write;
 use std::path::PathBuf;
+
+/// Size of a piece of the report.
+const REPORT_PIECE: usize = 1 << 20;
+
+/// A shape and its text, kept while the next shape is the same.
+#[derive(Default)]
+struct ShapeCache {
+    shape: Option<Shape>,
+    text: String,
+}
+
+impl ShapeCache {
+    fn text(&mut self, shape: &Shape) -> &str {
+        if self.shape.as_ref() != Some(shape) {
+            self.text = ShapeText(shape.as_deref()).to_string();
+            self.shape = Some(shape.clone());
+        }
+        &self.text
+    }
+}
 
 pub(super) fn expand(
     model: PathBuf,
@@ -20,7 +41,34 @@ pub(super) fn expand(
     if let Some(status) = refuse_if_errors(&found, &model, color) {
         return status;
     }
-    let outcome = match explicit_broadcast::run(&m, &found.shapes, opts) {
+    // The report's lines are written as the pass makes each insertion, into one buffer printed once
+    // the pass has succeeded (a refused model reports the refusal only). A million-node model makes a
+    // million lines: as text they take a third of the memory the insertions took as records.
+    // In pieces of about a megabyte: one string grown by doubling would be copied over and over.
+    let mut report: Vec<String> = Vec::new();
+    let mut made = 0usize;
+    // The last shapes written, as text: the lines of a large graph repeat a few shapes.
+    let (mut from, mut to) = (ShapeCache::default(), ShapeCache::default());
+    let mut line = |i: explicit_broadcast::Made<'_>| {
+        made += 1;
+        if report.last().is_none_or(|p| p.len() >= REPORT_PIECE) {
+            report.push(String::with_capacity(REPORT_PIECE + 4096));
+        }
+        let Some(piece) = report.last_mut() else {
+            return;
+        };
+        let _ = writeln!(
+            piece,
+            "expand: graph {}, node '{}' ({}), input {}: {} -> {}",
+            render::escaped(i.graph),
+            render::escaped(i.node),
+            render::escaped(i.op_type),
+            i.slot,
+            from.text(i.from),
+            to.text(i.to)
+        );
+    };
+    let outcome = match explicit_broadcast::run_reporting(&m, &found.shapes, opts, &mut line) {
         Ok(o) => o,
         Err(why) => {
             eprintln!(
@@ -30,27 +78,14 @@ pub(super) fn expand(
             return EXIT_FINDINGS;
         }
     };
-    // One write for the whole report: a million-node model makes a million lines.
-    let mut report = String::new();
-    for i in &outcome.insertions {
-        let _ = writeln!(
-            report,
-            "expand: graph {}, node '{}' ({}), input {}: {} -> {}",
-            render::escape(&i.graph),
-            render::escape(&i.node),
-            render::escape(&i.op_type),
-            i.slot,
-            i.from,
-            i.to
-        );
-    }
+    let mut rest = String::new();
     for (list, how) in [
         (&outcome.kept, "left implicit"),
         (&outcome.required, "left implicit as the operator requires"),
     ] {
         for k in list {
             let _ = writeln!(
-                report,
+                rest,
                 "expand: {how}: graph {}, node '{}' ({}), input {} ({} -> {}): {}",
                 render::escape(&k.graph),
                 render::escape(&k.node),
@@ -63,19 +98,19 @@ pub(super) fn expand(
         }
     }
     for why in &outcome.left {
-        let _ = writeln!(report, "warning: left implicit: {}", render::escape(why));
+        let _ = writeln!(rest, "warning: left implicit: {}", render::escape(why));
     }
-    eprint!("{report}");
+    report.push(rest);
+    for piece in &report {
+        eprint!("{piece}");
+    }
     let inserted: usize = outcome
         .patch
         .graphs
         .iter()
         .map(|g| g.inserted_nodes())
         .sum();
-    eprintln!(
-        "expand: {} implicit broadcasts made explicit ({inserted} nodes inserted)",
-        outcome.insertions.len()
-    );
+    eprintln!("expand: {made} implicit broadcasts made explicit ({inserted} nodes inserted)");
     if !outcome.kept.is_empty() {
         eprintln!(
             "expand: {} left implicit so that onnxruntime computes the same bits (--force-explicit makes them explicit)",
@@ -91,10 +126,7 @@ pub(super) fn expand(
     // What the report said is freed before the output is made: on large graphs each holds a line
     // or a node per broadcast.
     drop(report);
-    let explicit_broadcast::Outcome {
-        patch, insertions, ..
-    } = outcome;
-    drop(insertions);
+    let explicit_broadcast::Outcome { patch, .. } = outcome;
     // The shapes were for the pass; the output is made from the source bytes and the edit.
     drop(found);
     write_out(&m, &patch.into_edit(), &output, write)

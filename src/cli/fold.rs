@@ -7,6 +7,9 @@ use crate::render;
 use std::fmt::Write;
 use std::path::PathBuf;
 
+/// Size of a piece of the report.
+const REPORT_PIECE: usize = 1 << 20;
+
 pub(super) fn fold(
     model: PathBuf,
     output: PathBuf,
@@ -19,25 +22,35 @@ pub(super) fn fold(
     if let Some(status) = refuse_if_errors(&found, &model, color) {
         return status;
     }
-    let outcome = fold_expand::run(&m, &found.shapes);
-    // One write for the whole report: a large model makes many lines.
-    let mut report = String::new();
-    for r in &outcome.removals {
+    // The report's lines are written as the pass makes each removal, in pieces of about a megabyte
+    // (one string grown by doubling would be copied over and over), and printed at the end.
+    let mut report: Vec<String> = Vec::new();
+    let mut removals = 0usize;
+    let mut line = |r: fold_expand::Removal| {
+        removals += 1;
+        if report.last().is_none_or(|p| p.len() >= REPORT_PIECE) {
+            report.push(String::with_capacity(REPORT_PIECE + 4096));
+        }
+        let Some(piece) = report.last_mut() else {
+            return;
+        };
         let _ = writeln!(
-            report,
+            piece,
             "fold: graph {}, node '{}' ({}): removed, {} read '{}' {} directly (broadcast to {} anyway)",
-            render::escape(&r.graph),
-            render::escape(&r.node),
-            render::escape(&r.op_type),
-            render::escape(&r.readers.join(", ")),
-            render::escape(&r.input),
+            render::escaped(&r.graph),
+            render::escaped(&r.node),
+            render::escaped(&r.op_type),
+            render::escaped(&r.readers.join(", ")),
+            render::escaped(&r.input),
             r.from,
             r.to
         );
-    }
+    };
+    let outcome = fold_expand::run_reporting(&m, &found.shapes, &mut line);
+    let mut rest = String::new();
     for d in &outcome.dead {
         let _ = writeln!(
-            report,
+            rest,
             "fold: graph {}, node '{}' ({}): removed, only removed nodes read its outputs",
             render::escape(&d.graph),
             render::escape(&d.node),
@@ -46,20 +59,24 @@ pub(super) fn fold(
     }
     for (graph, name) in &outcome.initializers {
         let _ = writeln!(
-            report,
+            rest,
             "fold: graph {}, initializer '{}': removed, only removed nodes read it",
             render::escape(graph),
             render::escape(name)
         );
     }
     for why in &outcome.left {
-        let _ = writeln!(report, "left: {}", render::escape(why));
+        let _ = writeln!(rest, "left: {}", render::escape(why));
     }
-    eprint!("{report}");
+    report.push(rest);
+    for piece in &report {
+        eprint!("{piece}");
+    }
+    drop(report);
     let removed: usize = outcome.patch.graphs.iter().map(|g| g.removed_nodes()).sum();
     eprintln!(
         "fold: {} redundant broadcasts removed ({removed} nodes, {} initializers removed), {} left",
-        outcome.removals.len(),
+        removals,
         outcome.initializers.len(),
         outcome.left.len()
     );

@@ -2,15 +2,30 @@
 
 use super::{EXIT_OK, EXIT_UNLOADABLE, ShapesFormat, load_or_say};
 use crate::render;
+use std::io::Write;
 
 pub(super) fn shapes(model: &std::path::Path, format: ShapesFormat) -> u8 {
-    let Some((_, found)) = load_or_say(model) else {
+    let Some((m, found)) = load_or_say(model) else {
         return EXIT_UNLOADABLE;
     };
-    let out = match format {
-        ShapesFormat::Text => render::shapes_text(&found.shapes),
-        ShapesFormat::Json => render::shapes_json(&found.shapes),
-    };
-    print!("{out}");
-    EXIT_OK
+    // The listing needs the shapes only.
+    drop(m);
+    // Written value by value as it is made: never the whole listing in memory.
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let written = match format {
+        ShapesFormat::Text => render::write_shapes_text(&mut out, &found.shapes),
+        ShapesFormat::Json => render::write_shapes_json(&mut out, &found.shapes),
+    }
+    .and_then(|()| out.flush());
+    match written {
+        Ok(()) => EXIT_OK,
+        // Standard output is gone or full: say so (unless the reader just stopped reading, as
+        // `head` does) and exit 2, as `check` does.
+        Err(e) => {
+            if e.kind() != std::io::ErrorKind::BrokenPipe {
+                eprintln!("error: cannot write the listing: {e}");
+            }
+            EXIT_UNLOADABLE
+        }
+    }
 }

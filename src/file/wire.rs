@@ -284,14 +284,33 @@ pub enum Chunk<'e> {
     Made(Range<usize>),
 }
 
-/// An output message as chunks, with its total length known before anything is written. The bytes
-/// of the edit are borrowed, not copied: a rewrite of a million nodes would otherwise hold its new
-/// nodes twice.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// An output message, with its total length known before anything is written: either a list of
+/// chunks, or (what [`splice`] makes) the source range and the edit, with the length of every edited
+/// sub-message measured beforehand, walked again as it is written. The bytes of the edit are
+/// borrowed, not copied, and a rewrite of a million nodes is no longer held as a list of millions of
+/// chunks (~250 MB) between the edit and the output file.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Spliced<'e> {
     pub chunks: Vec<Chunk<'e>>,
     pub made: Vec<u8>,
     pub len: u64,
+    /// When set, the output is this edit of this range of the source, after `chunks`.
+    walk: Option<Walk<'e>>,
+}
+
+/// An edit applied to a message as it is written (see [`Spliced`]).
+#[derive(Clone, Debug, PartialEq)]
+struct Walk<'e> {
+    range: Range<usize>,
+    edit: &'e Edit,
+    /// The new payload length of every edited sub-message, in the order the walk meets them.
+    lens: Vec<u64>,
+}
+
+/// What the walk hands the writer: a span of the source, or bytes.
+enum Piece<'a> {
+    Source(Range<usize>),
+    Bytes(&'a [u8]),
 }
 
 impl<'e> Spliced<'e> {
@@ -309,6 +328,7 @@ impl<'e> Spliced<'e> {
         self.chunks.push(Chunk::Source(r));
     }
 
+    #[cfg(test)]
     fn push_edit(&mut self, bytes: &'e [u8]) {
         if bytes.is_empty() {
             return;
@@ -319,6 +339,9 @@ impl<'e> Spliced<'e> {
 
     /// True when the output is exactly the source span `whole`.
     pub fn is_identity(&self, whole: &Range<usize>) -> bool {
+        if self.walk.is_some() {
+            return false;
+        }
         match self.chunks.as_slice() {
             [] => whole.is_empty(),
             [Chunk::Source(r)] => r == whole,
@@ -326,22 +349,35 @@ impl<'e> Spliced<'e> {
         }
     }
 
-    /// The bytes of chunk `c`, `src` being the source the spans are of. Source spans are records
-    /// found in `src` and made ranges were cut from `made`, so both are in bounds.
-    fn bytes<'s>(&'s self, c: &'s Chunk<'e>, src: &'s [u8]) -> &'s [u8] {
-        match c {
-            Chunk::Source(r) => src.get(r.clone()).unwrap_or_default(),
-            Chunk::Edit(b) => b,
-            Chunk::Made(r) => self.made.get(r.clone()).unwrap_or_default(),
+    /// Hands every piece of the output to `f` in order, adjacent source spans joined into one.
+    fn pieces(
+        &self,
+        src: &[u8],
+        f: &mut dyn FnMut(Piece<'_>) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        let mut joined = Joined { pending: None, f };
+        for c in &self.chunks {
+            match c {
+                Chunk::Source(r) => joined.piece(Piece::Source(r.clone()))?,
+                Chunk::Edit(b) => joined.piece(Piece::Bytes(b))?,
+                Chunk::Made(r) => {
+                    joined.piece(Piece::Bytes(self.made.get(r.clone()).unwrap_or_default()))?
+                }
+            }
         }
+        if let Some(w) = &self.walk {
+            let mut lens = w.lens.iter().copied();
+            emit(src, w.range.clone(), w.edit, &mut lens, &mut joined)?;
+        }
+        joined.flush()
     }
 
     /// Streams the output to `w`.
     pub fn write_to(&self, src: &[u8], w: &mut impl Write) -> std::io::Result<()> {
-        for c in &self.chunks {
-            w.write_all(self.bytes(c, src))?;
-        }
-        Ok(())
+        self.pieces(src, &mut |p| match p {
+            Piece::Source(r) => w.write_all(src.get(r).unwrap_or_default()),
+            Piece::Bytes(b) => w.write_all(b),
+        })
     }
 
     /// Streams the output to the file behind `w` (from its start), copying large source spans from
@@ -370,9 +406,9 @@ impl<'e> Spliced<'e> {
             }
             Ok::<_, std::io::Error>(())
         };
-        for c in &self.chunks {
-            match c {
-                Chunk::Source(r) if r.len() > FILE_COPY_ABOVE => {
+        self.pieces(src, &mut |p| {
+            match p {
+                Piece::Source(r) if r.len() > FILE_COPY_ABOVE => {
                     w.flush()?;
                     let (mut at, end) = (r.start as u64, r.end as u64);
                     while at < end {
@@ -383,15 +419,18 @@ impl<'e> Spliced<'e> {
                         hand_over(w, written)?;
                     }
                 }
-                _ => {
-                    let bytes = self.bytes(c, src);
+                p => {
+                    let bytes = match p {
+                        Piece::Source(r) => src.get(r).unwrap_or_default(),
+                        Piece::Bytes(b) => b,
+                    };
                     w.write_all(bytes)?;
                     written += bytes.len() as u64;
                     hand_over(w, written)?;
                 }
             }
-        }
-        Ok(())
+            Ok(())
+        })
     }
 
     /// The output as one buffer (for small models and tests).
@@ -400,6 +439,44 @@ impl<'e> Spliced<'e> {
         // Writing into a vector cannot fail.
         let _ = self.write_to(src, &mut out);
         out
+    }
+}
+
+/// Joins adjacent source spans before handing them on: records left as they were are met one by
+/// one, and a long run of them is one copy (a kernel copy when it is large).
+struct Joined<'f> {
+    pending: Option<Range<usize>>,
+    f: &'f mut dyn FnMut(Piece<'_>) -> std::io::Result<()>,
+}
+
+impl Joined<'_> {
+    fn piece(&mut self, p: Piece<'_>) -> std::io::Result<()> {
+        match p {
+            Piece::Source(r) if r.is_empty() => Ok(()),
+            Piece::Source(r) => {
+                match &mut self.pending {
+                    Some(last) if last.end == r.start => last.end = r.end,
+                    pending => {
+                        if let Some(last) = pending.replace(r) {
+                            (self.f)(Piece::Source(last))?;
+                        }
+                    }
+                }
+                Ok(())
+            }
+            Piece::Bytes([]) => Ok(()),
+            Piece::Bytes(b) => {
+                self.flush()?;
+                (self.f)(Piece::Bytes(b))
+            }
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self.pending.take() {
+            Some(r) => (self.f)(Piece::Source(r)),
+            None => Ok(()),
+        }
     }
 }
 
@@ -475,48 +552,96 @@ fn shrank() -> std::io::Error {
 }
 
 /// Applies `edit` to the message `src[range]`. Records without an edit are copied as they are.
+/// Measures the output (and checks that the edit fits the message); the bytes are made as they are
+/// written.
 pub fn splice<'e>(
     src: &[u8],
     range: Range<usize>,
     edit: &'e Edit,
 ) -> Result<Spliced<'e>, WireError> {
     let mut out = Spliced::default();
-    splice_into(src, range, edit, &mut out)?;
+    if edit.is_empty() {
+        out.push_source(range);
+        return Ok(out);
+    }
+    let mut lens = Vec::new();
+    out.len = measure(src, range.clone(), edit, &mut lens)?;
+    out.walk = Some(Walk { range, edit, lens });
     Ok(out)
 }
 
-fn splice_into<'e>(
+/// Writes `value` as a varint into `buf` at `at` (which has room for 10 bytes); returns the end.
+fn put_varint(buf: &mut [u8; 20], mut at: usize, mut value: u64) -> usize {
+    while value >= 0x80 {
+        buf[at] = (value as u8) | 0x80;
+        value >>= 7;
+        at += 1;
+    }
+    buf[at] = value as u8;
+    at + 1
+}
+
+/// Bytes of `value` as a varint.
+fn varint_len(value: u64) -> u64 {
+    u64::from((64 - (value | 1).leading_zeros()).div_ceil(7))
+}
+
+/// Visits the records of the message `src[range]` with the edit of each (if any), in order.
+fn each_record<E: From<WireError>>(
     src: &[u8],
     range: Range<usize>,
-    edit: &'e Edit,
-    out: &mut Spliced<'e>,
-) -> Result<(), WireError> {
-    if edit.is_empty() {
-        out.push_source(range);
-        return Ok(());
-    }
-    // Records seen so far of each field: a message has a handful of fields.
-    let mut seen: Vec<(u32, usize)> = Vec::new();
+    edit: &Edit,
+    mut visit: impl FnMut(Record, usize, Option<&RecordEdit>) -> Result<(), E>,
+) -> Result<(), E> {
+    // Per field met so far: (field, records seen, where its next edit may be in `edit.records`).
+    // A message has a handful of fields, and each field's edits are met in order.
+    let mut seen: Vec<(u32, usize, usize)> = Vec::new();
     for rec in records(src, range) {
         let rec = rec?;
-        let occurrence = match seen.iter_mut().find(|(f, _)| *f == rec.field) {
-            Some((_, n)) => {
-                *n += 1;
-                *n - 1
-            }
+        let i = match seen.iter().position(|(f, _, _)| *f == rec.field) {
+            Some(i) => i,
             None => {
-                seen.push((rec.field, 1));
-                0
+                seen.push((rec.field, 0, 0));
+                seen.len() - 1
             }
         };
-        let Some(re) = edit.get(rec.field, occurrence) else {
-            out.push_source(rec.span);
-            continue;
+        let (_, count, hint) = &mut seen[i];
+        let occurrence = *count;
+        *count += 1;
+        let key = (rec.field, occurrence);
+        let found = match edit.records.get(*hint) {
+            Some((k, _)) if *k == key => Some(*hint),
+            _ => edit.records.binary_search_by(|(k, _)| k.cmp(&key)).ok(),
         };
-        out.push_edit(&re.before);
+        if let Some(at) = found {
+            *hint = at + 1;
+        }
+        visit(rec, occurrence, found.map(|at| &edit.records[at].1))?;
+    }
+    Ok(())
+}
+
+/// The length of the message `src[range]` with `edit` applied; pushes the new payload length of each
+/// edited sub-message on `lens`, in the order [`emit`] meets them.
+fn measure(
+    src: &[u8],
+    range: Range<usize>,
+    edit: &Edit,
+    lens: &mut Vec<u64>,
+) -> Result<u64, WireError> {
+    if edit.is_empty() {
+        return Ok(range.len() as u64);
+    }
+    let mut len = 0u64;
+    each_record(src, range, edit, |rec, occurrence, re| {
+        let Some(re) = re else {
+            len += rec.span.len() as u64;
+            return Ok(());
+        };
+        len += re.before.len() as u64;
         match &re.action {
-            Action::Keep => out.push_source(rec.span),
-            Action::Replace(bytes) => out.push_edit(bytes),
+            Action::Keep => len += rec.span.len() as u64,
+            Action::Replace(bytes) => len += bytes.len() as u64,
             Action::Edit(child) => {
                 if rec.wire_type != LEN {
                     return Err(WireError::NotLengthDelimited {
@@ -524,22 +649,60 @@ fn splice_into<'e>(
                         occurrence,
                     });
                 }
-                // The head (tag, new length) goes before the payload, whose length is known once it
-                // is spliced: its chunk is reserved, then filled.
-                let head = out.chunks.len();
-                out.chunks.push(Chunk::Made(0..0));
-                let before = out.len;
-                splice_into(src, rec.payload.clone(), child, out)?;
-                let start = out.made.len();
-                write_varint(&mut out.made, (u64::from(rec.field) << 3) | u64::from(LEN));
-                write_varint(&mut out.made, out.len - before);
-                out.len += (out.made.len() - start) as u64;
-                out.chunks[head] = Chunk::Made(start..out.made.len());
+                let slot = lens.len();
+                lens.push(0);
+                let inner = measure(src, rec.payload.clone(), child, lens)?;
+                lens[slot] = inner;
+                let tag = (u64::from(rec.field) << 3) | u64::from(LEN);
+                len += varint_len(tag) + varint_len(inner) + inner;
             }
         }
+        Ok(())
+    })?;
+    Ok(len + edit.append.len() as u64)
+}
+
+/// Hands the message `src[range]` with `edit` applied to `out`, piece by piece; `lens` are the
+/// lengths [`measure`] found.
+fn emit(
+    src: &[u8],
+    range: Range<usize>,
+    edit: &Edit,
+    lens: &mut impl Iterator<Item = u64>,
+    out: &mut Joined<'_>,
+) -> std::io::Result<()> {
+    if edit.is_empty() {
+        return out.piece(Piece::Source(range));
     }
-    out.push_edit(&edit.append);
-    Ok(())
+    each_record(src, range, edit, |rec, _, re| {
+        let Some(re) = re else {
+            return out.piece(Piece::Source(rec.span));
+        };
+        out.piece(Piece::Bytes(&re.before))?;
+        match &re.action {
+            Action::Keep => out.piece(Piece::Source(rec.span)),
+            Action::Replace(bytes) => out.piece(Piece::Bytes(bytes)),
+            Action::Edit(child) => {
+                // `measure` went through the same records and checked them.
+                let inner = lens.next().ok_or_else(|| {
+                    std::io::Error::other("the edit changed between measuring and writing")
+                })?;
+                // Tag and length: two varints of at most 10 bytes, made on the stack.
+                let mut head = [0u8; 20];
+                let n = put_varint(&mut head, 0, (u64::from(rec.field) << 3) | u64::from(LEN));
+                let n = put_varint(&mut head, n, inner);
+                out.piece(Piece::Bytes(&head[..n]))?;
+                emit(src, rec.payload.clone(), child, lens, out)
+            }
+        }
+    })?;
+    out.piece(Piece::Bytes(&edit.append))
+}
+
+impl From<WireError> for std::io::Error {
+    fn from(e: WireError) -> Self {
+        std::io::Error::other(e)
+    }
 }
 
 #[cfg(test)]

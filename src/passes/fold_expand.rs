@@ -42,9 +42,8 @@ use crate::ir::{Graph, Model, NodeId, NodeKind, OpNode, Slot, ValueId, opset_dom
 use crate::shape::broadcast::{multidirectional, unidirectional};
 use crate::shape::dim::{Dim, Shape, format_shape};
 use crate::shape::infer::GraphShapes;
-use crate::shape::value::ValueInfo;
-use petgraph::visit::{EdgeRef, IntoEdgeReferences};
-use std::collections::{BTreeSet, HashMap, HashSet};
+use petgraph::visit::EdgeRef;
+use std::collections::{HashMap, HashSet};
 
 /// First opset version of the default domain that has Expand; below it `Reshape` + `Tile` stand in.
 const EXPAND_SINCE: i64 = 8;
@@ -114,13 +113,27 @@ pub struct Outcome {
 /// Runs the pass over every graph of `model` (subgraphs and function bodies included), whose inferred
 /// shapes are `shapes` (a lint run's, kept).
 pub fn run(model: &Model, shapes: &[GraphShapes]) -> Outcome {
+    let mut removals = Vec::new();
+    let mut out = run_reporting(model, shapes, &mut |r| removals.push(r));
+    out.removals = removals;
+    out
+}
+
+/// [`run`], handing each removal to `removed` as it is made instead of listing it in
+/// [`Outcome::removals`] (left empty): `fold` writes its report line at once, where a list of a
+/// million removals took more memory than the model.
+pub fn run_reporting(
+    model: &Model,
+    shapes: &[GraphShapes],
+    removed: &mut dyn FnMut(Removal),
+) -> Outcome {
     let mut out = Outcome::default();
     let shapes = super::shapes_by_path(shapes);
     let graphs = super::all_graphs(model);
     for (g, function) in graphs {
         let opset = model.opset_imports(function).get("").copied().unwrap_or(0);
         let mut f = GraphFolder::new(g, shapes.get(g.path.as_str()).copied(), opset);
-        f.fold_all(&mut out);
+        f.fold_all(&mut *removed);
         f.remove_dead(&mut out);
         let patch = f.finish(&mut out);
         if !patch.is_empty() {
@@ -130,21 +143,43 @@ pub fn run(model: &Model, shapes: &[GraphShapes]) -> Outcome {
     out
 }
 
+/// A flag per node index.
+struct Removed(Vec<bool>);
+
+impl Removed {
+    fn contains(&self, id: NodeId) -> bool {
+        self.0.get(id.index()).copied().unwrap_or(false)
+    }
+
+    fn insert(&mut self, id: NodeId) {
+        if let Some(f) = self.0.get_mut(id.index()) {
+            *f = true;
+        }
+    }
+}
+
 /// Who reads a value: (reading node, slot).
 type Readers = Vec<(NodeId, Slot)>;
 
 struct GraphFolder<'a> {
     g: &'a Graph,
-    infos: Option<&'a Vec<(String, Option<ValueInfo>)>>,
+    infos: Option<&'a GraphShapes>,
     opset: i64,
     patch: GraphPatch,
     /// The graph's outputs (a function body's too): never removed.
     outputs: HashSet<&'a str>,
-    /// Current readers of each value, as the folds so far leave them.
+    /// Readers of the values the folds so far changed (a value absent here has the readers the graph
+    /// gives it). A list may still name nodes removed since: they are skipped when it is read, as
+    /// taking them out at each removal was quadratic (a constant shared by thousands of Expands lost
+    /// one reader per fold: 77 s for `fold` of a million Expands).
     readers: HashMap<ValueId, Readers>,
+    /// The positions of the `value_info` entries of each name, made at the first removal.
+    value_info: Option<HashMap<&'a str, Vec<usize>>>,
     /// Current inputs of the nodes a fold rewired.
     inputs: HashMap<NodeId, Vec<String>>,
-    removed: HashSet<NodeId>,
+    /// Nodes removed, by node index (a flag each: a hash set of millions of ids was a cache miss at
+    /// every look).
+    removed: Removed,
     /// Values that lost a reader to a removal: where dead-code removal starts.
     orphans: Vec<ValueId>,
     /// Broadcast nodes kept, with the reason (reported unless dead-code removal takes them after all).
@@ -152,23 +187,20 @@ struct GraphFolder<'a> {
 }
 
 impl<'a> GraphFolder<'a> {
-    fn new(g: &'a Graph, infos: Option<&'a Vec<(String, Option<ValueInfo>)>>, opset: i64) -> Self {
-        let mut readers: HashMap<ValueId, Readers> = HashMap::new();
-        for e in (&g.dag).edge_references() {
-            readers
-                .entry(e.weight().value)
-                .or_default()
-                .push((e.target(), e.weight().slot()));
-        }
+    fn new(g: &'a Graph, infos: Option<&'a GraphShapes>, opset: i64) -> Self {
         GraphFolder {
             g,
             infos,
             opset,
             patch: GraphPatch::new(g),
             outputs: g.header.output.iter().map(|o| o.name()).collect(),
-            readers,
+            readers: HashMap::new(),
+            value_info: None,
             inputs: HashMap::new(),
-            removed: HashSet::new(),
+            removed: Removed(vec![
+                false;
+                petgraph::visit::NodeIndexable::node_bound(&g.dag)
+            ]),
             orphans: Vec::new(),
             left: Vec::new(),
         }
@@ -177,16 +209,43 @@ impl<'a> GraphFolder<'a> {
     /// The patch, and the kept broadcast nodes into `out`.
     fn finish(self, out: &mut Outcome) -> GraphPatch {
         for (id, why) in self.left {
-            if !self.removed.contains(&id) {
+            if !self.removed.contains(id) {
                 out.left.push(why);
             }
         }
         self.patch
     }
 
+    /// The live readers of `v`, as the folds so far leave them.
+    fn readers_of(&self, v: ValueId) -> Readers {
+        let all = match self.readers.get(&v) {
+            Some(r) => r.clone(),
+            None => self.graph_readers(v),
+        };
+        all.into_iter()
+            .filter(|(n, _)| !self.removed.contains(*n))
+            .collect()
+    }
+
+    /// The readers of `v` in the graph as read: the edges out of its producer that carry it.
+    fn graph_readers(&self, v: ValueId) -> Readers {
+        let producer = self.g.value(v).producer.0;
+        let mut r: Readers = self
+            .g
+            .dag
+            .edges_directed(producer, petgraph::Direction::Outgoing)
+            .filter(|e| e.weight().value == v)
+            .map(|e| (e.target(), e.weight().slot()))
+            .collect();
+        // In the order of the graph's edge list, as the table built from it listed them (petgraph
+        // lists a node's outgoing edges newest first).
+        r.reverse();
+        r
+    }
+
     fn shape_of(&self, name: &str) -> Shape {
         let id = self.g.lookup(name)?;
-        self.infos?.get(id.index())?.1.as_ref()?.shape.clone()
+        self.infos?.info(id.index())?.shape.clone()
     }
 
     /// The node's inputs as the folds so far leave them.
@@ -209,7 +268,7 @@ impl<'a> GraphFolder<'a> {
         }
     }
 
-    fn fold_all(&mut self, out: &mut Outcome) {
+    fn fold_all(&mut self, removed: &mut dyn FnMut(Removal)) {
         let order: Vec<(NodeId, &'a OpNode)> = self.g.ops_in_order().collect();
         // Readers first: when the second Expand of a chain goes, the first one's readers become the
         // second's, which may broadcast anyway.
@@ -218,7 +277,7 @@ impl<'a> GraphFolder<'a> {
                 continue;
             }
             match self.try_fold(id, op) {
-                Ok(removal) => out.removals.push(removal),
+                Ok(removal) => removed(removal),
                 Err(why) => {
                     // Only Tiles and Reshapes that are broadcasts are worth a word.
                     if why.is_empty() {
@@ -254,7 +313,7 @@ impl<'a> GraphFolder<'a> {
         if self.outputs.contains(y) {
             return Err(format!("its output '{y}' is a graph output"));
         }
-        let readers = self.readers.get(&yid).cloned().unwrap_or_default();
+        let readers = self.readers_of(yid);
         if readers.is_empty() {
             return Err(format!("nothing reads its output '{y}'"));
         }
@@ -297,14 +356,20 @@ impl<'a> GraphFolder<'a> {
         for (reader, after, slots) in rewired {
             let index = self.g.op(reader).map(|o| o.index()).unwrap_or_default();
             for &k in &slots {
-                self.patch.rewire.insert((index, k), x.to_owned());
+                self.patch.rewire(index, k, x.to_owned());
             }
             self.inputs.insert(reader, after);
         }
-        let moved = self.readers.remove(&yid).unwrap_or_default();
-        let xr = self.readers.entry(xid).or_default();
-        xr.retain(|(n, _)| *n != id);
-        xr.extend(moved);
+        // x's readers: y's join them; this node stays listed, removed just below and so skipped from
+        // now on (not copied or filtered here: x may be a constant every Expand reads).
+        if !self.readers.contains_key(&xid) {
+            let r = self.graph_readers(xid);
+            self.readers.insert(xid, r);
+        }
+        if let Some(xr) = self.readers.get_mut(&xid) {
+            xr.extend(readers);
+        }
+        self.readers.insert(yid, Vec::new());
         self.remove_node(id, op);
         Ok(Removal {
             graph: self.g.path.clone(),
@@ -538,35 +603,34 @@ impl<'a> GraphFolder<'a> {
         let g = self.g;
         for name in g.input_names(op).filter(|n| !n.is_empty()) {
             if let Some(v) = self.g.lookup(name) {
-                if let Some(r) = self.readers.get_mut(&v) {
-                    r.retain(|(n, _)| *n != id);
-                }
                 self.orphans.push(v);
             }
         }
-        for name in g.output_names(op).filter(|n| !n.is_empty()) {
+        let value_info = self.value_info.get_or_insert_with(|| {
+            let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
             for (i, vi) in g.header.value_info.iter().enumerate() {
-                if vi.name() == name {
-                    self.patch.remove_value_info.insert(i);
-                }
+                by_name.entry(vi.name()).or_default().push(i);
+            }
+            by_name
+        });
+        for name in g.output_names(op).filter(|n| !n.is_empty()) {
+            for &i in value_info.get(name).into_iter().flatten() {
+                self.patch.remove_value_info.insert(i);
             }
         }
     }
 
     /// True when nothing live reads `v` and it is not a graph output.
     fn unread(&self, v: ValueId) -> bool {
-        !self.outputs.contains(&*self.g.value(v).name)
-            && self
-                .readers
-                .get(&v)
-                .is_none_or(|r| r.iter().all(|(n, _)| self.removed.contains(n)))
+        !self.outputs.contains(&*self.g.value(v).name) && self.readers_of(v).is_empty()
     }
 
     /// Removes what only the removed nodes read: shape-computing nodes and initializers, transitively.
     fn remove_dead(&mut self, out: &mut Outcome) {
-        let mut seen = BTreeSet::new();
+        let mut seen = vec![false; self.g.values.len()];
         while let Some(v) = self.orphans.pop() {
-            if !seen.insert(v) || !self.unread(v) {
+            let first = seen.get_mut(v.index()).map(|s| !std::mem::replace(s, true));
+            if first != Some(true) || !self.unread(v) {
                 continue;
             }
             let producer = self.g.value(v).producer.0;
@@ -594,7 +658,7 @@ impl<'a> GraphFolder<'a> {
                     let Some(op) = self.g.op(producer) else {
                         continue;
                     };
-                    if self.removed.contains(&producer)
+                    if self.removed.contains(producer)
                         || !opset_domain(op.domain()).is_empty()
                         || !SHAPE_OPS.contains(&op.op_type())
                         || !op.subgraphs().is_empty()

@@ -9,22 +9,18 @@
 pub mod explicit_broadcast;
 pub mod fold_expand;
 
-use crate::file::wire::{Action, Edit, write_len_record};
+use crate::file::wire::{Action, Edit, LEN, write_len_record, write_varint};
 use crate::ir::{Graph, Model, WirePath};
-use crate::proto::{NodeProto, TensorProto, ValueInfoProto};
+use crate::proto::{AttributeProto, NodeProto, TensorProto, ValueInfoProto};
 use crate::shape::infer::GraphShapes;
-use crate::shape::value::ValueInfo;
 use prost::Message;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
 
 /// What inference knows of each graph's values (in value-id order), by graph path.
-pub(crate) type ShapesByPath<'m> = HashMap<&'m str, &'m Vec<(String, Option<ValueInfo>)>>;
+pub(crate) type ShapesByPath<'m> = HashMap<&'m str, &'m GraphShapes>;
 
 pub(crate) fn shapes_by_path(shapes: &[GraphShapes]) -> ShapesByPath<'_> {
-    shapes
-        .iter()
-        .map(|g| (g.path.as_str(), &g.values))
-        .collect()
+    shapes.iter().map(|g| (g.path.as_str(), g)).collect()
 }
 
 /// Every graph of `model` (main graph, subgraphs, function bodies), parents first, with the index of
@@ -47,14 +43,18 @@ pub struct GraphPatch {
     pub wire: WirePath,
     /// Field number of the node list in the graph's message (1 in GraphProto, 7 in FunctionProto).
     pub node_field: u32,
-    /// New nodes to insert just before the node at this source position, in order, as the records
-    /// of the graph's node field (encoded as they are made: a rewrite of a million nodes would
-    /// otherwise hold two million `NodeProto`s).
-    pub insert_before: BTreeMap<usize, Vec<u8>>,
+    /// New nodes to insert just before the node at a source position, in order, as the records of
+    /// the graph's node field: (position, records), in the order they were queued (sorted when the
+    /// edit is made). Encoded as they are made (a rewrite of a million nodes would otherwise hold two
+    /// million `NodeProto`s), in a vector rather than a map because a map's nodes cost more than the
+    /// records they point to; `expand` makes them in source order, so one position's records are one
+    /// entry.
+    insert_before: Vec<(usize, Vec<u8>)>,
     /// How many nodes `insert_before` holds.
     inserted: usize,
-    /// (node position, input slot) -> the value name that input now reads.
-    pub rewire: BTreeMap<(usize, usize), String>,
+    /// ((node position, input slot), the value name that input now reads), in the order they were
+    /// made (`fold` makes them backwards): sorted when the edit is made, the last for an input wins.
+    rewire: Vec<((usize, usize), String)>,
     /// Initializers appended to the graph (a GraphProto; function bodies use Constant nodes instead).
     pub initializers: Vec<TensorProto>,
     /// Graph inputs appended (models of IR version < 4 list every initializer as an input too).
@@ -90,6 +90,14 @@ impl GraphPatch {
             && self.remove_value_info.is_empty()
     }
 
+    /// Makes room for insertions before, and rewires of, `nodes` nodes. Room only: memory the
+    /// allocator hands out is not touched until it is used, and a vector grown by doubling instead
+    /// copies itself over and over (a tenth of a million-node rewrite's time).
+    pub fn reserve(&mut self, nodes: usize) {
+        self.insert_before.reserve(nodes);
+        self.rewire.reserve(nodes);
+    }
+
     pub fn inserted_nodes(&self) -> usize {
         self.inserted
     }
@@ -97,14 +105,124 @@ impl GraphPatch {
     /// Queues `node` to be inserted before the node at source position `at`, after those queued there
     /// already.
     pub fn insert(&mut self, at: usize, node: &NodeProto) {
-        let bytes = self.insert_before.entry(at).or_default();
-        write_len_record(bytes, self.node_field, &node.encode_to_vec());
+        if self
+            .insert_before
+            .last()
+            .is_none_or(|(last, _)| *last != at)
+        {
+            self.insert_before.push((at, Vec::new()));
+        }
+        let Some((_, bytes)) = self.insert_before.last_mut() else {
+            return;
+        };
+        let len = node.encoded_len();
+        // Room for exactly this record (tag and length take at most 15 bytes): these buffers are
+        // most of a large rewrite's memory, and growth by doubling would waste a third of it.
+        bytes.reserve_exact(len + 15);
+        write_varint(bytes, (u64::from(self.node_field) << 3) | u64::from(LEN));
+        write_varint(bytes, len as u64);
+        // Encoding into a vector with room reserved cannot fail.
+        let _ = node.encode(bytes);
         self.inserted += 1;
+    }
+
+    /// [`GraphPatch::insert`] of the node `name` (`op_type`, default domain) reading `inputs` and
+    /// writing `outputs`, encoded straight from these strings: the same bytes as encoding its
+    /// `NodeProto` (fields in field-number order, as prost writes them), without the six strings and
+    /// two vectors a `NodeProto` is built of, for each of a million inserted nodes.
+    pub fn insert_node(
+        &mut self,
+        at: usize,
+        op_type: &str,
+        name: &str,
+        inputs: &[&str],
+        outputs: &[&str],
+        attributes: &[AttributeProto],
+    ) {
+        /// NodeProto's fields: input, output, name, op_type, attribute (numbers below 16: one-byte tags).
+        const INPUT: u8 = 1;
+        const OUTPUT: u8 = 2;
+        const NAME: u8 = 3;
+        const OP_TYPE: u8 = 4;
+        const ATTRIBUTE: u8 = 5;
+        let field = |len: usize| 1 + varint_len(len as u64) + len;
+        let strings = inputs.iter().chain(outputs).map(|s| field(s.len()));
+        let attrs = attributes.iter().map(|a| field(a.encoded_len()));
+        let len: usize =
+            strings.chain(attrs).sum::<usize>() + field(name.len()) + field(op_type.len());
+        if self
+            .insert_before
+            .last()
+            .is_none_or(|(last, _)| *last != at)
+        {
+            self.insert_before.push((at, Vec::new()));
+        }
+        let Some((_, bytes)) = self.insert_before.last_mut() else {
+            return;
+        };
+        bytes.reserve_exact(len + 15);
+        write_varint(bytes, (u64::from(self.node_field) << 3) | u64::from(LEN));
+        write_varint(bytes, len as u64);
+        let put = |bytes: &mut Vec<u8>, f: u8, s: &[u8]| {
+            bytes.push((f << 3) | LEN);
+            write_varint(bytes, s.len() as u64);
+            bytes.extend_from_slice(s);
+        };
+        for s in inputs {
+            put(bytes, INPUT, s.as_bytes());
+        }
+        for s in outputs {
+            put(bytes, OUTPUT, s.as_bytes());
+        }
+        put(bytes, NAME, name.as_bytes());
+        put(bytes, OP_TYPE, op_type.as_bytes());
+        for a in attributes {
+            bytes.push((ATTRIBUTE << 3) | LEN);
+            write_varint(bytes, a.encoded_len() as u64);
+            // Encoding into a vector with room reserved cannot fail.
+            let _ = a.encode(bytes);
+        }
+        self.inserted += 1;
+    }
+
+    /// Makes input `slot` of the node at source position `at` read the value `name` (the last call
+    /// for one input wins).
+    pub fn rewire(&mut self, at: usize, slot: usize, name: String) {
+        self.rewire.push(((at, slot), name));
+    }
+
+    /// Sorts `insert_before` and `rewire` by position: one entry per position (its records in the
+    /// order queued) and per input (the last rewire).
+    fn sort(&mut self) {
+        // Stable sorts: entries of one key stay in the order they were made.
+        self.insert_before.sort_by_key(|(at, _)| *at);
+        let mut merged: Vec<(usize, Vec<u8>)> = Vec::with_capacity(self.insert_before.len());
+        for (at, bytes) in self.insert_before.drain(..) {
+            match merged.last_mut() {
+                Some((last, b)) if *last == at => b.extend_from_slice(&bytes),
+                _ => merged.push((at, bytes)),
+            }
+        }
+        self.insert_before = merged;
+        self.rewire.sort_by_key(|(k, _)| *k);
+        let mut last: Vec<((usize, usize), String)> = Vec::with_capacity(self.rewire.len());
+        for (k, name) in self.rewire.drain(..) {
+            match last.last_mut() {
+                Some((lk, n)) if *lk == k => *n = name,
+                _ => last.push((k, name)),
+            }
+        }
+        self.rewire = last;
     }
 
     pub fn removed_nodes(&self) -> usize {
         self.remove_nodes.len()
     }
+}
+
+/// Bytes of `value` as a varint.
+fn varint_len(value: u64) -> usize {
+    (64 - (value | 1).leading_zeros()).div_ceil(7) as usize
 }
 
 /// The changes a pass proposes, graph by graph.
@@ -142,6 +260,7 @@ impl Patch {
     pub fn into_edit(self) -> Edit {
         let mut root = Edit::default();
         for mut gp in self.graphs.into_iter().filter(|g| !g.is_empty()) {
+            gp.sort();
             let mut edit = &mut root;
             for &(field, occurrence) in &gp.wire {
                 edit = edit.child(field, occurrence);
@@ -149,17 +268,19 @@ impl Patch {
             // Node by node in source order, so that the edit is built by appends (see `Edit`).
             let mut touched: Vec<usize> = gp
                 .insert_before
-                .keys()
-                .copied()
-                .chain(gp.rewire.keys().map(|&(i, _)| i))
+                .iter()
+                .map(|(i, _)| *i)
+                .chain(gp.rewire.iter().map(|((i, _), _)| *i))
                 .chain(gp.drop_attributes.iter().map(|&(i, _)| i))
                 .chain(gp.remove_nodes.iter().copied())
                 .collect();
             touched.sort_unstable();
             touched.dedup();
+            let mut inserts = std::mem::take(&mut gp.insert_before).into_iter().peekable();
+            let mut rewire_at = 0;
             for index in touched {
                 let rec = edit.at(gp.node_field, index);
-                if let Some(bytes) = gp.insert_before.remove(&index) {
+                if let Some((_, bytes)) = inserts.next_if(|(i, _)| *i == index) {
                     rec.before = bytes;
                 }
                 if gp.remove_nodes.contains(&index) {
@@ -167,14 +288,29 @@ impl Patch {
                     rec.action = Action::Replace(Vec::new());
                     continue;
                 }
-                let rewires = gp.rewire.range((index, 0)..=(index, usize::MAX));
+                // `rewire` is sorted by position as `touched` is: this node's are the next ones.
+                while gp
+                    .rewire
+                    .get(rewire_at)
+                    .is_some_and(|((i, _), _)| *i < index)
+                {
+                    rewire_at += 1;
+                }
+                let mine = gp.rewire[rewire_at..]
+                    .iter()
+                    .take_while(|((i, _), _)| *i == index)
+                    .count();
+                let rewires = gp.rewire[rewire_at..rewire_at + mine]
+                    .iter()
+                    .map(|((_, slot), name)| (slot, name));
+                rewire_at += mine;
                 let drops = gp.drop_attributes.range((index, 0)..=(index, usize::MAX));
                 let (mut rewires, mut drops) = (rewires.peekable(), drops.peekable());
                 if rewires.peek().is_none() && drops.peek().is_none() {
                     continue;
                 }
                 let node = edit.child(gp.node_field, index);
-                for (&(_, slot), name) in rewires {
+                for (&slot, name) in rewires {
                     let mut record = Vec::new();
                     write_len_record(&mut record, INPUT_FIELD, name.as_bytes());
                     node.at(INPUT_FIELD, slot).action = Action::Replace(record);
@@ -207,46 +343,188 @@ impl Patch {
 
 /// Hands out names no graph of the model uses yet (values and nodes share one pool, so a new node
 /// and its output may carry the same name).
+///
+/// Every name a pass gives carries a mark (`could_clash`: `/expand_in` or the `onnx_lint_shape_`
+/// prefix), and so does every `base_k` made from a marked base: only the model's names that carry the
+/// mark can clash, and only those are indexed. A table of all the names of a million-node model cost
+/// ~70 MB and a tenth of `expand`'s time; a model has few marked names (none unless already expanded).
 pub struct Names<'m> {
-    /// Every name the model uses, borrowed from it: a copy of each would double the names' memory.
+    model: &'m Model,
+    could_clash: fn(&str) -> bool,
+    /// The model's names that could clash with a name handed out, borrowed from it.
     existing: hashbrown::HashSet<&'m str>,
-    /// Names handed out by [`Names::fresh`].
-    new: hashbrown::HashSet<String>,
+    /// Every name of the model, made only if a base without the mark is asked for.
+    all: Option<hashbrown::HashSet<&'m str>>,
+    /// Names handed out by [`Names::fresh`], one after the other in one string (not a string each:
+    /// a rewrite of a million nodes hands out two million), indexed by `new`: (start, end) in `text`.
+    text: String,
+    new: hashbrown::HashTable<(u32, u32)>,
+    hasher: hashbrown::DefaultHashBuilder,
 }
 
 impl<'m> Names<'m> {
-    pub fn of(model: &'m Model) -> Self {
-        let mut existing = hashbrown::HashSet::new();
-        for g in model.graphs() {
-            // Every input and output name is a value's, or one that did not resolve.
-            existing.extend(g.values.iter().map(|v| &*v.name));
-            existing.extend(g.unresolved.values().map(|n| &**n));
-            for &id in &g.ops {
-                if let Some(op) = g.op(id) {
-                    existing.insert(op.name());
-                }
-            }
-            existing.extend(g.declared_values().map(|v| v.name()));
-        }
+    /// The names of `model`; `could_clash` is true of every name the pass will ask for (else it
+    /// still works, by indexing every name of the model the first time).
+    pub fn of(model: &'m Model, could_clash: fn(&str) -> bool) -> Self {
         Names {
-            existing,
-            new: hashbrown::HashSet::new(),
+            model,
+            could_clash,
+            existing: Self::model_names(model, could_clash),
+            all: None,
+            text: String::new(),
+            new: hashbrown::HashTable::new(),
+            hasher: hashbrown::DefaultHashBuilder::default(),
         }
     }
 
-    fn taken(&self, name: &str) -> bool {
-        self.existing.contains(name) || self.new.contains(name)
+    /// The names `model` uses for which `keep` is true.
+    fn model_names(model: &'m Model, keep: fn(&str) -> bool) -> hashbrown::HashSet<&'m str> {
+        let mut existing = hashbrown::HashSet::new();
+        for g in model.graphs() {
+            // Every input and output name is a value's, or one that did not resolve.
+            existing.extend(g.values.iter().map(|v| &*v.name).filter(|n| keep(n)));
+            existing.extend(g.unresolved.values().map(|n| &**n).filter(|n| keep(n)));
+            for &id in &g.ops {
+                if let Some(op) = g.op(id)
+                    && keep(op.name())
+                {
+                    existing.insert(op.name());
+                }
+            }
+            existing.extend(g.declared_values().map(|v| v.name()).filter(|n| keep(n)));
+        }
+        existing
+    }
+
+    fn hash(&self, name: &str) -> u64 {
+        use std::hash::BuildHasher;
+        self.hasher.hash_one(name)
+    }
+
+    fn in_model(&mut self, name: &str) -> bool {
+        if (self.could_clash)(name) {
+            return self.existing.contains(name);
+        }
+        let model = self.model;
+        self.all
+            .get_or_insert_with(|| Self::model_names(model, |_| true))
+            .contains(name)
+    }
+
+    /// Takes `name` if it is free: the model does not use it and it was not handed out.
+    fn take(&mut self, name: &str) -> bool {
+        if self.in_model(name) {
+            return false;
+        }
+        let h = self.hash(name);
+        let (text, hasher) = (&self.text, &self.hasher);
+        // One probe finds the name or the slot it goes to.
+        let slot = self.new.entry(
+            h,
+            |&(s, e)| text.get(s as usize..e as usize) == Some(name),
+            |&(s, e)| {
+                use std::hash::BuildHasher;
+                hasher.hash_one(text.get(s as usize..e as usize).unwrap_or(""))
+            },
+        );
+        let hashbrown::hash_table::Entry::Vacant(slot) = slot else {
+            return false;
+        };
+        // Names of a model under protobuf's 2 GiB: offsets fit in 32 bits.
+        let start = u32::try_from(self.text.len()).unwrap_or(u32::MAX);
+        let end = u32::try_from(self.text.len() + name.len()).unwrap_or(u32::MAX);
+        slot.insert((start, end));
+        self.text.push_str(name);
+        true
     }
 
     /// `base`, or `base_1`, `base_2`... whichever is free; it is then taken.
     pub fn fresh(&mut self, base: &str) -> String {
         let mut name = base.to_owned();
         let mut k = 0;
-        while self.taken(&name) {
+        while !self.take(&name) {
             k += 1;
             name = format!("{base}_{k}");
         }
-        self.new.insert(name.clone());
         name
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn patch() -> GraphPatch {
+        GraphPatch {
+            node_field: 1,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_node_encoded_from_its_strings_is_the_bytes_of_its_node_proto() {
+        let start = AttributeProto {
+            name: Some("start".into()),
+            r#type: Some(crate::proto::attribute_proto::AttributeType::Int as i32),
+            i: Some(-2),
+            ..Default::default()
+        };
+        let long = "a".repeat(200);
+        for (inputs, attributes) in [
+            (vec!["x", "onnx_lint_shape_2x3"], vec![]),
+            (vec![long.as_str()], vec![start.clone()]),
+            (vec![""], vec![start.clone(), start.clone()]),
+        ] {
+            let proto = NodeProto {
+                op_type: Some("Expand".into()),
+                name: Some("n/expand_in1".into()),
+                input: inputs.iter().map(|s| s.to_string()).collect(),
+                output: vec!["n/expand_in1".into()],
+                attribute: attributes.clone(),
+                ..Default::default()
+            };
+            let (mut a, mut b) = (patch(), patch());
+            a.insert(3, &proto);
+            b.insert_node(
+                3,
+                "Expand",
+                "n/expand_in1",
+                &inputs,
+                &["n/expand_in1"],
+                &attributes,
+            );
+            assert_eq!(a, b);
+        }
+    }
+
+    #[test]
+    fn edits_made_out_of_order_are_sorted_and_the_last_rewire_of_an_input_wins() {
+        let node = |name: &str| NodeProto {
+            op_type: Some("Shape".into()),
+            name: Some(name.into()),
+            ..Default::default()
+        };
+        let mut p = patch();
+        p.path = "main".into();
+        p.insert(5, &node("a"));
+        p.insert(2, &node("b"));
+        p.insert(5, &node("c"));
+        p.rewire(7, 1, "late".into());
+        p.rewire(3, 0, "first".into());
+        p.rewire(7, 1, "last".into());
+        let mut q = patch();
+        q.path = "main".into();
+        q.insert(2, &node("b"));
+        q.insert(5, &node("a"));
+        q.insert(5, &node("c"));
+        q.rewire(3, 0, "first".into());
+        q.rewire(7, 1, "last".into());
+        p.sort();
+        q.sort();
+        assert_eq!(p.insert_before, q.insert_before);
+        assert_eq!(p.rewire, q.rewire);
+        assert_eq!(p.rewire.len(), 2);
+        let both = |p: GraphPatch| Patch { graphs: vec![p] }.into_edit();
+        assert_eq!(both(p), both(q));
     }
 }

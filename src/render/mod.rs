@@ -10,7 +10,7 @@ mod text;
 pub use github::{github, github_file};
 pub use json::json;
 pub use sarif::sarif;
-pub use shapes::{shapes_json, shapes_text};
+pub use shapes::{shapes_json, shapes_text, write_shapes_json, write_shapes_text};
 pub use text::{Paint, Summary, text, text_file, text_file_painted, text_findings_painted};
 
 use crate::diagnostics::Diagnostic;
@@ -25,12 +25,18 @@ pub struct FileReport {
 /// Makes a model-controlled string safe for a terminal: control characters (ANSI escapes, newlines)
 /// and bidirectional overrides are shown as `\u{..}` escapes instead of acting on the terminal.
 pub fn escape(s: &str) -> String {
+    escaped(s).into_owned()
+}
+
+/// [`escape`], borrowing `s` when it needs no escape (the common case: no copy per name when a
+/// million are listed).
+pub fn escaped(s: &str) -> std::borrow::Cow<'_, str> {
     let needs = |c: char| {
         c.is_control()
             || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
     };
     if !s.chars().any(needs) {
-        return s.to_owned();
+        return std::borrow::Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
     for c in s.chars() {
@@ -42,7 +48,7 @@ pub fn escape(s: &str) -> String {
             c => out.push(c),
         }
     }
-    out
+    std::borrow::Cow::Owned(out)
 }
 
 #[cfg(test)]

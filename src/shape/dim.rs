@@ -363,12 +363,26 @@ impl fmt::Display for Dim {
 
 /// A shape as text: `[N, 3, ?]`, `[]` for a scalar, `?` when the rank is unknown.
 pub fn format_shape(shape: &Shape) -> String {
-    match shape {
-        None => "?".to_owned(),
-        Some(dims) => {
-            let dims: Vec<String> = dims.iter().map(Dim::to_string).collect();
-            format!("[{}]", dims.join(", "))
+    ShapeText(shape.as_deref()).to_string()
+}
+
+/// A shape as [`format_shape`] writes it (`[batch, 16]`, `?` when the rank is unknown), displayed
+/// straight into a writer: listing a million shapes makes no string for each.
+pub struct ShapeText<'a>(pub Option<&'a [Dim]>);
+
+impl fmt::Display for ShapeText<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Some(dims) = self.0 else {
+            return f.write_str("?");
+        };
+        f.write_str("[")?;
+        for (i, d) in dims.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{d}")?;
         }
+        f.write_str("]")
     }
 }
 

@@ -28,11 +28,7 @@ pub struct Inference {
     pub missing_rules: BTreeSet<(String, String, i64)>,
 }
 
-#[derive(Debug)]
-pub struct GraphShapes {
-    pub path: String,
-    pub values: Vec<(String, Option<ValueInfo>)>,
-}
+pub use super::kept::GraphShapes;
 
 /// Infers every value of `model` and checks every broadcast.
 pub fn infer(model: &Model) -> Inference {
@@ -261,7 +257,13 @@ impl<'m> Driver<'m> {
         // where a value is set, where an unboxed table of a million values was 64 MB written whole.
         let mut infos: Vec<Info> = vec![None; g.values.len()];
         self.seed_sources(g, formal, env, &mut infos);
-        let mut readers = (!self.keep).then(|| readers_left(g));
+        // Each value's type is freed after its last reader either way; when the types are kept, it
+        // is first added to the graph's compact listing (which stores each distinct type once), so a
+        // large graph is never held as one box per value.
+        let mut readers = readers_left(g);
+        let mut kept = self
+            .keep
+            .then(|| GraphShapes::new(g.path.clone(), g.values.iter().map(|v| &*v.name)));
         for (node, op) in g.ops_in_order() {
             let mut outputs = self
                 .infer_node(g, op, imports, env, site, &infos)
@@ -275,12 +277,13 @@ impl<'m> Driver<'m> {
                 let merged = self.merge_declared(g, op, &v.name, inferred, declared, site);
                 infos[id.index()] = merged.map(Box::new);
             }
-            if let Some(left) = &mut readers {
-                for e in g.dag.edges_directed(node, petgraph::Direction::Incoming) {
-                    let v = e.weight().value.index();
-                    left[v] = left[v].saturating_sub(1);
-                    if left[v] == 0 {
-                        infos[v] = None;
+            for e in g.dag.edges_directed(node, petgraph::Direction::Incoming) {
+                let v = e.weight().value.index();
+                readers[v] = readers[v].saturating_sub(1);
+                if readers[v] == 0 {
+                    let info = infos[v].take();
+                    if let Some(k) = &mut kept {
+                        k.set(v, info.map(|b| *b));
                     }
                 }
             }
@@ -295,36 +298,31 @@ impl<'m> Driver<'m> {
                     .unwrap_or_else(ValueInfo::unknown)
             })
             .collect();
-        if self.keep {
-            self.record(g, infos);
+        if let Some(mut k) = kept {
+            // What no reader freed: values read by nobody, graph outputs.
+            for (v, info) in infos.into_iter().enumerate() {
+                if let Some(info) = info {
+                    k.set(v, Some(*info));
+                }
+            }
+            self.record(k);
         }
         outputs
     }
 
-    /// Keeps what is known of `g`'s values. A graph inferred more than once (a function called from
-    /// several places) keeps what all its inferences agree on.
-    fn record(&mut self, g: &Graph, infos: Vec<Info>) {
-        let infos = infos.into_iter().map(|i| i.map(|b| *b));
-        if let Some(&i) = self.recorded.get(&g.path) {
-            let kept = &mut self.out.graphs[i].values;
-            for ((_, old), new) in kept.iter_mut().zip(infos) {
-                *old = match (old.take(), new) {
-                    (Some(a), Some(b)) => Some(super::ops::control_flow::join(&a, &b)),
-                    _ => None,
-                };
-            }
+    /// Keeps what is known of a graph's values. A graph inferred more than once (a function called
+    /// from several places) keeps what all its inferences agree on.
+    fn record(&mut self, new: GraphShapes) {
+        if let Some(&i) = self.recorded.get(&new.path) {
+            self.out.graphs[i].update(|old, v| match (old, new.info(v)) {
+                (Some(a), Some(b)) => Some(super::ops::control_flow::join(a, b)),
+                _ => None,
+            });
             return;
         }
-        self.recorded.insert(g.path.clone(), self.out.graphs.len());
-        self.out.graphs.push(GraphShapes {
-            path: g.path.clone(),
-            values: g
-                .values
-                .iter()
-                .zip(infos)
-                .map(|(v, i)| (v.name.to_string(), i))
-                .collect(),
-        });
+        self.recorded
+            .insert(new.path.clone(), self.out.graphs.len());
+        self.out.graphs.push(new);
     }
 
     fn seed_sources(

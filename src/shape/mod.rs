@@ -6,6 +6,7 @@ pub mod counterexample;
 pub mod ctx;
 pub mod dim;
 pub mod infer;
+pub mod kept;
 pub mod ops;
 pub mod poly;
 pub mod registry;

@@ -33,7 +33,6 @@ use crate::proto::tensor_proto::DataType;
 use crate::proto::{AttributeProto, NodeProto, TensorProto, ValueInfoProto};
 use crate::shape::dim::{Dim, Shape, format_shape};
 use crate::shape::infer::GraphShapes;
-use crate::shape::value::ValueInfo;
 use std::collections::HashMap;
 
 /// Options of the pass.
@@ -121,10 +120,48 @@ fn one_element(s: &Shape) -> bool {
         .is_some_and(|d| d.iter().all(|x| *x == Dim::Known(1)))
 }
 
+/// An input made explicit, as the pass reports it to [`run_reporting`]'s callback (borrowed: a
+/// million of them are not kept).
+#[derive(Clone, Copy, Debug)]
+pub struct Made<'a> {
+    pub graph: &'a str,
+    pub node: &'a str,
+    pub op_type: &'a str,
+    pub slot: usize,
+    pub from: &'a Shape,
+    pub to: &'a Shape,
+}
+
 /// Runs the pass over every graph of `model`, whose inferred shapes are `shapes` (a lint run's, kept).
 /// Refuses (Err) models it cannot rewrite faithfully.
 pub fn run(model: &Model, shapes: &[GraphShapes], opts: &Options) -> Result<Outcome, String> {
-    let mut names = Names::of(model);
+    let mut insertions = Vec::new();
+    let mut out = run_reporting(model, shapes, opts, &mut |m: Made<'_>| {
+        insertions.push(Insertion {
+            graph: m.graph.to_owned(),
+            node: m.node.to_owned(),
+            op_type: m.op_type.to_owned(),
+            slot: m.slot,
+            from: format_shape(m.from),
+            to: format_shape(m.to),
+        });
+    })?;
+    out.insertions = insertions;
+    Ok(out)
+}
+
+/// [`run`], handing each input made explicit to `made` as it is made instead of listing it in
+/// [`Outcome::insertions`] (left empty): `expand` writes its report line at once, where a list of a
+/// million insertions, five strings each, took more memory than the model.
+pub fn run_reporting(
+    model: &Model,
+    shapes: &[GraphShapes],
+    opts: &Options,
+    made: &mut dyn FnMut(Made<'_>),
+) -> Result<Outcome, String> {
+    let mut names = Names::of(model, |n| {
+        n.contains(NAME_MARK) || n.starts_with(SHAPE_PREFIX)
+    });
     let mut out = Outcome::default();
     let shapes = super::shapes_by_path(shapes);
     let graphs = super::all_graphs(model);
@@ -144,8 +181,10 @@ pub fn run(model: &Model, shapes: &[GraphShapes], opts: &Options) -> Result<Outc
             legacy_ir,
             opset,
             out: &mut out,
+            made: &mut *made,
             opts,
         };
+        rw.patch.reserve(g.ops.len());
         for &id in &g.ops {
             let Some(op) = g.op(id) else { continue };
             if opset_domain(op.domain()) == "com.microsoft" {
@@ -164,7 +203,7 @@ pub fn run(model: &Model, shapes: &[GraphShapes], opts: &Options) -> Result<Outc
 
 struct GraphRewriter<'a, 'm> {
     g: &'a Graph,
-    infos: Option<&'a Vec<(String, Option<ValueInfo>)>>,
+    infos: Option<&'a GraphShapes>,
     patch: GraphPatch,
     names: &'a mut Names<'m>,
     /// Name of the int64 tensor holding each static target shape, per graph.
@@ -177,6 +216,8 @@ struct GraphRewriter<'a, 'm> {
     /// Version of the default domain in force: below 8 there is no Expand, and Reshape + Tile stand in.
     opset: i64,
     out: &'a mut Outcome,
+    /// Told of every input made explicit.
+    made: &'a mut dyn FnMut(Made<'_>),
     opts: &'a Options,
 }
 
@@ -229,7 +270,7 @@ fn int64_tensor(name: &str, values: &[i64]) -> TensorProto {
 impl GraphRewriter<'_, '_> {
     /// The shape of value `id` (unknown for `None`), read without a name lookup.
     fn shape_of_id(&self, id: Option<ValueId>) -> Shape {
-        self.infos?.get(id?.index())?.1.as_ref()?.shape.clone()
+        self.infos?.info(id?.index())?.shape.clone()
     }
 
     /// The value input `slot` of `op` reads, if any.
@@ -391,21 +432,22 @@ impl GraphRewriter<'_, '_> {
                 continue;
             };
             let name = self.names.fresh(&base);
-            let expand = node(
+            self.patch.insert_node(
+                op.index(),
                 "Expand",
-                name.clone(),
-                vec![input.to_owned(), target],
-                vec![name.clone()],
+                &name,
+                &[input, &target],
+                &[&name],
+                &[],
             );
-            self.insert(op.index(), expand);
-            self.patch.rewire.insert((op.index(), slot), name);
-            self.out.insertions.push(Insertion {
-                graph: self.g.path.clone(),
-                node: label.clone(),
-                op_type: op.op_type().to_owned(),
+            self.patch.rewire(op.index(), slot, name);
+            (self.made)(Made {
+                graph: &self.g.path,
+                node: &label,
+                op_type: op.op_type(),
                 slot,
-                from: format_shape(&in_shape),
-                to: format_shape(&out_shape),
+                from: &in_shape,
+                to: &out_shape,
             });
         }
         Ok(())
@@ -464,7 +506,7 @@ impl GraphRewriter<'_, '_> {
         });
         let elem = self
             .input_id(op, 0)
-            .and_then(|id| self.infos?.get(id.index())?.1.as_ref()?.elem);
+            .and_then(|id| self.infos?.info(id.index())?.elem);
         let site = Site {
             slot,
             elem,

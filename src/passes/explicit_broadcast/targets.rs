@@ -89,7 +89,7 @@ impl GraphRewriter<'_, '_> {
             );
             current = name;
         }
-        self.patch.rewire.insert((op.index(), slot), current);
+        self.patch.rewire(op.index(), slot, current);
         if let Kind::LegacyAxis(_) = k {
             // With B of A's shape the legacy rule no longer applies (B would not fit at `axis`):
             // the node becomes a plain equal-shapes one.
@@ -99,13 +99,13 @@ impl GraphRewriter<'_, '_> {
                 }
             }
         }
-        self.out.insertions.push(Insertion {
-            graph: self.g.path.clone(),
-            node: label,
-            op_type: op.op_type().to_owned(),
+        (self.made)(Made {
+            graph: &self.g.path,
+            node: &label,
+            op_type: op.op_type(),
             slot,
-            from: format_shape(in_shape),
-            to: format_shape(out_shape),
+            from: in_shape,
+            to: out_shape,
         });
         Ok(())
     }
@@ -286,14 +286,8 @@ impl GraphRewriter<'_, '_> {
         attribute: Vec<AttributeProto>,
     ) -> String {
         let name = self.names.fresh(&format!("{base}/shape"));
-        let mut n = node(
-            "Shape",
-            name.clone(),
-            vec![of.to_owned()],
-            vec![name.clone()],
-        );
-        n.attribute = attribute;
-        self.insert(at, n);
+        self.patch
+            .insert_node(at, "Shape", &name, &[of], &[&name], &attribute);
         name
     }
 }
