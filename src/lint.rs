@@ -38,11 +38,18 @@ pub struct LoadOptions {
     /// passes need it). Without it each value's type is freed after its last reader, and a large graph
     /// is checked in a fraction of the memory.
     pub keep_shapes: bool,
+    /// Run the structural checks on a second thread, beside inference. A caller that already keeps
+    /// every core busy (`check --jobs N` over many models) turns it off: two threads per model would
+    /// only contend.
+    pub parallel: bool,
 }
 
 impl Default for LoadOptions {
     fn default() -> Self {
-        LoadOptions { keep_shapes: true }
+        LoadOptions {
+            keep_shapes: true,
+            parallel: true,
+        }
     }
 }
 
@@ -106,6 +113,10 @@ const CHECKS_STACK: usize = 8 << 20;
 /// Runs the structural checks and shape inference, on two threads when one can be had: they only
 /// read the model, and on large graphs each takes a noticeable share of the load time.
 fn checks_and_inference(model: &Model, opts: &LoadOptions) -> (Vec<Diagnostic>, Inference) {
+    if !opts.parallel {
+        let found = crate::checks::run(model);
+        return (found, infer_with(model, opts.keep_shapes));
+    }
     std::thread::scope(|s| {
         let checks = std::thread::Builder::new()
             .name("checks".to_owned())

@@ -18,7 +18,10 @@ fn findings_do_not_depend_on_keeping_the_shapes() {
             let (_, full) = lint::load(Origin::File(path.clone())).unwrap();
             let (_, lean) = lint::load_with(
                 Origin::File(path.clone()),
-                &LoadOptions { keep_shapes: false },
+                &LoadOptions {
+                    keep_shapes: false,
+                    ..Default::default()
+                },
             )
             .unwrap();
             assert_eq!(full.diagnostics, lean.diagnostics, "{}", path.display());

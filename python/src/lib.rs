@@ -305,6 +305,7 @@ fn run_check(source: &Source, file: String, settings: &Settings) -> Result<Check
     let explicit = settings.wants(None, Code::ImplicitBroadcast);
     let opts = LoadOptions {
         keep_shapes: explicit,
+        ..LoadOptions::default()
     };
     let (model, found) = source.load(&opts).map_err(Fail::Load)?;
     let Findings {
@@ -423,7 +424,7 @@ fn shapes(
 ) -> PyResult<Vec<(String, String, Option<String>, PyShape)>> {
     let source = Source::new(path, data)?;
     let listed = work(py, || {
-        let (_, found) = source.load(&LoadOptions { keep_shapes: true })?;
+        let (_, found) = source.load(&LoadOptions::default())?;
         let mut out = Vec::new();
         for g in found.shapes {
             for (name, info) in g.iter() {

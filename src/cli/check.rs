@@ -71,16 +71,21 @@ pub(super) fn check(args: &CheckArgs, color: ColorChoice) -> u8 {
         baseline,
         recorder,
     };
-    let jobs = args
+    // --jobs is a budget of threads: one model per thread while there are more models than
+    // threads; a thread to spare (fewer models, or the default on one model) runs a model's
+    // structural checks beside its inference.
+    let threads = args
         .jobs
         .unwrap_or_else(|| thread::available_parallelism().map_or(1, |n| n.get()))
-        .clamp(1, planned.len().max(1));
+        .max(1);
+    let jobs = threads.min(planned.len().max(1));
+    let parallel = threads > jobs;
     let done = if jobs > 1 {
-        in_parallel(&planned, jobs, &mut run, &mut out)
+        in_parallel(&planned, jobs, parallel, &mut run, &mut out)
     } else {
         let mut dropper = Dropper::default();
         planned.iter().try_for_each(|item| {
-            let checked = check_one(item, &progress, |m| dropper.free(m));
+            let checked = check_one(item, parallel, &progress, |m| dropper.free(m));
             run.settle(checked, &mut out)
         })
     };
@@ -174,6 +179,7 @@ struct Checked {
 /// findings are out of them.
 fn check_one(
     item: &Planned,
+    parallel: bool,
     progress: &Progress,
     free: impl FnOnce((Model, Vec<GraphShapes>)),
 ) -> Checked {
@@ -195,7 +201,10 @@ fn check_one(
     let at = model_path(path);
     // Findings only, unless B001 needs every value's shape afterwards.
     let b001 = settings.wants(at.as_deref(), Code::ImplicitBroadcast);
-    let opts = LoadOptions { keep_shapes: b001 };
+    let opts = LoadOptions {
+        keep_shapes: b001,
+        parallel,
+    };
     let mut suppressed = 0;
     let outcome = load_with(path, &opts).map(|(m, found)| {
         let Findings {
@@ -272,6 +281,7 @@ impl Run<'_> {
 fn in_parallel(
     planned: &[Planned],
     jobs: usize,
+    parallel: bool,
     run: &mut Run<'_>,
     out: &mut Sink,
 ) -> std::io::Result<()> {
@@ -290,7 +300,10 @@ fn in_parallel(
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(item) = planned.get(i) else { break };
                     // A send fails only when the writer has stopped (the output is gone).
-                    if tx.send((i, check_one(item, progress, drop))).is_err() {
+                    if tx
+                        .send((i, check_one(item, parallel, progress, drop)))
+                        .is_err()
+                    {
                         break;
                     }
                 }
@@ -316,7 +329,7 @@ fn in_parallel(
         // No worker could be started (the system refused threads): check here, one at a time.
         if started == 0 {
             for item in &planned[want..] {
-                run.settle(check_one(item, run.progress, drop), out)?;
+                run.settle(check_one(item, parallel, run.progress, drop), out)?;
             }
         }
         Ok(())

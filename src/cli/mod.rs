@@ -221,8 +221,9 @@ pub struct CheckArgs {
     /// Write the report to this file (atomically) instead of standard output
     #[arg(short, long, value_name = "FILE", help_heading = "Output")]
     pub output_file: Option<PathBuf>,
-    /// Check this many models at once (default: the number of cores); the output is the same, in the
-    /// same order, whatever the number. Each job holds one model in memory
+    /// Use this many threads (default: the number of cores): one model a thread, a spare one runs a
+    /// model's checks beside its inference. The output is the same, in the same order, whatever the
+    /// number. Each model being checked is held in memory
     #[arg(short, long, value_name = "N")]
     pub jobs: Option<usize>,
 }
