@@ -8,9 +8,6 @@ use crate::shape::dim::{Shape, ShapeText};
 use std::fmt::Write;
 use std::path::PathBuf;
 
-/// Size of a piece of the report.
-const REPORT_PIECE: usize = 1 << 20;
-
 /// A shape and its text, kept while the next shape is the same.
 #[derive(Default)]
 struct ShapeCache {
@@ -44,19 +41,13 @@ pub(super) fn expand(
     // The report's lines are written as the pass makes each insertion, into one buffer printed once
     // the pass has succeeded (a refused model reports the refusal only). A million-node model makes a
     // million lines: as text they take a third of the memory the insertions took as records.
-    // In pieces of about a megabyte: one string grown by doubling would be copied over and over.
-    let mut report: Vec<String> = Vec::new();
+    let mut report = super::Pieces::default();
     let mut made = 0usize;
     // The last shapes written, as text: the lines of a large graph repeat a few shapes.
     let (mut from, mut to) = (ShapeCache::default(), ShapeCache::default());
     let mut line = |i: explicit_broadcast::Made<'_>| {
         made += 1;
-        if report.last().is_none_or(|p| p.len() >= REPORT_PIECE) {
-            report.push(String::with_capacity(REPORT_PIECE + 4096));
-        }
-        let Some(piece) = report.last_mut() else {
-            return;
-        };
+        let piece = report.line();
         let _ = writeln!(
             piece,
             "expand: graph {}, node '{}' ({}), input {}: {} -> {}",
@@ -100,10 +91,7 @@ pub(super) fn expand(
     for why in &outcome.left {
         let _ = writeln!(rest, "warning: left implicit: {}", render::escape(why));
     }
-    report.push(rest);
-    for piece in &report {
-        eprint!("{piece}");
-    }
+    report.print(&rest);
     let inserted: usize = outcome
         .patch
         .graphs

@@ -7,9 +7,6 @@ use crate::render;
 use std::fmt::Write;
 use std::path::PathBuf;
 
-/// Size of a piece of the report.
-const REPORT_PIECE: usize = 1 << 20;
-
 pub(super) fn fold(
     model: PathBuf,
     output: PathBuf,
@@ -22,18 +19,12 @@ pub(super) fn fold(
     if let Some(status) = refuse_if_errors(&found, &model, color) {
         return status;
     }
-    // The report's lines are written as the pass makes each removal, in pieces of about a megabyte
-    // (one string grown by doubling would be copied over and over), and printed at the end.
-    let mut report: Vec<String> = Vec::new();
+    // The report's lines are written as the pass makes each removal, and printed at the end.
+    let mut report = super::Pieces::default();
     let mut removals = 0usize;
     let mut line = |r: fold_expand::Removal| {
         removals += 1;
-        if report.last().is_none_or(|p| p.len() >= REPORT_PIECE) {
-            report.push(String::with_capacity(REPORT_PIECE + 4096));
-        }
-        let Some(piece) = report.last_mut() else {
-            return;
-        };
+        let piece = report.line();
         let _ = writeln!(
             piece,
             "fold: graph {}, node '{}' ({}): removed, {} read '{}' {} directly (broadcast to {} anyway)",
@@ -68,10 +59,7 @@ pub(super) fn fold(
     for why in &outcome.left {
         let _ = writeln!(rest, "left: {}", render::escape(why));
     }
-    report.push(rest);
-    for piece in &report {
-        eprint!("{piece}");
-    }
+    report.print(&rest);
     drop(report);
     let removed: usize = outcome.patch.graphs.iter().map(|g| g.removed_nodes()).sum();
     eprintln!(

@@ -102,9 +102,12 @@ impl GraphPatch {
         self.inserted
     }
 
-    /// Queues `node` to be inserted before the node at source position `at`, after those queued there
-    /// already.
-    pub fn insert(&mut self, at: usize, node: &NodeProto) {
+    /// Starts the record of a node of `len` bytes queued before the node at source position `at`
+    /// (nodes are queued in source order: the last list, or a new one) and returns the bytes to
+    /// append its body to. Room is reserved for exactly this record (tag and length take at most 15
+    /// bytes): these buffers are most of a large rewrite's memory, and growth by doubling would waste
+    /// a third of it.
+    fn queue_record(&mut self, at: usize, len: usize) -> &mut Vec<u8> {
         if self
             .insert_before
             .last()
@@ -112,15 +115,19 @@ impl GraphPatch {
         {
             self.insert_before.push((at, Vec::new()));
         }
-        let Some((_, bytes)) = self.insert_before.last_mut() else {
-            return;
-        };
-        let len = node.encoded_len();
-        // Room for exactly this record (tag and length take at most 15 bytes): these buffers are
-        // most of a large rewrite's memory, and growth by doubling would waste a third of it.
+        let tag = (u64::from(self.node_field) << 3) | u64::from(LEN);
+        let last = self.insert_before.len() - 1; // not empty: pushed just above if it was
+        let bytes = &mut self.insert_before[last].1;
         bytes.reserve_exact(len + 15);
-        write_varint(bytes, (u64::from(self.node_field) << 3) | u64::from(LEN));
+        write_varint(bytes, tag);
         write_varint(bytes, len as u64);
+        bytes
+    }
+
+    /// Queues `node` to be inserted before the node at source position `at`, after those queued there
+    /// already.
+    pub fn insert(&mut self, at: usize, node: &NodeProto) {
+        let bytes = self.queue_record(at, node.encoded_len());
         // Encoding into a vector with room reserved cannot fail.
         let _ = node.encode(bytes);
         self.inserted += 1;
@@ -150,19 +157,7 @@ impl GraphPatch {
         let attrs = attributes.iter().map(|a| field(a.encoded_len()));
         let len: usize =
             strings.chain(attrs).sum::<usize>() + field(name.len()) + field(op_type.len());
-        if self
-            .insert_before
-            .last()
-            .is_none_or(|(last, _)| *last != at)
-        {
-            self.insert_before.push((at, Vec::new()));
-        }
-        let Some((_, bytes)) = self.insert_before.last_mut() else {
-            return;
-        };
-        bytes.reserve_exact(len + 15);
-        write_varint(bytes, (u64::from(self.node_field) << 3) | u64::from(LEN));
-        write_varint(bytes, len as u64);
+        let bytes = self.queue_record(at, len);
         let put = |bytes: &mut Vec<u8>, f: u8, s: &[u8]| {
             bytes.push((f << 3) | LEN);
             write_varint(bytes, s.len() as u64);

@@ -180,6 +180,13 @@ impl Settings {
         rules
     }
 
+    /// Whether suppression `s` is meant for `model` (its model pattern matches, or it has none).
+    fn applies_to(&self, s: &Suppression, model: Option<&Path>) -> bool {
+        s.model
+            .as_ref()
+            .is_none_or(|m| m.matches(&self.root, model))
+    }
+
     /// Whether any finding of `code` is reported for `model`: lets a caller skip work (B001 needs
     /// every shape kept).
     pub fn wants(&self, model: Option<&Path>, code: Code) -> bool {
@@ -194,12 +201,7 @@ impl Settings {
         let active: Vec<&Suppression> = self
             .suppressions
             .iter()
-            .filter(|s| {
-                s.model
-                    .as_ref()
-                    .is_none_or(|m| m.matches(&self.root, model))
-                    && rules.enabled().any(|c| s.code.matches(c))
-            })
+            .filter(|s| self.applies_to(s, model) && rules.enabled().any(|c| s.code.matches(c)))
             .collect();
         let mut hits = vec![0usize; active.len()];
         let mut kept = Vec::with_capacity(found.len());
@@ -301,11 +303,7 @@ impl Settings {
         let sups: Vec<_> = self
             .suppressions
             .iter()
-            .filter(|s| {
-                s.model
-                    .as_ref()
-                    .is_none_or(|m| m.matches(&self.root, model))
-            })
+            .filter(|s| self.applies_to(s, model))
             .collect();
         if !sups.is_empty() {
             let _ = writeln!(out, "suppressions applying:");
