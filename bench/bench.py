@@ -156,6 +156,23 @@ def clear_tmp() -> None:
             os.unlink(p)
 
 
+def real_corpus(cache: str) -> list:
+    """(name, path) of every model of the conformance harness's real corpus
+    (tests/conformance/real/corpus.json), in its order: a checked-in one under real/, a PyPI one at
+    `<cache>/real-corpus/pypi/<name>/model.onnx` (written by real/fetch_pypi.py; may be absent)."""
+    real = os.path.join(ROOT, "tests", "conformance", "real")
+    with open(os.path.join(real, "corpus.json")) as f:
+        spec = json.load(f)
+    out = []
+    for m in spec["models"]:
+        if "file" in m:
+            path = os.path.join(real, m["file"])
+        else:
+            path = os.path.join(cache, "real-corpus", "pypi", m["name"], "model.onnx")
+        out.append((m["name"], path))
+    return out
+
+
 class Sample:
     def __init__(self, wall: float, rss: int, rc: int, err: str = "", user: float = 0.0, sys_: float = 0.0):
         self.wall, self.rss, self.rc, self.err = wall, rss, rc, err

@@ -61,20 +61,6 @@ ssi._update_output_from_vi()
 """
 
 
-def corpus(cache: str) -> list:
-    """(name, path) of every model of corpus.json, in its order."""
-    with open(os.path.join(REAL, "corpus.json")) as f:
-        spec = json.load(f)
-    out = []
-    for m in spec["models"]:
-        if "file" in m:
-            path = os.path.join(REAL, m["file"])
-        else:
-            path = os.path.join(cache, "real-corpus", "pypi", m["name"], "model.onnx")
-        out.append((m["name"], path))
-    return out
-
-
 def geomean(xs: list):
     xs = [x for x in xs if x]
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
@@ -98,7 +84,7 @@ def main() -> int:
         sys.exit(f"corpus: {args.bin} not found; build it (cargo build --release)")
     pats = [p.strip() for p in args.only.split(",") if p.strip()]
     models = []
-    for name, path in corpus(args.cache):
+    for name, path in bench.real_corpus(args.cache):
         if pats and not any(fnmatch.fnmatchcase(name, p) for p in pats):
             continue
         models.append({"name": name, "path": path, "samples": {t: [] for t in TOOLS}, "skip": {}})

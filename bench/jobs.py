@@ -18,23 +18,17 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-REAL = ROOT / "tests" / "conformance" / "real"
-CACHE = ROOT / "tests" / "conformance" / "cache" / "real-corpus" / "pypi"
+sys.path.insert(0, str(ROOT / "bench"))
+import bench  # noqa: E402 -- the runner (/usr/bin/time) and the real corpus's list, shared with bench.py
 
 
 def corpus() -> list[Path]:
-    """The corpus's model files that exist here, in manifest order."""
-    manifest = json.loads((REAL / "corpus.json").read_text())
-    found = []
-    for spec in manifest["models"]:
-        path = CACHE / spec["name"] / "model.onnx" if "wheel" in spec else REAL / spec["file"]
-        if path.is_file():
-            found.append(path)
-    return found
+    """The real corpus's model files that exist here, in manifest order."""
+    cache = ROOT / "tests" / "conformance" / "cache"
+    return [Path(p) for _, p in bench.real_corpus(str(cache)) if Path(p).is_file()]
 
 
 def link(src: Path, dest: Path) -> None:
@@ -62,19 +56,12 @@ def make_folder(models: list[Path], count: int) -> Path:
     return folder
 
 
-def run_once(cmd: list[str]) -> tuple[float, float, bytes]:
-    """(wall seconds, peak RSS MiB, stdout) of one run."""
-    with tempfile.NamedTemporaryFile() as t:
-        start = time.perf_counter()
-        p = subprocess.run(["/usr/bin/time", "-v", "-o", t.name, *cmd], capture_output=True)
-        wall = time.perf_counter() - start
-        rss = 0.0
-        for line in Path(t.name).read_text().splitlines():
-            if "Maximum resident set size" in line:
-                rss = int(line.split(":")[1]) / 1024
+def output(cmd: list[str]) -> bytes:
+    """Standard output of one run (status 0 or 1: findings are expected)."""
+    p = subprocess.run(cmd, capture_output=True)
     if p.returncode not in (0, 1):
         sys.exit(f"{' '.join(cmd)} exited {p.returncode}: {p.stderr.decode()[-2000:]}")
-    return wall, rss, p.stdout
+    return p.stdout
 
 
 def main() -> None:
@@ -96,19 +83,22 @@ def main() -> None:
 
     same = True
     for fmt in ("text", "json"):
-        ref = run_once(cmd(1, "--format", fmt))[2]
+        ref = output(cmd(1, "--format", fmt))
         for j in jobs:
-            if run_once(cmd(j, "--format", fmt))[2] != ref:
+            if output(cmd(j, "--format", fmt)) != ref:
                 same = False
                 print(f"DIFFERENT: --jobs {j} --format {fmt} differs from --jobs 1")
     times: dict[int, list[float]] = {j: [] for j in jobs}
     rss: dict[int, float] = {j: 0.0 for j in jobs}
+    os.makedirs(bench.TMP, exist_ok=True)
     for r in range(args.rounds):
         order = jobs[r % len(jobs):] + jobs[: r % len(jobs)]
         for j in order:
-            wall, peak, _ = run_once(cmd(j))
-            times[j].append(wall)
-            rss[j] = max(rss[j], peak)
+            sample = bench.timed(cmd(j))
+            if sample.rc not in (0, 1):
+                sys.exit(f"--jobs {j}: {sample.err}")
+            times[j].append(sample.wall)
+            rss[j] = max(rss[j], sample.rss / 2**20)
     load = os.getloadavg()[0]
     print(f"- {args.models} models ({len(models)} distinct of the real corpus, {size / 2**20:.0f} MiB), "
           f"{args.rounds} interleaved rounds, median wall time; {os.cpu_count()} CPUs; load average at the end {load:.2f}")
