@@ -7,6 +7,7 @@
 //! list of [`Chunk`]s, streamed to the destination, so weights go from the mapped input to the output
 //! file without an in-memory copy of the model.
 
+use super::list_edit::ListEdit;
 use std::io::Write;
 use std::ops::Range;
 use thiserror::Error;
@@ -205,6 +206,9 @@ pub struct Edit {
     records: Vec<((u32, usize), RecordEdit)>,
     /// Whole records (tag and payload) added at the end of the message.
     pub append: Vec<u8>,
+    /// The edit of one repeated field (a graph's nodes), kept compact: that field's records are
+    /// edited by it alone (finished: see [`ListEdit::finish`]).
+    pub list: Option<Box<ListEdit>>,
 }
 
 /// What happens at one record: `before` is inserted ahead of it, then `action` applies to it.
@@ -226,7 +230,9 @@ pub enum Action {
 
 impl Edit {
     pub fn is_empty(&self) -> bool {
-        self.append.is_empty() && self.records.is_empty()
+        self.append.is_empty()
+            && self.records.is_empty()
+            && self.list.as_ref().is_none_or(|l| l.is_empty())
     }
 
     /// The edit of record (field, occurrence), created empty if absent.
@@ -247,6 +253,38 @@ impl Edit {
         }
         self.records.insert(at, (key, RecordEdit::default()));
         &mut self.records[at].1
+    }
+
+    /// Sets the edit of one repeated field. Records of that field that already have an edit here (the
+    /// node holding a subgraph that is edited too) get the list's changes of them as record edits,
+    /// and the list leaves them to those.
+    pub fn set_list(&mut self, mut list: ListEdit) {
+        list.finish();
+        let field = list.field;
+        let taken: Vec<usize> = self
+            .records
+            .iter()
+            .filter(|((f, _), _)| *f == field)
+            .map(|((_, o), _)| *o)
+            .collect();
+        for at in taken {
+            let o = list.occurrence(at);
+            let rec = self.at(field, at);
+            rec.before.extend_from_slice(o.before);
+            if o.removed {
+                rec.action = Action::Replace(Vec::new());
+                continue;
+            }
+            let child = self.child(field, at);
+            for (sub, occurrence, payload) in o.changes() {
+                let mut record = Vec::new();
+                if let Some(p) = payload {
+                    write_len_record(&mut record, sub, p);
+                }
+                child.at(sub, occurrence).action = Action::Replace(record);
+            }
+        }
+        self.list = Some(Box::new(list));
     }
 
     /// The edit of record (field, occurrence), if there is one.
@@ -308,7 +346,7 @@ struct Walk<'e> {
 }
 
 /// What the walk hands the writer: a span of the source, or bytes.
-enum Piece<'a> {
+pub(super) enum Piece<'a> {
     Source(Range<usize>),
     Bytes(&'a [u8]),
 }
@@ -571,7 +609,7 @@ pub fn splice<'e>(
 }
 
 /// Writes `value` as a varint into `buf` at `at` (which has room for 10 bytes); returns the end.
-fn put_varint(buf: &mut [u8; 20], mut at: usize, mut value: u64) -> usize {
+pub(super) fn put_varint(buf: &mut [u8; 20], mut at: usize, mut value: u64) -> usize {
     while value >= 0x80 {
         buf[at] = (value as u8) | 0x80;
         value >>= 7;
@@ -633,7 +671,32 @@ fn measure(
         return Ok(range.len() as u64);
     }
     let mut len = 0u64;
+    let mut list = edit.list.as_deref().map(|l| (l.field, l.cursor()));
     each_record(src, range, edit, |rec, occurrence, re| {
+        if let Some((field, cursor)) = &mut list
+            && rec.field == *field
+            && re.is_none()
+        {
+            let o = cursor.at(occurrence);
+            len += o.before.len() as u64;
+            if o.removed {
+                return Ok(());
+            }
+            if o.kept_whole() {
+                len += rec.span.len() as u64;
+                return Ok(());
+            }
+            if rec.wire_type != LEN {
+                return Err(WireError::NotLengthDelimited {
+                    field: rec.field,
+                    occurrence,
+                });
+            }
+            let inner = o.pieces(src, rec.payload, |_| Ok::<_, WireError>(()))?;
+            let tag = (u64::from(rec.field) << 3) | u64::from(LEN);
+            len += varint_len(tag) + varint_len(inner) + inner;
+            return Ok(());
+        }
         let Some(re) = re else {
             len += rec.span.len() as u64;
             return Ok(());
@@ -674,7 +737,29 @@ fn emit(
     if edit.is_empty() {
         return out.piece(Piece::Source(range));
     }
-    each_record(src, range, edit, |rec, _, re| {
+    let mut list = edit.list.as_deref().map(|l| (l.field, l.cursor()));
+    each_record(src, range, edit, |rec, occurrence, re| {
+        if let Some((field, cursor)) = &mut list
+            && rec.field == *field
+            && re.is_none()
+        {
+            let o = cursor.at(occurrence);
+            out.piece(Piece::Bytes(o.before))?;
+            if o.removed {
+                return Ok(());
+            }
+            if o.kept_whole() {
+                return out.piece(Piece::Source(rec.span));
+            }
+            // Measured once more rather than kept from `measure`: a length per changed node.
+            let inner = o.pieces(src, rec.payload.clone(), |_| Ok::<_, WireError>(()))?;
+            let mut head = [0u8; 20];
+            let n = put_varint(&mut head, 0, (u64::from(rec.field) << 3) | u64::from(LEN));
+            let n = put_varint(&mut head, n, inner);
+            out.piece(Piece::Bytes(&head[..n]))?;
+            o.pieces(src, rec.payload, |p| out.piece(p))?;
+            return Ok(());
+        }
         let Some(re) = re else {
             return out.piece(Piece::Source(rec.span));
         };

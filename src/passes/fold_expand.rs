@@ -356,7 +356,7 @@ impl<'a> GraphFolder<'a> {
         for (reader, after, slots) in rewired {
             let index = self.g.op(reader).map(|o| o.index()).unwrap_or_default();
             for &k in &slots {
-                self.patch.rewire(index, k, x.to_owned());
+                self.patch.rewire(index, k, x);
             }
             self.inputs.insert(reader, after);
         }
@@ -599,7 +599,7 @@ impl<'a> GraphFolder<'a> {
     /// removal) and drops the value_info of its outputs.
     fn remove_node(&mut self, id: NodeId, op: &OpNode) {
         self.removed.insert(id);
-        self.patch.remove_nodes.insert(op.index());
+        self.patch.remove_node(op.index());
         let g = self.g;
         for name in g.input_names(op).filter(|n| !n.is_empty()) {
             if let Some(v) = self.g.lookup(name) {

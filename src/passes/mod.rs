@@ -9,6 +9,7 @@
 pub mod explicit_broadcast;
 pub mod fold_expand;
 
+use crate::file::list_edit::ListEdit;
 use crate::file::wire::{Action, Edit, LEN, write_len_record, write_varint};
 use crate::ir::{Graph, Model, WirePath};
 use crate::proto::{AttributeProto, NodeProto, TensorProto, ValueInfoProto};
@@ -41,28 +42,15 @@ pub(crate) fn all_graphs(model: &Model) -> Vec<(&Graph, Option<usize>)> {
 pub struct GraphPatch {
     pub path: String,
     pub wire: WirePath,
-    /// Field number of the node list in the graph's message (1 in GraphProto, 7 in FunctionProto).
-    pub node_field: u32,
-    /// New nodes to insert just before the node at a source position, in order, as the records of
-    /// the graph's node field: (position, records), in the order they were queued (sorted when the
-    /// edit is made). Encoded as they are made (a rewrite of a million nodes would otherwise hold two
-    /// million `NodeProto`s), in a vector rather than a map because a map's nodes cost more than the
-    /// records they point to; `expand` makes them in source order, so one position's records are one
-    /// entry.
-    insert_before: Vec<(usize, Vec<u8>)>,
-    /// How many nodes `insert_before` holds.
-    inserted: usize,
-    /// ((node position, input slot), the value name that input now reads), in the order they were
-    /// made (`fold` makes them backwards): sorted when the edit is made, the last for an input wins.
-    rewire: Vec<((usize, usize), String)>,
+    /// The edit of the graph's node list (field 1 of a GraphProto, 7 of a FunctionProto): new nodes
+    /// before a node, rewired inputs, dropped attributes, removed nodes. Inserted nodes are encoded as
+    /// they are made (a rewrite of a million nodes would otherwise hold two million `NodeProto`s),
+    /// all into one buffer.
+    nodes: ListEdit,
     /// Initializers appended to the graph (a GraphProto; function bodies use Constant nodes instead).
     pub initializers: Vec<TensorProto>,
     /// Graph inputs appended (models of IR version < 4 list every initializer as an input too).
     pub inputs: Vec<ValueInfoProto>,
-    /// (node position, attribute position) of attributes to remove.
-    pub drop_attributes: BTreeSet<(usize, usize)>,
-    /// Positions of nodes to remove (their rewires and attribute changes, if any, go with them).
-    pub remove_nodes: BTreeSet<usize>,
     /// Positions of initializers to remove (a GraphProto's; function bodies have none).
     pub remove_initializers: BTreeSet<usize>,
     /// Positions of `value_info` entries to remove (the graph's or the function body's).
@@ -74,54 +62,39 @@ impl GraphPatch {
         GraphPatch {
             path: g.path.clone(),
             wire: g.wire.clone(),
-            node_field: g.node_field,
+            nodes: ListEdit::new(g.node_field),
             ..Default::default()
         }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.insert_before.is_empty()
-            && self.rewire.is_empty()
+        self.nodes.is_empty()
             && self.initializers.is_empty()
             && self.inputs.is_empty()
-            && self.drop_attributes.is_empty()
-            && self.remove_nodes.is_empty()
             && self.remove_initializers.is_empty()
             && self.remove_value_info.is_empty()
+    }
+
+    /// Field number of the node list in the graph's message (1 in GraphProto, 7 in FunctionProto).
+    pub fn node_field(&self) -> u32 {
+        self.nodes.field
     }
 
     /// Makes room for insertions before, and rewires of, `nodes` nodes. Room only: memory the
     /// allocator hands out is not touched until it is used, and a vector grown by doubling instead
     /// copies itself over and over (a tenth of a million-node rewrite's time).
     pub fn reserve(&mut self, nodes: usize) {
-        self.insert_before.reserve(nodes);
-        self.rewire.reserve(nodes);
+        self.nodes.reserve(nodes);
     }
 
     pub fn inserted_nodes(&self) -> usize {
-        self.inserted
+        self.nodes.inserted()
     }
 
     /// Starts the record of a node of `len` bytes queued before the node at source position `at`
-    /// (nodes are queued in source order: the last list, or a new one) and returns the bytes to
-    /// append its body to. Room is reserved for exactly this record (tag and length take at most 15
-    /// bytes): these buffers are most of a large rewrite's memory, and growth by doubling would waste
-    /// a third of it.
+    /// and returns the bytes to append its body to.
     fn queue_record(&mut self, at: usize, len: usize) -> &mut Vec<u8> {
-        if self
-            .insert_before
-            .last()
-            .is_none_or(|(last, _)| *last != at)
-        {
-            self.insert_before.push((at, Vec::new()));
-        }
-        let tag = (u64::from(self.node_field) << 3) | u64::from(LEN);
-        let last = self.insert_before.len() - 1; // not empty: pushed just above if it was
-        let bytes = &mut self.insert_before[last].1;
-        bytes.reserve_exact(len + 15);
-        write_varint(bytes, tag);
-        write_varint(bytes, len as u64);
-        bytes
+        self.nodes.queue_record(at, len)
     }
 
     /// Queues `node` to be inserted before the node at source position `at`, after those queued there
@@ -130,7 +103,6 @@ impl GraphPatch {
         let bytes = self.queue_record(at, node.encoded_len());
         // Encoding into a vector with room reserved cannot fail.
         let _ = node.encode(bytes);
-        self.inserted += 1;
     }
 
     /// [`GraphPatch::insert`] of the node `name` (`op_type`, default domain) reading `inputs` and
@@ -177,41 +149,27 @@ impl GraphPatch {
             // Encoding into a vector with room reserved cannot fail.
             let _ = a.encode(bytes);
         }
-        self.inserted += 1;
     }
 
     /// Makes input `slot` of the node at source position `at` read the value `name` (the last call
     /// for one input wins).
-    pub fn rewire(&mut self, at: usize, slot: usize, name: String) {
-        self.rewire.push(((at, slot), name));
+    pub fn rewire(&mut self, at: usize, slot: usize, name: &str) {
+        self.nodes.replace(at, INPUT_FIELD, slot, name.as_bytes());
     }
 
-    /// Sorts `insert_before` and `rewire` by position: one entry per position (its records in the
-    /// order queued) and per input (the last rewire).
-    fn sort(&mut self) {
-        // Stable sorts: entries of one key stay in the order they were made.
-        self.insert_before.sort_by_key(|(at, _)| *at);
-        let mut merged: Vec<(usize, Vec<u8>)> = Vec::with_capacity(self.insert_before.len());
-        for (at, bytes) in self.insert_before.drain(..) {
-            match merged.last_mut() {
-                Some((last, b)) if *last == at => b.extend_from_slice(&bytes),
-                _ => merged.push((at, bytes)),
-            }
-        }
-        self.insert_before = merged;
-        self.rewire.sort_by_key(|(k, _)| *k);
-        let mut last: Vec<((usize, usize), String)> = Vec::with_capacity(self.rewire.len());
-        for (k, name) in self.rewire.drain(..) {
-            match last.last_mut() {
-                Some((lk, n)) if *lk == k => *n = name,
-                _ => last.push((k, name)),
-            }
-        }
-        self.rewire = last;
+    /// Removes attribute `attribute` (its position in the node) of the node at source position `at`.
+    pub fn drop_attribute(&mut self, at: usize, attribute: usize) {
+        self.nodes.drop_sub(at, ATTRIBUTE_FIELD, attribute);
+    }
+
+    /// Removes the node at source position `at` (its rewires and attribute changes, if any, go with
+    /// it; nodes queued before it stay).
+    pub fn remove_node(&mut self, at: usize) {
+        self.nodes.remove(at);
     }
 
     pub fn removed_nodes(&self) -> usize {
-        self.remove_nodes.len()
+        self.nodes.removed()
     }
 }
 
@@ -254,70 +212,21 @@ impl Patch {
     /// [`Patch::to_edit`], moving the new nodes' bytes into the edit rather than copying them.
     pub fn into_edit(self) -> Edit {
         let mut root = Edit::default();
-        for mut gp in self.graphs.into_iter().filter(|g| !g.is_empty()) {
-            gp.sort();
+        let mut graphs = self.graphs;
+        // Subgraphs first: a parent's node list then finds which of its nodes hold an edited
+        // subgraph (see `Edit::set_list`).
+        graphs.sort_by_key(|g| std::cmp::Reverse(g.wire.len()));
+        for mut gp in graphs.into_iter().filter(|g| !g.is_empty()) {
             let mut edit = &mut root;
             for &(field, occurrence) in &gp.wire {
                 edit = edit.child(field, occurrence);
             }
-            // Node by node in source order, so that the edit is built by appends (see `Edit`).
-            let mut touched: Vec<usize> = gp
-                .insert_before
-                .iter()
-                .map(|(i, _)| *i)
-                .chain(gp.rewire.iter().map(|((i, _), _)| *i))
-                .chain(gp.drop_attributes.iter().map(|&(i, _)| i))
-                .chain(gp.remove_nodes.iter().copied())
-                .collect();
-            touched.sort_unstable();
-            touched.dedup();
-            let mut inserts = std::mem::take(&mut gp.insert_before).into_iter().peekable();
-            let mut rewire_at = 0;
-            for index in touched {
-                let rec = edit.at(gp.node_field, index);
-                if let Some((_, bytes)) = inserts.next_if(|(i, _)| *i == index) {
-                    rec.before = bytes;
-                }
-                if gp.remove_nodes.contains(&index) {
-                    // A removal overrides any other edit of the node.
-                    rec.action = Action::Replace(Vec::new());
-                    continue;
-                }
-                // `rewire` is sorted by position as `touched` is: this node's are the next ones.
-                while gp
-                    .rewire
-                    .get(rewire_at)
-                    .is_some_and(|((i, _), _)| *i < index)
-                {
-                    rewire_at += 1;
-                }
-                let mine = gp.rewire[rewire_at..]
-                    .iter()
-                    .take_while(|((i, _), _)| *i == index)
-                    .count();
-                let rewires = gp.rewire[rewire_at..rewire_at + mine]
-                    .iter()
-                    .map(|((_, slot), name)| (slot, name));
-                rewire_at += mine;
-                let drops = gp.drop_attributes.range((index, 0)..=(index, usize::MAX));
-                let (mut rewires, mut drops) = (rewires.peekable(), drops.peekable());
-                if rewires.peek().is_none() && drops.peek().is_none() {
-                    continue;
-                }
-                let node = edit.child(gp.node_field, index);
-                for (&slot, name) in rewires {
-                    let mut record = Vec::new();
-                    write_len_record(&mut record, INPUT_FIELD, name.as_bytes());
-                    node.at(INPUT_FIELD, slot).action = Action::Replace(record);
-                }
-                for &(_, attribute) in drops {
-                    node.at(ATTRIBUTE_FIELD, attribute).action = Action::Replace(Vec::new());
-                }
-            }
+            let node_field = gp.node_field();
+            edit.set_list(std::mem::take(&mut gp.nodes));
             for &index in &gp.remove_initializers {
                 edit.at(INITIALIZER_FIELD, index).action = Action::Replace(Vec::new());
             }
-            let value_info_field = if gp.node_field == NODE_FIELD_OF_FUNCTION {
+            let value_info_field = if node_field == NODE_FIELD_OF_FUNCTION {
                 VALUE_INFO_FIELD_OF_FUNCTION
             } else {
                 VALUE_INFO_FIELD
@@ -451,7 +360,7 @@ mod tests {
 
     fn patch() -> GraphPatch {
         GraphPatch {
-            node_field: 1,
+            nodes: ListEdit::new(1),
             ..Default::default()
         }
     }
@@ -514,12 +423,32 @@ mod tests {
         q.insert(5, &node("c"));
         q.rewire(3, 0, "first".into());
         q.rewire(7, 1, "last".into());
-        p.sort();
-        q.sort();
-        assert_eq!(p.insert_before, q.insert_before);
-        assert_eq!(p.rewire, q.rewire);
-        assert_eq!(p.rewire.len(), 2);
-        let both = |p: GraphPatch| Patch { graphs: vec![p] }.into_edit();
-        assert_eq!(both(p), both(q));
+        // A graph of eight nodes, each reading two inputs, at wire path [] (the graph is the message).
+        let graph = crate::proto::GraphProto {
+            node: (0..8)
+                .map(|i| NodeProto {
+                    input: vec![format!("x{i}"), format!("y{i}")],
+                    ..node(&format!("n{i}"))
+                })
+                .collect(),
+            ..Default::default()
+        };
+        let src = graph.encode_to_vec();
+        let spliced = |p: GraphPatch| {
+            let edit = Patch { graphs: vec![p] }.into_edit();
+            let out = crate::file::wire::splice(&src, 0..src.len(), &edit).expect("splices");
+            crate::proto::GraphProto::decode(out.to_vec(&src).as_slice()).expect("decodes")
+        };
+        let (a, b) = (spliced(p), spliced(q));
+        assert_eq!(a, b);
+        let names: Vec<&str> = a.node.iter().map(|n| n.name()).collect();
+        assert_eq!(
+            names,
+            [
+                "n0", "n1", "b", "n2", "n3", "n4", "a", "c", "n5", "n6", "n7"
+            ]
+        );
+        assert_eq!(a.node[4].input, ["first", "y3"]);
+        assert_eq!(a.node[10].input, ["x7", "last"]);
     }
 }

@@ -440,7 +440,7 @@ impl GraphRewriter<'_, '_> {
                 &[&name],
                 &[],
             );
-            self.patch.rewire(op.index(), slot, name);
+            self.patch.rewire(op.index(), slot, &name);
             (self.made)(Made {
                 graph: &self.g.path,
                 node: &label,

@@ -89,13 +89,13 @@ impl GraphRewriter<'_, '_> {
             );
             current = name;
         }
-        self.patch.rewire(op.index(), slot, current);
+        self.patch.rewire(op.index(), slot, &current);
         if let Kind::LegacyAxis(_) = k {
             // With B of A's shape the legacy rule no longer applies (B would not fit at `axis`):
             // the node becomes a plain equal-shapes one.
             for (i, a) in op.attributes().iter().enumerate() {
                 if a.name() == "broadcast" || a.name() == "axis" {
-                    self.patch.drop_attributes.insert((op.index(), i));
+                    self.patch.drop_attribute(op.index(), i);
                 }
             }
         }
