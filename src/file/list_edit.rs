@@ -7,7 +7,8 @@
 //! here an occurrence costs its bytes and a 16- or 24-byte entry in a sorted vector, and the writer
 //! walks the vectors with cursors as it meets the records.
 
-use super::wire::{LEN, Piece, Record, WireError, put_varint, records, write_varint};
+use super::expand_recipe::{INPUT, NodeRecord, Recipe, STATIC};
+use super::wire::{LEN, Piece, WireError, put_varint, write_varint};
 use std::ops::Range;
 
 /// A sub-record's fate: replaced by a length-delimited record of its field holding `text[start..end]`,
@@ -22,6 +23,17 @@ struct Change {
 }
 
 const DROP: u32 = u32::MAX;
+/// A change whose payload is the name of the Expand a [`Recipe`] makes (`end`: the recipe's suffix).
+const MADE: u32 = u32::MAX - 1;
+/// `bytes[start..]` is still being written.
+const OPEN: usize = usize::MAX;
+
+/// Inserted before an occurrence: records (`bytes[start..end]`), or an Expand made as it is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Item {
+    Bytes { start: usize, end: usize },
+    Expand(Recipe),
+}
 
 /// See the module documentation. Built in any order; [`ListEdit::finish`] sorts it (the writer needs it
 /// sorted).
@@ -29,9 +41,10 @@ const DROP: u32 = u32::MAX;
 pub struct ListEdit {
     /// The repeated field edited.
     pub field: u32,
-    /// (occurrence, start in `bytes`) of whole records inserted before that occurrence; each run ends
-    /// where the next starts. Sorted and one per occurrence once finished.
-    before: Vec<(u32, usize)>,
+    /// What is inserted before an occurrence, in the order queued: (occurrence, item). Sorted by
+    /// occurrence (stably) once finished.
+    before: Vec<(u32, Item)>,
+    /// The records of [`Item::Bytes`], one after the other.
     bytes: Vec<u8>,
     /// How many records `bytes` holds.
     inserted: usize,
@@ -73,16 +86,26 @@ impl ListEdit {
     pub fn reserve(&mut self, n: usize) {
         self.before.reserve(n);
         self.changes.reserve(n);
-        self.bytes.reserve(n * 144);
-        self.text.reserve(n * 32);
+    }
+
+    /// Ends the run of bytes being written, if any.
+    fn close(&mut self) {
+        if let Some((_, Item::Bytes { end, .. })) = self.before.last_mut()
+            && *end == OPEN
+        {
+            *end = self.bytes.len();
+        }
     }
 
     /// Starts a record to insert before occurrence `at`, after those queued there already: writes
     /// its tag and the length `len` of its payload, and returns the buffer to append the payload to.
     pub fn queue_record(&mut self, at: usize, len: usize) -> &mut Vec<u8> {
         let at = small(at);
-        if self.before.last().is_none_or(|&(last, _)| last != at) {
-            self.before.push((at, self.bytes.len()));
+        let open = matches!(self.before.last(), Some((last, Item::Bytes { end: OPEN, .. })) if *last == at);
+        if !open {
+            self.close();
+            let start = self.bytes.len();
+            self.before.push((at, Item::Bytes { start, end: OPEN }));
             self.finished = false;
         }
         self.inserted += 1;
@@ -92,6 +115,21 @@ impl ListEdit {
         );
         write_varint(&mut self.bytes, len as u64);
         &mut self.bytes
+    }
+
+    /// Queues `recipe` before occurrence `at`: the Expand (and the Shape it reads) made from that
+    /// occurrence's own record as it is written, and its input `recipe.slot` rewired to the Expand.
+    /// `target` is the name of the static target shape, if the recipe has one.
+    pub fn queue_expand(&mut self, at: usize, mut recipe: Recipe, target: Option<&str>) {
+        self.close();
+        if let Some(t) = target {
+            recipe.target = (small(self.text.len()), 0);
+            self.text.extend_from_slice(t.as_bytes());
+            recipe.target.1 = small(self.text.len());
+        }
+        self.inserted += if recipe.shape_of == STATIC { 1 } else { 2 };
+        self.before.push((small(at), Item::Expand(recipe)));
+        self.change(at, INPUT, recipe.slot as usize, MADE, recipe.k_expand);
     }
 
     /// Replaces sub-record (`field`, `occurrence`) of occurrence `at` by a length-delimited record of
@@ -142,32 +180,10 @@ impl ListEdit {
             return;
         }
         self.finished = true;
-        if !self.before.is_sorted_by(|a, b| a.0 < b.0) {
-            // Runs of one occurrence are gathered in queue order into a new buffer.
-            let ends: Vec<usize> = self
-                .before
-                .iter()
-                .skip(1)
-                .map(|&(_, s)| s)
-                .chain([self.bytes.len()])
-                .collect();
-            let mut runs: Vec<(u32, Range<usize>)> = self
-                .before
-                .iter()
-                .zip(ends)
-                .map(|(&(at, s), e)| (at, s..e))
-                .collect();
-            runs.sort_by_key(|(at, _)| *at);
-            let mut bytes = Vec::with_capacity(self.bytes.len());
-            let mut before: Vec<(u32, usize)> = Vec::with_capacity(runs.len());
-            for (at, r) in runs {
-                if before.last().is_none_or(|&(last, _)| last != at) {
-                    before.push((at, bytes.len()));
-                }
-                bytes.extend_from_slice(&self.bytes[r]);
-            }
-            self.before = before;
-            self.bytes = bytes;
+        self.close();
+        // Stable: one occurrence's items stay in the order queued.
+        if !self.before.is_sorted_by(|a, b| a.0 <= b.0) {
+            self.before.sort_by_key(|(at, _)| *at);
         }
         let key = |c: &Change| (c.at, c.field, c.occurrence);
         if !self.changes.is_sorted_by(|a, b| key(a) < key(b)) {
@@ -185,6 +201,31 @@ impl ListEdit {
         self.removed.sort_unstable();
         self.removed.dedup();
     }
+}
+
+impl ListEdit {
+    /// The edit of occurrence `at`, looked up (finished).
+    pub(super) fn occurrence(&self, at: usize) -> Occurrence<'_> {
+        let at = small(at);
+        let first = self.before.partition_point(|b| b.0 < at);
+        let n = self.before[first..]
+            .iter()
+            .take_while(|b| b.0 == at)
+            .count();
+        let before = &self.before[first..first + n];
+        let first = self.changes.partition_point(|c| c.at < at);
+        let n = self.changes[first..]
+            .iter()
+            .take_while(|c| c.at == at)
+            .count();
+        Occurrence {
+            at,
+            before,
+            removed: self.removed.binary_search(&at).is_ok(),
+            changes: &self.changes[first..first + n],
+            edit: self,
+        }
+    }
 
     /// A walk over the occurrences in order.
     pub(super) fn cursor(&self) -> Cursor<'_> {
@@ -197,37 +238,16 @@ impl ListEdit {
     }
 }
 
-impl ListEdit {
-    /// The edit of occurrence `at`, looked up (finished).
-    pub(super) fn occurrence(&self, at: usize) -> Occurrence<'_> {
-        let at = small(at);
-        let before = match self.before.binary_search_by_key(&at, |b| b.0) {
-            Ok(i) => {
-                let end = self.before.get(i + 1).map_or(self.bytes.len(), |b| b.1);
-                self.bytes.get(self.before[i].1..end).unwrap_or_default()
-            }
-            Err(_) => &[],
-        };
-        let first = self.changes.partition_point(|c| c.at < at);
-        let n = self.changes[first..]
-            .iter()
-            .take_while(|c| c.at == at)
-            .count();
-        Occurrence {
-            before,
-            removed: self.removed.binary_search(&at).is_ok(),
-            changes: &self.changes[first..first + n],
-            text: &self.text,
-        }
-    }
-}
+/// Where the pieces of an occurrence go (`None`: they are only measured).
+pub(super) type Sink<'f, E> = &'f mut dyn FnMut(Piece<'_>) -> Result<(), E>;
 
 /// What the edit does to one occurrence.
 pub(super) struct Occurrence<'a> {
-    pub before: &'a [u8],
+    at: u32,
+    before: &'a [(u32, Item)],
     pub removed: bool,
     changes: &'a [Change],
-    text: &'a [u8],
+    edit: &'a ListEdit,
 }
 
 /// Walks a finished [`ListEdit`] in occurrence order.
@@ -243,17 +263,15 @@ impl<'a> Cursor<'a> {
     pub fn at(&mut self, at: usize) -> Occurrence<'a> {
         let e = self.edit;
         let at = small(at);
-        let mut before: &[u8] = &[];
-        while let Some(&(o, start)) = e.before.get(self.before) {
-            if o > at {
-                break;
-            }
+        while e.before.get(self.before).is_some_and(|b| b.0 < at) {
             self.before += 1;
-            if o == at {
-                let end = e.before.get(self.before).map_or(e.bytes.len(), |b| b.1);
-                before = e.bytes.get(start..end).unwrap_or_default();
-            }
         }
+        let n = e.before[self.before..]
+            .iter()
+            .take_while(|b| b.0 == at)
+            .count();
+        let before = &e.before[self.before..self.before + n];
+        self.before += n;
         while e.removed.get(self.removed).is_some_and(|&r| r < at) {
             self.removed += 1;
         }
@@ -268,25 +286,35 @@ impl<'a> Cursor<'a> {
         let changes = &e.changes[self.changes..self.changes + n];
         self.changes += n;
         Occurrence {
+            at,
             before,
             removed,
             changes,
-            text: &e.text,
+            edit: e,
         }
     }
 }
 
 impl Occurrence<'_> {
-    /// The changes of sub-records: (field, occurrence, the new payload or `None` to drop it).
-    pub fn changes(&self) -> impl Iterator<Item = (u32, usize, Option<&[u8]>)> + '_ {
-        self.changes.iter().map(|c| {
-            let payload = (c.start != DROP).then(|| {
-                self.text
-                    .get(c.start as usize..c.end as usize)
-                    .unwrap_or_default()
-            });
+    /// The changes of sub-records: (field, occurrence, the new payload or `None` to drop it), but
+    /// for the rewires to a recipe's Expand (made from the record as it is written).
+    pub fn plain_changes(&self) -> impl Iterator<Item = (u32, usize, Option<&[u8]>)> + '_ {
+        self.changes.iter().filter(|c| c.start != MADE).map(|c| {
+            let payload = (c.start != DROP).then(|| self.text(c.start, c.end));
             (c.field, c.occurrence as usize, payload)
         })
+    }
+
+    fn text(&self, start: u32, end: u32) -> &[u8] {
+        self.edit
+            .text
+            .get(start as usize..end as usize)
+            .unwrap_or_default()
+    }
+
+    /// True when nothing is inserted before the occurrence.
+    pub fn nothing_before(&self) -> bool {
+        self.before.is_empty()
     }
 
     /// True when the occurrence itself is written as it was read.
@@ -294,13 +322,62 @@ impl Occurrence<'_> {
         !self.removed && self.changes.is_empty()
     }
 
-    /// Hands the pieces of the changed occurrence's payload `src[payload]` to `f` in order: spans of
-    /// the source, and replacement records. Returns the payload's new length.
+    /// The occurrence's record `src[payload]` read, if what is inserted before it or its changes
+    /// need it.
+    pub fn read<'s>(
+        &self,
+        src: &'s [u8],
+        payload: Range<usize>,
+    ) -> Result<Option<NodeRecord<'s>>, WireError> {
+        if self.before.is_empty() && self.kept_whole() {
+            return Ok(None);
+        }
+        NodeRecord::parse(src, payload, self.at).map(Some)
+    }
+
+    /// Hands what is inserted before the occurrence to `f`; with `f` `None`, only measures it.
+    /// Returns the length. `node` is the occurrence's record (see [`Occurrence::read`]).
+    pub fn before<E: From<WireError>>(
+        &self,
+        node: Option<&NodeRecord<'_>>,
+        field: u32,
+        mut f: Option<Sink<'_, E>>,
+    ) -> Result<u64, E> {
+        let mut len = 0u64;
+        let mut made = Vec::new();
+        for (_, item) in self.before {
+            match (*item, node) {
+                (Item::Bytes { start, end }, _) => {
+                    let b = self.edit.bytes.get(start..end).unwrap_or_default();
+                    len += b.len() as u64;
+                    if let Some(f) = &mut f {
+                        f(Piece::Bytes(b))?;
+                    }
+                }
+                (Item::Expand(r), Some(node)) => {
+                    let target = self.text(r.target.0, r.target.1);
+                    let Some(f) = &mut f else {
+                        len += r.len(node, field, target) as u64;
+                        continue;
+                    };
+                    made.clear();
+                    r.write(node, field, target, &mut made);
+                    len += made.len() as u64;
+                    f(Piece::Bytes(&made))?;
+                }
+                // The record could not be read: `read` said why.
+                (Item::Expand(_), None) => {}
+            }
+        }
+        Ok(len)
+    }
+
+    /// Hands the pieces of the changed occurrence's payload to `f` in order (spans of the source and
+    /// replacement records); with `f` `None`, only measures it. Returns the payload's new length.
     pub fn pieces<E: From<WireError>>(
         &self,
-        src: &[u8],
-        payload: Range<usize>,
-        mut f: impl FnMut(Piece<'_>) -> Result<(), E>,
+        node: &NodeRecord<'_>,
+        mut f: Option<Sink<'_, E>>,
     ) -> Result<u64, E> {
         // Occurrences met of each changed field, by the index of the field's first change.
         let mut stack = [0u32; 16];
@@ -311,9 +388,9 @@ impl Occurrence<'_> {
             heap = vec![0u32; self.changes.len()];
             &mut heap
         };
+        let mut made = Vec::new();
         let mut len = 0u64;
-        for rec in records(src, payload) {
-            let rec: Record = rec?;
+        for rec in &node.subs {
             let first = self.changes.iter().position(|c| c.field == rec.field);
             let change = first.and_then(|i| {
                 let occurrence = counts[i];
@@ -322,24 +399,32 @@ impl Occurrence<'_> {
                     .iter()
                     .find(|c| c.field == rec.field && c.occurrence == occurrence)
             });
-            match change {
+            let body_len = match change {
                 None => {
                     len += rec.span.len() as u64;
-                    f(Piece::Source(rec.span))?;
+                    if let Some(f) = &mut f {
+                        f(Piece::Source(rec.span.clone()))?;
+                    }
+                    continue;
                 }
-                Some(c) if c.start == DROP => {}
-                Some(c) => {
-                    let body = self
-                        .text
-                        .get(c.start as usize..c.end as usize)
-                        .unwrap_or_default();
-                    let mut head = [0u8; 20];
-                    let n = put_varint(&mut head, 0, (u64::from(rec.field) << 3) | u64::from(LEN));
-                    let n = put_varint(&mut head, n, body.len() as u64);
-                    len += (n + body.len()) as u64;
-                    f(Piece::Bytes(&head[..n]))?;
-                    f(Piece::Bytes(body))?;
-                }
+                Some(c) if c.start == DROP => continue,
+                Some(c) if c.start == MADE => node.name_len(c.occurrence, false, c.end),
+                Some(c) => (c.end - c.start) as usize,
+            };
+            let mut head = [0u8; 20];
+            let n = put_varint(&mut head, 0, (u64::from(rec.field) << 3) | u64::from(LEN));
+            let n = put_varint(&mut head, n, body_len as u64);
+            len += (n + body_len) as u64;
+            let (Some(f), Some(c)) = (&mut f, change) else {
+                continue;
+            };
+            f(Piece::Bytes(&head[..n]))?;
+            if c.start == MADE {
+                made.clear();
+                node.put_name(&mut made, c.occurrence, false, c.end);
+                f(Piece::Bytes(&made))?;
+            } else {
+                f(Piece::Bytes(self.text(c.start, c.end)))?;
             }
         }
         Ok(len)

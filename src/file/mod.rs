@@ -11,6 +11,7 @@
 
 pub mod atomic;
 pub mod decode;
+pub mod expand_recipe;
 pub mod list_edit;
 pub mod read;
 pub mod sink;

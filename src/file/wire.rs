@@ -257,7 +257,9 @@ impl Edit {
 
     /// Sets the edit of one repeated field. Records of that field that already have an edit here (the
     /// node holding a subgraph that is edited too) get the list's changes of them as record edits,
-    /// and the list leaves them to those.
+    /// and the list leaves them to those (the list still inserts before them). A node that holds a
+    /// subgraph is never an `Expand` recipe's consumer (see `passes::GraphPatch::expand`), whose
+    /// rewire is made from the node's record as it is written.
     pub fn set_list(&mut self, mut list: ListEdit) {
         list.finish();
         let field = list.field;
@@ -269,14 +271,12 @@ impl Edit {
             .collect();
         for at in taken {
             let o = list.occurrence(at);
-            let rec = self.at(field, at);
-            rec.before.extend_from_slice(o.before);
             if o.removed {
-                rec.action = Action::Replace(Vec::new());
+                self.at(field, at).action = Action::Replace(Vec::new());
                 continue;
             }
             let child = self.child(field, at);
-            for (sub, occurrence, payload) in o.changes() {
+            for (sub, occurrence, payload) in o.plain_changes() {
                 let mut record = Vec::new();
                 if let Some(p) = payload {
                     write_len_record(&mut record, sub, p);
@@ -678,21 +678,22 @@ fn measure(
             && re.is_none()
         {
             let o = cursor.at(occurrence);
-            len += o.before.len() as u64;
-            if o.removed {
-                return Ok(());
-            }
-            if o.kept_whole() {
-                len += rec.span.len() as u64;
-                return Ok(());
-            }
-            if rec.wire_type != LEN {
+            if rec.wire_type != LEN && !(o.nothing_before() && o.kept_whole()) {
                 return Err(WireError::NotLengthDelimited {
                     field: rec.field,
                     occurrence,
                 });
             }
-            let inner = o.pieces(src, rec.payload, |_| Ok::<_, WireError>(()))?;
+            let node = o.read(src, rec.payload.clone())?;
+            len += o.before::<WireError>(node.as_ref(), *field, None)?;
+            if o.removed {
+                return Ok(());
+            }
+            let Some(node) = node.filter(|_| !o.kept_whole()) else {
+                len += rec.span.len() as u64;
+                return Ok(());
+            };
+            let inner = o.pieces::<WireError>(&node, None)?;
             let tag = (u64::from(rec.field) << 3) | u64::from(LEN);
             len += varint_len(tag) + varint_len(inner) + inner;
             return Ok(());
@@ -744,20 +745,22 @@ fn emit(
             && re.is_none()
         {
             let o = cursor.at(occurrence);
-            out.piece(Piece::Bytes(o.before))?;
+            // `measure` went through the same records and checked them.
+            let node = o.read(src, rec.payload.clone())?;
+            let mut put = |p: Piece<'_>| out.piece(p);
+            o.before(node.as_ref(), *field, Some(&mut put))?;
             if o.removed {
                 return Ok(());
             }
-            if o.kept_whole() {
-                return out.piece(Piece::Source(rec.span));
-            }
-            // Measured once more rather than kept from `measure`: a length per changed node.
-            let inner = o.pieces(src, rec.payload.clone(), |_| Ok::<_, WireError>(()))?;
+            let Some(node) = node.filter(|_| !o.kept_whole()) else {
+                return put(Piece::Source(rec.span));
+            };
+            let inner = o.pieces::<std::io::Error>(&node, None)?;
             let mut head = [0u8; 20];
             let n = put_varint(&mut head, 0, (u64::from(rec.field) << 3) | u64::from(LEN));
             let n = put_varint(&mut head, n, inner);
-            out.piece(Piece::Bytes(&head[..n]))?;
-            o.pieces(src, rec.payload, |p| out.piece(p))?;
+            put(Piece::Bytes(&head[..n]))?;
+            o.pieces(&node, Some(&mut put))?;
             return Ok(());
         }
         let Some(re) = re else {

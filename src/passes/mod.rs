@@ -9,6 +9,7 @@
 pub mod explicit_broadcast;
 pub mod fold_expand;
 
+use crate::file::expand_recipe::Recipe;
 use crate::file::list_edit::ListEdit;
 use crate::file::wire::{Action, Edit, LEN, write_len_record, write_varint};
 use crate::ir::{Graph, Model, WirePath};
@@ -151,6 +152,13 @@ impl GraphPatch {
         }
     }
 
+    /// Queues the `Expand` `recipe` describes before the node at source position `at` (a node that
+    /// holds no subgraph), and rewires the node's input to it: made as the output is written, from
+    /// the node's record. `target` names the static target shape, if the recipe has one.
+    pub fn expand(&mut self, at: usize, recipe: Recipe, target: Option<&str>) {
+        self.nodes.queue_expand(at, recipe, target);
+    }
+
     /// Makes input `slot` of the node at source position `at` read the value `name` (the last call
     /// for one input wins).
     pub fn rewire(&mut self, at: usize, slot: usize, name: &str) {
@@ -259,11 +267,12 @@ pub struct Names<'m> {
     existing: hashbrown::HashSet<&'m str>,
     /// Every name of the model, made only if a base without the mark is asked for.
     all: Option<hashbrown::HashSet<&'m str>>,
-    /// Names handed out by [`Names::fresh`], one after the other in one string (not a string each:
-    /// a rewrite of a million nodes hands out two million), indexed by `new`: (start, end) in `text`.
-    text: String,
-    new: hashbrown::HashTable<(u32, u32)>,
-    hasher: hashbrown::DefaultHashBuilder,
+    /// The hashes of the names handed out by [`Names::fresh`] (64 bits, of a fixed seed). Not the
+    /// names: a rewrite of a million nodes hands out two million, ~80 MB as text and index. Two names
+    /// of one hash (odds of about 1 in 10^13 for two million names) only make the second take the
+    /// next suffix: names stay distinct, and the same from run to run.
+    new: hashbrown::HashTable<u64>,
+    hasher: foldhash::quality::FixedState,
 }
 
 impl<'m> Names<'m> {
@@ -275,9 +284,8 @@ impl<'m> Names<'m> {
             could_clash,
             existing: Self::model_names(model, could_clash),
             all: None,
-            text: String::new(),
             new: hashbrown::HashTable::new(),
-            hasher: hashbrown::DefaultHashBuilder::default(),
+            hasher: foldhash::quality::FixedState::with_seed(0x6f6e_6e78_6c69_6e74),
         }
     }
 
@@ -321,36 +329,35 @@ impl<'m> Names<'m> {
             return false;
         }
         let h = self.hash(name);
-        let (text, hasher) = (&self.text, &self.hasher);
-        // One probe finds the name or the slot it goes to.
-        let slot = self.new.entry(
-            h,
-            |&(s, e)| text.get(s as usize..e as usize) == Some(name),
-            |&(s, e)| {
-                use std::hash::BuildHasher;
-                hasher.hash_one(text.get(s as usize..e as usize).unwrap_or(""))
-            },
-        );
-        let hashbrown::hash_table::Entry::Vacant(slot) = slot else {
-            return false;
-        };
-        // Names of a model under protobuf's 2 GiB: offsets fit in 32 bits.
-        let start = u32::try_from(self.text.len()).unwrap_or(u32::MAX);
-        let end = u32::try_from(self.text.len() + name.len()).unwrap_or(u32::MAX);
-        slot.insert((start, end));
-        self.text.push_str(name);
-        true
+        match self.new.entry(h, |&x| x == h, |&x| x) {
+            hashbrown::hash_table::Entry::Occupied(_) => false,
+            hashbrown::hash_table::Entry::Vacant(slot) => {
+                slot.insert(h);
+                true
+            }
+        }
     }
 
     /// `base`, or `base_1`, `base_2`... whichever is free; it is then taken.
     pub fn fresh(&mut self, base: &str) -> String {
-        let mut name = base.to_owned();
-        let mut k = 0;
-        while !self.take(&name) {
-            k += 1;
-            name = format!("{base}_{k}");
+        match self.fresh_suffix(base) {
+            0 => base.to_owned(),
+            k => format!("{base}_{k}"),
         }
-        name
+    }
+
+    /// [`Names::fresh`], as the suffix it gave (0: none).
+    pub fn fresh_suffix(&mut self, base: &str) -> u32 {
+        let mut k = 0;
+        if self.take(base) {
+            return k;
+        }
+        loop {
+            k += 1;
+            if self.take(&format!("{base}_{k}")) {
+                return k;
+            }
+        }
     }
 }
 
@@ -413,16 +420,16 @@ mod tests {
         p.insert(5, &node("a"));
         p.insert(2, &node("b"));
         p.insert(5, &node("c"));
-        p.rewire(7, 1, "late".into());
-        p.rewire(3, 0, "first".into());
-        p.rewire(7, 1, "last".into());
+        p.rewire(7, 1, "late");
+        p.rewire(3, 0, "first");
+        p.rewire(7, 1, "last");
         let mut q = patch();
         q.path = "main".into();
         q.insert(2, &node("b"));
         q.insert(5, &node("a"));
         q.insert(5, &node("c"));
-        q.rewire(3, 0, "first".into());
-        q.rewire(7, 1, "last".into());
+        q.rewire(3, 0, "first");
+        q.rewire(7, 1, "last");
         // A graph of eight nodes, each reading two inputs, at wire path [] (the graph is the message).
         let graph = crate::proto::GraphProto {
             node: (0..8)
@@ -450,5 +457,86 @@ mod tests {
         );
         assert_eq!(a.node[4].input, ["first", "y3"]);
         assert_eq!(a.node[10].input, ["x7", "last"]);
+    }
+
+    #[test]
+    fn an_expand_made_from_a_recipe_is_the_bytes_of_the_nodes_it_stands_for() {
+        use crate::file::expand_recipe::{Recipe, STATIC};
+        let consumer = |name: &str| NodeProto {
+            op_type: Some("Add".into()),
+            name: Some(name.into()),
+            input: vec!["x".into(), "c".into()],
+            output: vec![format!("{name}_out")],
+            ..Default::default()
+        };
+        // A named node (its name twice in the record: the last one counts, as decoders read it),
+        // and an unnamed one, labelled by its position.
+        let mut named = consumer("first").encode_to_vec();
+        write_len_record(&mut named, 3, b"n1");
+        let graph: Vec<u8> = [
+            named,
+            consumer("").encode_to_vec(),
+            consumer("n3").encode_to_vec(),
+        ]
+        .iter()
+        .flat_map(|n| {
+            let mut r = Vec::new();
+            write_len_record(&mut r, 1, n);
+            r
+        })
+        .collect();
+        let (mut by_hand, mut by_recipe) = (patch(), patch());
+        // Node 0: Shape of input 0 as the target, with suffixes; node 1: a static target.
+        by_hand.insert_node(
+            0,
+            "Shape",
+            "n1/expand_in1/shape_2",
+            &["x"],
+            &["n1/expand_in1/shape_2"],
+            &[],
+        );
+        by_hand.insert_node(
+            0,
+            "Expand",
+            "n1/expand_in1_13",
+            &["c", "n1/expand_in1/shape_2"],
+            &["n1/expand_in1_13"],
+            &[],
+        );
+        by_hand.rewire(0, 1, "n1/expand_in1_13");
+        by_hand.insert_node(
+            1,
+            "Expand",
+            "#1/expand_in1",
+            &["c", "shape_2x3"],
+            &["#1/expand_in1"],
+            &[],
+        );
+        by_hand.rewire(1, 1, "#1/expand_in1");
+        let recipe = |shape_of, k_expand, k_shape| Recipe {
+            slot: 1,
+            shape_of,
+            target: (0, 0),
+            k_expand,
+            k_shape,
+        };
+        by_recipe.expand(0, recipe(0, 13, 2), None);
+        by_recipe.expand(1, recipe(STATIC, 0, 0), Some("shape_2x3"));
+        assert_eq!(by_recipe.inserted_nodes(), 3);
+        let spliced = |p: GraphPatch| {
+            let edit = Patch { graphs: vec![p] }.into_edit();
+            let out = crate::file::wire::splice(&graph, 0..graph.len(), &edit).expect("splices");
+            assert_eq!(
+                out.len as usize,
+                out.to_vec(&graph).len(),
+                "measured as written"
+            );
+            out.to_vec(&graph)
+        };
+        let (a, b) = (spliced(by_hand), spliced(by_recipe));
+        assert_eq!(a, b);
+        let g = crate::proto::GraphProto::decode(a.as_slice()).expect("decodes");
+        assert_eq!(g.node.len(), 6);
+        assert_eq!(g.node[2].input, ["x", "n1/expand_in1_13"]);
     }
 }

@@ -27,6 +27,7 @@ pub(crate) use kinds::{Kind, attention_bias_target, kind, num_heads};
 
 use super::{GraphPatch, Names, Patch};
 use crate::diagnostics::{Code, Diagnostic};
+use crate::file::expand_recipe::{Recipe, STATIC};
 use crate::ir::{Graph, Model, OpNode, ValueId, opset_domain};
 use crate::proto::attribute_proto::AttributeType;
 use crate::proto::tensor_proto::DataType;
@@ -417,6 +418,17 @@ impl GraphRewriter<'_, '_> {
                 self.tile(op, &k, slot, input, &in_shape, &out_shape, &base)?;
                 continue;
             }
+            if self.recipe(op, &k, slot, &base, &out_shape) {
+                (self.made)(Made {
+                    graph: &self.g.path,
+                    node: &label,
+                    op_type: op.op_type(),
+                    slot,
+                    from: &in_shape,
+                    to: &out_shape,
+                });
+                continue;
+            }
             let target = if let Some(dims) = is_static(&out_shape) {
                 Some(self.static_target(op.index(), &dims))
             } else {
@@ -451,6 +463,77 @@ impl GraphRewriter<'_, '_> {
             });
         }
         Ok(())
+    }
+
+    /// Makes input `slot` explicit with a [`Recipe`] where its target is a shared initializer or the
+    /// `Shape` of one of the node's own inputs (the common case): the two nodes are then made as the
+    /// output is written. Not in function bodies (whose targets are Constant nodes), nor for a node
+    /// holding a subgraph. The names are taken as the general path takes them, in the same order, so
+    /// the output is the same bytes. Returns false, having done nothing, where it does not apply.
+    fn recipe(
+        &mut self,
+        op: &OpNode,
+        k: &Kind,
+        slot: usize,
+        base: &str,
+        out_shape: &Shape,
+    ) -> bool {
+        if self.in_function
+            || op
+                .attributes()
+                .iter()
+                .any(|a| a.g.is_some() || !a.graphs.is_empty())
+        {
+            return false;
+        }
+        let Ok(slot32) = u32::try_from(slot) else {
+            return false;
+        };
+        if let Some(dims) = is_static(out_shape) {
+            let target = self.static_target(op.index(), &dims);
+            let k_expand = self.names.fresh_suffix(base);
+            let recipe = Recipe {
+                slot: slot32,
+                shape_of: STATIC,
+                target: (0, 0),
+                k_expand,
+                k_shape: 0,
+            };
+            self.patch.expand(op.index(), recipe, Some(&target));
+            return true;
+        }
+        let Some(of) = self.shape_source(op, k, slot, out_shape) else {
+            return false;
+        };
+        let Ok(of) = u32::try_from(of) else {
+            return false;
+        };
+        let k_shape = self.names.fresh_suffix(&format!("{base}/shape"));
+        let k_expand = self.names.fresh_suffix(base);
+        let recipe = Recipe {
+            slot: slot32,
+            shape_of: of,
+            target: (0, 0),
+            k_expand,
+            k_shape,
+        };
+        self.patch.expand(op.index(), recipe, None);
+        true
+    }
+
+    /// The input of `op` whose shape is the target of input `slot` at run time, when there is one
+    /// (as [`GraphRewriter::runtime_target`] finds it).
+    fn shape_source(&self, op: &OpNode, k: &Kind, slot: usize, out_shape: &Shape) -> Option<usize> {
+        match k {
+            Kind::ToFirst(_) => Some(0),
+            Kind::Multi | Kind::MultiOf(_) => (0..op.num_inputs()).find(|&j| {
+                j != slot
+                    && !matches!(k, Kind::MultiOf(s) if !s.contains(&j))
+                    && !self.g.input_name(op, j).is_empty()
+                    && same_shape(&self.input_shape(op, j), out_shape)
+            }),
+            _ => None,
+        }
     }
 
     /// Lists the inputs of a contrib `op` that its definition requires smaller than its output (and
