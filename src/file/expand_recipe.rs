@@ -64,7 +64,8 @@ impl Recipe {
         // The Expand reads the Shape's output, whose name is made again rather than kept.
         let start = out.len();
         node.put_name(out, self.slot, true, self.k_shape);
-        let shape: Vec<u8> = out.drain(start..).collect();
+        let shape: smallvec::SmallVec<[u8; 256]> = out.get(start..).unwrap_or_default().into();
+        out.truncate(start);
         put_node(out, field, &[input, &shape], expand_len, b"Expand", |o| {
             node.put_name(o, self.slot, false, self.k_expand)
         });

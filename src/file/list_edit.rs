@@ -344,7 +344,8 @@ impl Occurrence<'_> {
         mut f: Option<Sink<'_, E>>,
     ) -> Result<u64, E> {
         let mut len = 0u64;
-        let mut made = Vec::new();
+        // Room for the usual records (two nodes of names under a hundred bytes): one allocation.
+        let mut made = Vec::with_capacity(512);
         for (_, item) in self.before {
             match (*item, node) {
                 (Item::Bytes { start, end }, _) => {
@@ -388,7 +389,8 @@ impl Occurrence<'_> {
             heap = vec![0u32; self.changes.len()];
             &mut heap
         };
-        let mut made = Vec::new();
+        // Room for the usual records (two nodes of names under a hundred bytes): one allocation.
+        let mut made = Vec::with_capacity(512);
         let mut len = 0u64;
         for rec in &node.subs {
             let first = self.changes.iter().position(|c| c.field == rec.field);

@@ -273,6 +273,9 @@ pub struct Names<'m> {
     /// next suffix: names stay distinct, and the same from run to run.
     new: hashbrown::HashTable<u64>,
     hasher: foldhash::quality::FixedState,
+    /// Names containing this are distinct by construction and are not recorded (see
+    /// [`Names::distinct_with`]).
+    distinct_with: Option<&'static str>,
 }
 
 impl<'m> Names<'m> {
@@ -286,6 +289,7 @@ impl<'m> Names<'m> {
             all: None,
             new: hashbrown::HashTable::new(),
             hasher: foldhash::quality::FixedState::with_seed(0x6f6e_6e78_6c69_6e74),
+            distinct_with: None,
         }
     }
 
@@ -323,10 +327,21 @@ impl<'m> Names<'m> {
             .contains(name)
     }
 
+    /// Says that the caller's names containing `mark` are distinct from each other and from every
+    /// other name it asks for, by how it makes them: only the model's names need be checked for
+    /// them. A table of two million names handed out, probed at random, was a tenth of a large
+    /// rewrite's time.
+    pub fn distinct_with(&mut self, mark: &'static str) {
+        self.distinct_with = Some(mark);
+    }
+
     /// Takes `name` if it is free: the model does not use it and it was not handed out.
     fn take(&mut self, name: &str) -> bool {
         if self.in_model(name) {
             return false;
+        }
+        if self.distinct_with.is_some_and(|mark| name.contains(mark)) {
+            return true;
         }
         let h = self.hash(name);
         match self.new.entry(h, |&x| x == h, |&x| x) {
@@ -344,6 +359,12 @@ impl<'m> Names<'m> {
             0 => base.to_owned(),
             k => format!("{base}_{k}"),
         }
+    }
+
+    /// Makes room for `n` names handed out: a table grown by doubling rehashes every name it holds
+    /// at each step.
+    pub fn reserve(&mut self, n: usize) {
+        self.new.reserve(n, |&h| h);
     }
 
     /// [`Names::fresh`], as the suffix it gave (0: none).

@@ -125,6 +125,11 @@ fn one_element(s: &Shape) -> bool {
 /// million of them are not kept).
 #[derive(Clone, Copy, Debug)]
 pub struct Made<'a> {
+    /// The graph's place in the pass's order (main graph and its subgraphs, parents first, then
+    /// function bodies), and the node's in the graph's `ops`: with them a caller can keep a
+    /// 20-byte entry and find the node again, where the strings would take far more.
+    pub graph_index: usize,
+    pub ordinal: usize,
     pub graph: &'a str,
     pub node: &'a str,
     pub op_type: &'a str,
@@ -166,8 +171,18 @@ pub fn run_reporting(
     let mut out = Outcome::default();
     let shapes = super::shapes_by_path(shapes);
     let graphs = super::all_graphs(model);
+    if labels_distinct(&graphs) {
+        // Every name the pass makes from a node's label is `<label>/expand_in<slot>` and a rest
+        // without the mark: the last mark in the name ends the label, so names of distinct
+        // labels differ, and one label's names differ by their rests (the model's own names are
+        // still checked).
+        names.distinct_with(NAME_MARK);
+    } else {
+        // An Expand and a Shape for (at most a few) inputs of most nodes, in a large graph.
+        names.reserve(2 * graphs.iter().map(|(g, _)| g.ops.len()).sum::<usize>());
+    }
     let legacy_ir = model.header.ir_version.unwrap_or(0) < INITIALIZER_NOT_INPUT_SINCE;
-    for (g, function) in graphs {
+    for (graph_index, (g, function)) in graphs.into_iter().enumerate() {
         let imports = model.opset_imports(function);
         let opset = imports.get("").copied().unwrap_or(0);
         let in_function = function.is_some();
@@ -184,10 +199,13 @@ pub fn run_reporting(
             out: &mut out,
             made: &mut *made,
             opts,
+            graph_index,
+            ordinal: 0,
         };
         rw.patch.reserve(g.ops.len());
-        for &id in &g.ops {
+        for (ordinal, &id) in g.ops.iter().enumerate() {
             let Some(op) = g.op(id) else { continue };
+            rw.ordinal = ordinal;
             if opset_domain(op.domain()) == "com.microsoft" {
                 rw.required_smaller(op);
             }
@@ -200,6 +218,24 @@ pub fn run_reporting(
         }
     }
     Ok(out)
+}
+
+/// True when no two nodes of `graphs` have one label (name, or `#position`), all graphs together.
+/// Judged by 64-bit hashes: two labels of one hash count as the same.
+fn labels_distinct(graphs: &[(&Graph, Option<usize>)]) -> bool {
+    use std::hash::BuildHasher;
+    let hasher = foldhash::quality::FixedState::with_seed(0);
+    let mut hashes: Vec<u64> = Vec::new();
+    for (g, _) in graphs {
+        hashes.extend(
+            g.ops
+                .iter()
+                .filter_map(|&id| g.op(id))
+                .map(|op| hasher.hash_one(op.label().as_ref())),
+        );
+    }
+    hashes.sort_unstable();
+    hashes.windows(2).all(|w| w[0] != w[1])
 }
 
 struct GraphRewriter<'a, 'm> {
@@ -220,6 +256,9 @@ struct GraphRewriter<'a, 'm> {
     /// Told of every input made explicit.
     made: &'a mut dyn FnMut(Made<'_>),
     opts: &'a Options,
+    /// Where the node being rewritten is (see [`Made`]).
+    graph_index: usize,
+    ordinal: usize,
 }
 
 fn node(op_type: &str, name: String, inputs: Vec<String>, outputs: Vec<String>) -> NodeProto {
@@ -420,6 +459,8 @@ impl GraphRewriter<'_, '_> {
             }
             if self.recipe(op, &k, slot, &base, &out_shape) {
                 (self.made)(Made {
+                    graph_index: self.graph_index,
+                    ordinal: self.ordinal,
                     graph: &self.g.path,
                     node: &label,
                     op_type: op.op_type(),
@@ -454,6 +495,8 @@ impl GraphRewriter<'_, '_> {
             );
             self.patch.rewire(op.index(), slot, &name);
             (self.made)(Made {
+                graph_index: self.graph_index,
+                ordinal: self.ordinal,
                 graph: &self.g.path,
                 node: &label,
                 op_type: op.op_type(),

@@ -100,6 +100,8 @@ impl GraphRewriter<'_, '_> {
             }
         }
         (self.made)(Made {
+            graph_index: self.graph_index,
+            ordinal: self.ordinal,
             graph: &self.g.path,
             node: &label,
             op_type: op.op_type(),
