@@ -1,62 +1,20 @@
 //! `onnx-lint expand`: make every implicit broadcast explicit and write the model, with a report of
 //! each insertion, and of each input left implicit for onnxruntime's kernels, on standard error.
 
+use super::lines::{ShapeIds, small};
 use super::{EXIT_FINDINGS, EXIT_UNLOADABLE, load_or_say, refuse_if_errors, write_out};
 use crate::passes::explicit_broadcast::{self, Options};
 use crate::render;
-use crate::shape::dim::{Shape, ShapeText};
-use std::collections::HashMap;
 use std::fmt::Write;
 use std::path::PathBuf;
 
-/// The report's lines, kept as entries of 20 bytes (the graph and the node, found again in the model
-/// when printed, the input, and the two shapes as numbers) until the pass has succeeded (a refused
-/// model reports the refusal only). A million-node rewrite makes a million lines: as text they took
-/// ~110 MB and a sixth of the time.
+/// The report's lines (see [`super::lines`]): entries of 20 bytes, the graph and the node found
+/// again in the model when printed, the input, and the two shapes as numbers.
 #[derive(Default)]
 struct Lines {
     /// (graph index, node ordinal, input, from, to): see [`explicit_broadcast::Made`].
     entries: Vec<[u32; 5]>,
     shapes: ShapeIds,
-}
-
-/// Each distinct shape of the report, as text, by number. The last shape looked up on each side is
-/// checked first: the lines of a large graph repeat a few shapes.
-#[derive(Default)]
-struct ShapeIds {
-    ids: HashMap<Shape, u32>,
-    texts: Vec<String>,
-    last: [Option<(Shape, u32)>; 2],
-}
-
-impl ShapeIds {
-    fn id(&mut self, side: usize, shape: &Shape) -> u32 {
-        if let Some((s, id)) = &self.last[side]
-            && s == shape
-        {
-            return *id;
-        }
-        let id = match self.ids.get(shape) {
-            Some(&id) => id,
-            None => {
-                let id = small(self.texts.len());
-                self.texts.push(ShapeText(shape.as_deref()).to_string());
-                self.ids.insert(shape.clone(), id);
-                id
-            }
-        };
-        self.last[side] = Some((shape.clone(), id));
-        id
-    }
-
-    fn text(&self, id: u32) -> &str {
-        self.texts.get(id as usize).map_or("", String::as_str)
-    }
-}
-
-/// Counts kept in 32 bits saturate (a model under 2 GiB has fewer nodes and shapes).
-fn small(n: usize) -> u32 {
-    u32::try_from(n).unwrap_or(u32::MAX)
 }
 
 impl Lines {

@@ -1,11 +1,88 @@
 //! `onnx-lint fold`: remove the Expand nodes implicit broadcasting makes redundant (the inverse of
 //! `expand`) and write the model, with a report of each removal on standard error.
 
+use super::lines::{ShapeIds, small};
 use super::{EXIT_UNLOADABLE, load_or_say, refuse_if_errors, write_out};
+use crate::ir::{Graph, NodeId};
 use crate::passes::fold_expand;
 use crate::render;
 use std::fmt::Write;
 use std::path::PathBuf;
+
+/// The report's removals (see [`super::lines`]): the graph, the node and its readers found again in
+/// the model when printed, and the two shapes as numbers.
+#[derive(Default)]
+struct Lines {
+    /// (graph index, node, readers start, readers end, from, to).
+    entries: Vec<[u32; 6]>,
+    /// (reader node, input slot), for every entry.
+    readers: Vec<[u32; 2]>,
+    shapes: ShapeIds,
+}
+
+impl Lines {
+    fn add(&mut self, f: &fold_expand::Folded<'_>) {
+        let start = small(self.readers.len());
+        self.readers.extend(f.readers.iter().map(|&(r, slot)| {
+            let k = match slot {
+                crate::ir::Slot::Input(k) => k,
+                _ => 0,
+            };
+            [small(r.index()), k]
+        }));
+        let from = self.shapes.id(0, f.from);
+        let to = self.shapes.id(1, f.to);
+        self.entries.push([
+            small(f.graph_index),
+            small(f.node.index()),
+            start,
+            small(self.readers.len()),
+            from,
+            to,
+        ]);
+    }
+
+    /// Writes the lines (`graphs` in the pass's order), then `rest`, on standard error.
+    fn print(&self, graphs: &[(&Graph, Option<usize>)], rest: &str) {
+        use std::io::Write as _;
+        let mut err = std::io::BufWriter::new(std::io::stderr().lock());
+        let mut readers = String::new();
+        for &[graph, node, start, end, from, to] in &self.entries {
+            let Some((g, _)) = graphs.get(graph as usize) else {
+                continue;
+            };
+            let Some(op) = g.op(NodeId::new(node as usize)) else {
+                continue;
+            };
+            readers.clear();
+            for (i, &[r, k]) in self.readers[start as usize..end as usize]
+                .iter()
+                .enumerate()
+            {
+                let Some(rop) = g.op(NodeId::new(r as usize)) else {
+                    continue;
+                };
+                if i > 0 {
+                    readers.push_str(", ");
+                }
+                let _ = write!(readers, "'{}' ({}) input {k}", rop.label(), rop.op_type());
+            }
+            let _ = writeln!(
+                err,
+                "fold: graph {}, node '{}' ({}): removed, {} read '{}' {} directly (broadcast to {} anyway)",
+                render::escaped(&g.path),
+                render::escaped(&op.label()),
+                render::escaped(op.op_type()),
+                render::escaped(&readers),
+                render::escaped(g.input_name(op, 0)),
+                self.shapes.text(from),
+                self.shapes.text(to)
+            );
+        }
+        let _ = err.write_all(rest.as_bytes());
+        let _ = err.flush();
+    }
+}
 
 pub(super) fn fold(
     model: PathBuf,
@@ -19,33 +96,23 @@ pub(super) fn fold(
     if let Some(status) = refuse_if_errors(&found, &model, color) {
         return status;
     }
-    // The report's lines are written as the pass makes each removal, and printed at the end.
-    let mut report = super::Pieces::default();
-    let mut removals = 0usize;
-    let mut line = |r: fold_expand::Removal| {
-        removals += 1;
-        let piece = report.line();
-        let _ = writeln!(
-            piece,
-            "fold: graph {}, node '{}' ({}): removed, {} read '{}' {} directly (broadcast to {} anyway)",
-            render::escaped(&r.graph),
-            render::escaped(&r.node),
-            render::escaped(&r.op_type),
-            render::escaped(&r.readers.join(", ")),
-            render::escaped(&r.input),
-            r.from,
-            r.to
-        );
-    };
-    let outcome = fold_expand::run_reporting(&m, &found.shapes, &mut line);
+    let mut report = Lines::default();
+    let outcome = fold_expand::run_reporting(&m, &found.shapes, &mut |f| report.add(&f));
+    let graphs = crate::passes::all_graphs(&m);
     let mut rest = String::new();
     for d in &outcome.dead {
+        let Some((g, _)) = graphs.get(d.graph_index) else {
+            continue;
+        };
+        let Some(op) = g.op(d.node) else {
+            continue;
+        };
         let _ = writeln!(
             rest,
             "fold: graph {}, node '{}' ({}): removed, only removed nodes read its outputs",
-            render::escape(&d.graph),
-            render::escape(&d.node),
-            render::escape(&d.op_type)
+            render::escape(&g.path),
+            render::escape(&op.label()),
+            render::escape(op.op_type())
         );
     }
     for (graph, name) in &outcome.initializers {
@@ -59,7 +126,8 @@ pub(super) fn fold(
     for why in &outcome.left {
         let _ = writeln!(rest, "left: {}", render::escape(why));
     }
-    report.print(&rest);
+    report.print(&graphs, &rest);
+    let removals = report.entries.len();
     drop(report);
     let removed: usize = outcome.patch.graphs.iter().map(|g| g.removed_nodes()).sum();
     eprintln!(

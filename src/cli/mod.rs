@@ -14,6 +14,7 @@ mod expand;
 mod explain;
 mod fold;
 mod graph;
+mod lines;
 mod shapes;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -312,33 +313,6 @@ pub fn run(cli: Cli) -> u8 {
             write,
         } => roundtrip(model, output, write),
         Command::Completions { shell } => completions(shell),
-    }
-}
-
-/// A long report for standard error, gathered in pieces of about a megabyte (one string grown by
-/// doubling would be copied over and over: a million-node rewrite makes a million lines) and printed
-/// once the pass has succeeded.
-#[derive(Default)]
-struct Pieces(Vec<String>);
-
-impl Pieces {
-    const SIZE: usize = 1 << 20;
-
-    /// The piece the next line goes into.
-    fn line(&mut self) -> &mut String {
-        if self.0.last().is_none_or(|p| p.len() >= Self::SIZE) {
-            self.0.push(String::with_capacity(Self::SIZE + 4096));
-        }
-        let last = self.0.len() - 1; // not empty: pushed just above if it was
-        &mut self.0[last]
-    }
-
-    /// Prints every piece, then `rest`, on standard error.
-    fn print(&self, rest: &str) {
-        for piece in &self.0 {
-            eprint!("{piece}");
-        }
-        eprint!("{rest}");
     }
 }
 

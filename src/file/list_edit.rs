@@ -329,7 +329,11 @@ impl Occurrence<'_> {
         src: &'s [u8],
         payload: Range<usize>,
     ) -> Result<Option<NodeRecord<'s>>, WireError> {
-        if self.before.is_empty() && self.kept_whole() {
+        let made_before = self
+            .before
+            .iter()
+            .any(|(_, i)| matches!(i, Item::Expand(_)));
+        if !made_before && (self.removed || self.changes.is_empty()) {
             return Ok(None);
         }
         NodeRecord::parse(src, payload, self.at).map(Some)

@@ -90,12 +90,57 @@ pub struct Removal {
     pub readers: Vec<String>,
 }
 
-/// A node removed because only removed nodes read its outputs.
-#[derive(Clone, Debug, PartialEq)]
+/// One broadcast node removed, as the pass hands it to [`run_reporting`]'s callback (borrowed: a
+/// million of them are not kept).
+#[derive(Clone, Copy, Debug)]
+pub struct Folded<'a> {
+    /// The graph's place in the pass's order (as [`Dead::graph_index`]).
+    pub graph_index: usize,
+    pub graph: &'a Graph,
+    pub node: NodeId,
+    /// Its readers, now reading its input.
+    pub readers: &'a [(NodeId, Slot)],
+    /// The shapes of its input and of its output.
+    pub from: &'a Shape,
+    pub to: &'a Shape,
+}
+
+impl Removal {
+    /// The removal `f` describes, in words.
+    pub fn of(f: &Folded<'_>) -> Removal {
+        let g = f.graph;
+        let label = |id: NodeId| g.op(id).map(|o| (o.label().into_owned(), o.op_type()));
+        let (node, op_type) = label(f.node).unwrap_or_default();
+        let input = g.op(f.node).map(|o| g.input_name(o, 0)).unwrap_or_default();
+        Removal {
+            graph: g.path.clone(),
+            node,
+            op_type: op_type.to_owned(),
+            input: input.to_owned(),
+            from: format_shape(f.from),
+            to: format_shape(f.to),
+            readers: f
+                .readers
+                .iter()
+                .map(|&(r, slot)| {
+                    let (l, op) = label(r).unwrap_or_default();
+                    let k = match slot {
+                        Slot::Input(k) => k,
+                        _ => 0,
+                    };
+                    format!("'{l}' ({op}) input {k}")
+                })
+                .collect(),
+        }
+    }
+}
+
+/// A node removed because only removed nodes read its outputs: which graph (its place in the pass's
+/// order: main graph and subgraphs, parents first, then function bodies) and which node.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Dead {
-    pub graph: String,
-    pub node: String,
-    pub op_type: String,
+    pub graph_index: usize,
+    pub node: NodeId,
 }
 
 /// What the pass did, and what it left.
@@ -114,7 +159,7 @@ pub struct Outcome {
 /// shapes are `shapes` (a lint run's, kept).
 pub fn run(model: &Model, shapes: &[GraphShapes]) -> Outcome {
     let mut removals = Vec::new();
-    let mut out = run_reporting(model, shapes, &mut |r| removals.push(r));
+    let mut out = run_reporting(model, shapes, &mut |f| removals.push(Removal::of(&f)));
     out.removals = removals;
     out
 }
@@ -125,16 +170,16 @@ pub fn run(model: &Model, shapes: &[GraphShapes]) -> Outcome {
 pub fn run_reporting(
     model: &Model,
     shapes: &[GraphShapes],
-    removed: &mut dyn FnMut(Removal),
+    removed: &mut dyn FnMut(Folded<'_>),
 ) -> Outcome {
     let mut out = Outcome::default();
     let shapes = super::shapes_by_path(shapes);
     let graphs = super::all_graphs(model);
-    for (g, function) in graphs {
+    for (graph_index, (g, function)) in graphs.into_iter().enumerate() {
         let opset = model.opset_imports(function).get("").copied().unwrap_or(0);
         let mut f = GraphFolder::new(g, shapes.get(g.path.as_str()).copied(), opset);
-        f.fold_all(&mut *removed);
-        f.remove_dead(&mut out);
+        f.fold_all(graph_index, &mut *removed);
+        f.remove_dead(graph_index, &mut out);
         let patch = f.finish(&mut out);
         if !patch.is_empty() {
             out.patch.graphs.push(patch);
@@ -176,7 +221,7 @@ struct GraphFolder<'a> {
     /// The positions of the `value_info` entries of each name, made at the first removal.
     value_info: Option<HashMap<&'a str, Vec<usize>>>,
     /// Current inputs of the nodes a fold rewired.
-    inputs: HashMap<NodeId, Vec<String>>,
+    inputs: HashMap<NodeId, Vec<&'a str>>,
     /// Nodes removed, by node index (a flag each: a hash set of millions of ids was a cache miss at
     /// every look).
     removed: Removed,
@@ -249,11 +294,12 @@ impl<'a> GraphFolder<'a> {
     }
 
     /// The node's inputs as the folds so far leave them.
-    fn inputs_of(&self, id: NodeId, op: &'a OpNode) -> Vec<String> {
+    fn inputs_of(&self, id: NodeId, op: &'a OpNode) -> Vec<&'a str> {
+        let g: &'a Graph = self.g;
         self.inputs
             .get(&id)
             .cloned()
-            .unwrap_or_else(|| self.g.input_names(op).map(str::to_owned).collect())
+            .unwrap_or_else(|| g.input_names(op).collect())
     }
 
     /// The broadcast nodes of this graph: Expand, and before opset 8 its stand-ins Tile and Reshape.
@@ -268,7 +314,7 @@ impl<'a> GraphFolder<'a> {
         }
     }
 
-    fn fold_all(&mut self, removed: &mut dyn FnMut(Removal)) {
+    fn fold_all(&mut self, graph_index: usize, removed: &mut dyn FnMut(Folded<'_>)) {
         let order: Vec<(NodeId, &'a OpNode)> = self.g.ops_in_order().collect();
         // Readers first: when the second Expand of a chain goes, the first one's readers become the
         // second's, which may broadcast anyway.
@@ -277,7 +323,14 @@ impl<'a> GraphFolder<'a> {
                 continue;
             }
             match self.try_fold(id, op) {
-                Ok(removal) => removed(removal),
+                Ok((readers, from, to)) => removed(Folded {
+                    graph_index,
+                    graph: self.g,
+                    node: id,
+                    readers: &readers,
+                    from: &from,
+                    to: &to,
+                }),
                 Err(why) => {
                     // Only Tiles and Reshapes that are broadcasts are worth a word.
                     if why.is_empty() {
@@ -297,7 +350,7 @@ impl<'a> GraphFolder<'a> {
 
     /// Removes the node if it is a redundant broadcast; else says why not (an empty reason: it is not
     /// a broadcast at all, nothing to report).
-    fn try_fold(&mut self, id: NodeId, op: &'a OpNode) -> Result<Removal, String> {
+    fn try_fold(&mut self, id: NodeId, op: &'a OpNode) -> Result<(Readers, Shape, Shape), String> {
         let g: &'a Graph = self.g;
         let (x, y) = (g.input_name(op, 0), g.output_name(op, 0));
         if x.is_empty() || y.is_empty() {
@@ -317,9 +370,8 @@ impl<'a> GraphFolder<'a> {
         if readers.is_empty() {
             return Err(format!("nothing reads its output '{y}'"));
         }
-        let mut described = Vec::new();
         // The readers' inputs once the fold is done, checked reader by reader.
-        let mut rewired: Vec<(NodeId, Vec<String>, Vec<usize>)> = Vec::new();
+        let mut rewired: Vec<(NodeId, Vec<&'a str>, Vec<usize>)> = Vec::new();
         for &(reader, slot) in &readers {
             let Some(rop) = self.g.op(reader) else {
                 return Err(format!("'{y}' is read by something other than a node"));
@@ -331,7 +383,6 @@ impl<'a> GraphFolder<'a> {
                     rop.op_type()
                 ));
             };
-            described.push(format!("'{rlabel}' ({}) input {slot}", rop.op_type()));
             if rewired.iter().any(|(n, _, _)| *n == reader) {
                 continue; // Add(y, y): both slots are handled together
             }
@@ -339,12 +390,12 @@ impl<'a> GraphFolder<'a> {
             let slots: Vec<usize> = before
                 .iter()
                 .enumerate()
-                .filter(|(_, n)| *n == y)
+                .filter(|(_, n)| **n == y)
                 .map(|(k, _)| k)
                 .collect();
             let mut after = before.clone();
             for &k in &slots {
-                after[k] = x.to_owned();
+                after[k] = x;
             }
             let target =
                 (op.op_type() == "Expand" && op.num_inputs() > 1).then(|| g.input_name(op, 1));
@@ -367,28 +418,20 @@ impl<'a> GraphFolder<'a> {
             self.readers.insert(xid, r);
         }
         if let Some(xr) = self.readers.get_mut(&xid) {
-            xr.extend(readers);
+            xr.extend(readers.iter().copied());
         }
         self.readers.insert(yid, Vec::new());
         self.remove_node(id, op);
-        Ok(Removal {
-            graph: self.g.path.clone(),
-            node: op.label().into_owned(),
-            op_type: op.op_type().to_owned(),
-            input: x.to_owned(),
-            from: format_shape(&xs),
-            to: format_shape(&ys),
-            readers: described,
-        })
+        Ok((readers, xs, ys))
     }
 
     /// Whether `reader` gives the same result with `after` as its inputs instead of `before`, `slots`
     /// being the slots that changed (to `x`, of shape `xs`).
-    fn reader_allows(
+    fn reader_allows<'b>(
         &self,
         reader: &OpNode,
-        before: &[String],
-        after: &[String],
+        before: &[&'b str],
+        after: &[&'b str],
         slots: &[usize],
         (x, xs): (&str, &Shape),
         target: Option<&str>,
@@ -429,19 +472,19 @@ impl<'a> GraphFolder<'a> {
         match k {
             Kind::Multi | Kind::MultiOf(_) => {
                 // Only the broadcast operands take part (a QLinearAdd's scales do not).
-                let operands = |names: &[String]| -> Vec<String> {
+                let operands = |names: &[&'b str]| -> Vec<&'b str> {
                     names
                         .iter()
                         .enumerate()
                         .filter(|(j, _)| broadcast_slots.is_empty() || broadcast_slots.contains(j))
-                        .map(|(_, n)| n.clone())
+                        .map(|(_, n)| *n)
                         .collect()
                 };
                 let (before, after) = (&operands(before)[..], &operands(after)[..]);
                 if target.is_some_and(|t| self.target_is_the_result(t, after)) {
                     return Ok(());
                 }
-                let shapes = |names: &[String]| -> Vec<Shape> {
+                let shapes = |names: &[&str]| -> Vec<Shape> {
                     names
                         .iter()
                         .filter(|n| !n.is_empty())
@@ -521,7 +564,7 @@ impl<'a> GraphFolder<'a> {
     /// without the Expand the reader's result is the same, whatever the shapes turn out to be. This is
     /// how `expand` builds symbolic targets: `Shape` of another input, or `Shape` of
     /// `Expand(Expand(a, Shape(b)), Shape(c))` over the inputs.
-    fn target_is_the_result(&self, t: &str, inputs: &[String]) -> bool {
+    fn target_is_the_result(&self, t: &str, inputs: &[&str]) -> bool {
         let Some(w) = self.shape_source(t) else {
             return false;
         };
@@ -582,7 +625,7 @@ impl<'a> GraphFolder<'a> {
     }
 
     /// `X.shape[axis:]` of a normalization node, when X's rank is known.
-    fn normalized_shape(&self, op: &OpNode, inputs: &[String]) -> Shape {
+    fn normalized_shape(&self, op: &OpNode, inputs: &[&str]) -> Shape {
         let x = self.shape_of(inputs.first()?)?;
         let r = x.len() as i64;
         let axis = op
@@ -626,7 +669,7 @@ impl<'a> GraphFolder<'a> {
     }
 
     /// Removes what only the removed nodes read: shape-computing nodes and initializers, transitively.
-    fn remove_dead(&mut self, out: &mut Outcome) {
+    fn remove_dead(&mut self, graph_index: usize, out: &mut Outcome) {
         let mut seen = vec![false; self.g.values.len()];
         while let Some(v) = self.orphans.pop() {
             let first = seen.get_mut(v.index()).map(|s| !std::mem::replace(s, true));
@@ -674,9 +717,8 @@ impl<'a> GraphFolder<'a> {
                         continue;
                     }
                     out.dead.push(Dead {
-                        graph: self.g.path.clone(),
-                        node: op.label().into_owned(),
-                        op_type: op.op_type().to_owned(),
+                        graph_index,
+                        node: producer,
                     });
                     self.remove_node(producer, op);
                 }
