@@ -19,8 +19,8 @@ struct Lines {
 
 impl Lines {
     fn add(&mut self, m: &explicit_broadcast::Made<'_>) {
-        let from = self.shapes.id(0, m.from);
-        let to = self.shapes.id(1, m.to);
+        let from = self.shapes.id(m.from);
+        let to = self.shapes.id(m.to);
         self.entries.push([
             small(m.graph_index),
             small(m.ordinal),

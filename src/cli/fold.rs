@@ -30,8 +30,8 @@ impl Lines {
             };
             [small(r.index()), k]
         }));
-        let from = self.shapes.id(0, f.from);
-        let to = self.shapes.id(1, f.to);
+        let from = self.shapes.id(f.from);
+        let to = self.shapes.id(f.to);
         self.entries.push([
             small(f.graph_index),
             small(f.node.index()),

@@ -5,34 +5,44 @@
 use crate::shape::dim::{Shape, format_shape};
 use std::collections::HashMap;
 
-/// Each distinct shape of a report, as text, by number. The last shape looked up on each side is
-/// checked first: the lines of a large graph repeat a few shapes.
+/// Each distinct shape of a report, as text, by number. A report has few distinct shapes: while it
+/// has at most [`ShapeIds::FEW`], a shape is found by comparing it with each (no hashing, no copy).
 #[derive(Default)]
 pub(super) struct ShapeIds {
+    shapes: Vec<Shape>,
     ids: HashMap<Shape, u32>,
     texts: Vec<String>,
-    last: [Option<(Shape, u32)>; 2],
 }
 
 impl ShapeIds {
-    /// The number of `shape`, looked up for `side` (0 or 1: the two shapes of a line).
-    pub(super) fn id(&mut self, side: usize, shape: &Shape) -> u32 {
-        let side = side.min(1);
-        if let Some((s, id)) = &self.last[side]
-            && s == shape
-        {
-            return *id;
-        }
-        let id = match self.ids.get(shape) {
-            Some(&id) => id,
-            None => {
-                let id = small(self.texts.len());
-                self.texts.push(format_shape(shape));
-                self.ids.insert(shape.clone(), id);
-                id
-            }
+    const FEW: usize = 16;
+
+    /// The number of `shape`.
+    pub(super) fn id(&mut self, shape: &Shape) -> u32 {
+        let found = if self.shapes.len() <= Self::FEW {
+            self.shapes.iter().position(|s| s == shape).map(small)
+        } else {
+            self.ids.get(shape).copied()
         };
-        self.last[side] = Some((shape.clone(), id));
+        if let Some(id) = found {
+            return id;
+        }
+        let id = small(self.shapes.len());
+        self.shapes.push(shape.clone());
+        self.texts.push(format_shape(shape));
+        if self.shapes.len() > Self::FEW {
+            if self.ids.is_empty() {
+                self.ids.extend(
+                    self.shapes
+                        .iter()
+                        .cloned()
+                        .zip(0..)
+                        .map(|(s, i)| (s, small(i))),
+                );
+            } else {
+                self.ids.insert(shape.clone(), id);
+            }
+        }
         id
     }
 

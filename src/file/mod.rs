@@ -7,6 +7,9 @@
 //!   not name the IR, which sits above this layer, and the IR names only the sink, never the decoder);
 //! - [`wire`]: the protobuf wire format, and the splicer that writes a model back with an edit applied,
 //!   copying every untouched record byte for byte;
+//! - [`list_edit`]: the compact edit of a graph's node list the splicer walks (nodes inserted, inputs
+//!   rewired, nodes removed), and [`expand_recipe`]: an `Expand` it makes as it writes, from the record
+//!   of the node the Expand feeds;
 //! - [`atomic`]: files written through a temporary file and a rename.
 
 pub mod atomic;

@@ -307,7 +307,16 @@ fn int64_tensor(name: &str, values: &[i64]) -> TensorProto {
     }
 }
 
-impl GraphRewriter<'_, '_> {
+impl<'a> GraphRewriter<'a, '_> {
+    /// [`GraphRewriter::shape_of_id`], borrowed from inference's table: the pass reads two or three
+    /// shapes per node, and a copy of a symbolic shape is an allocation per dim.
+    fn shape_ref(&self, id: Option<ValueId>) -> &'a Shape {
+        static UNKNOWN: Shape = None;
+        let infos: Option<&'a GraphShapes> = self.infos;
+        id.and_then(|id| infos?.info(id.index()))
+            .map_or(&UNKNOWN, |v| &v.shape)
+    }
+
     /// The shape of value `id` (unknown for `None`), read without a name lookup.
     fn shape_of_id(&self, id: Option<ValueId>) -> Shape {
         self.infos?.info(id?.index())?.shape.clone()
@@ -383,14 +392,16 @@ impl GraphRewriter<'_, '_> {
     }
 
     fn node(&mut self, op: &OpNode, k: Kind) -> Result<(), String> {
-        let out_shape = match k {
-            Kind::Normalized(_) => self.normalized_shape(op),
-            Kind::AttentionBias(slot) => attention_bias_target(
+        let out_shape: std::borrow::Cow<'a, Shape> = match k {
+            Kind::Normalized(_) => std::borrow::Cow::Owned(self.normalized_shape(op)),
+            Kind::AttentionBias(slot) => std::borrow::Cow::Owned(attention_bias_target(
                 &self.input_shape(op, 0),
                 &self.input_shape(op, slot),
                 num_heads(op),
+            )),
+            _ => std::borrow::Cow::Borrowed(
+                self.shape_ref(self.g.output_ids(op).first().copied().flatten()),
             ),
-            _ => self.output_shape(op),
         };
         let slots: Vec<usize> = match k {
             Kind::AttentionBias(slot) => vec![slot],
@@ -408,21 +419,21 @@ impl GraphRewriter<'_, '_> {
             if input.is_empty() {
                 continue;
             }
-            let in_shape = self.input_shape(op, slot);
-            if same_shape(&in_shape, &out_shape) {
+            let in_shape = self.shape_ref(self.input_id(op, slot));
+            if same_shape(in_shape, &out_shape) {
                 continue;
             }
             // The target may come from a declaration that no input value could produce (found by
             // fuzzing: x [3, 4, 69] plus an untyped y, output declared [3, 4, 5]). Expanding to it
             // would plant a broadcast error; the model is inconsistent, so refuse.
             if !matches!(k, Kind::LegacyAxis(_))
-                && crate::shape::broadcast::unidirectional(&out_shape, &in_shape).is_error()
+                && crate::shape::broadcast::unidirectional(&out_shape, in_shape).is_error()
             {
                 return Err(format!(
                     "node '{label}' ({}) in graph {}: input {slot} '{input}' of shape {} cannot be broadcast to the output shape {}; the model's shapes are inconsistent",
                     op.op_type(),
                     self.g.path,
-                    format_shape(&in_shape),
+                    format_shape(in_shape),
                     format_shape(&out_shape)
                 ));
             }
@@ -430,12 +441,12 @@ impl GraphRewriter<'_, '_> {
             // output of an Expand: taken as explicit. Without this, the Expand inserted by a first
             // run (whose output sizes are as unknown as its input's) would get another Expand on
             // every run, and `expand` of its own output would not be a no-op.
-            if !known_to_differ(&in_shape, &out_shape)
+            if !known_to_differ(in_shape, &out_shape)
                 && self.is_expand_output(self.input_id(op, slot))
             {
                 continue;
             }
-            if self.opts.keep_scalars && one_element(&in_shape) {
+            if self.opts.keep_scalars && one_element(in_shape) {
                 continue;
             }
             if !self.opts.force_explicit
@@ -446,7 +457,7 @@ impl GraphRewriter<'_, '_> {
                     node: label.clone(),
                     op_type: op.op_type().to_owned(),
                     slot,
-                    from: format_shape(&in_shape),
+                    from: format_shape(in_shape),
                     to: format_shape(&out_shape),
                     reason: e.reason,
                 });
@@ -454,7 +465,7 @@ impl GraphRewriter<'_, '_> {
             }
             let base = format!("{label}/expand_in{slot}");
             if self.opset < EXPAND_SINCE {
-                self.tile(op, &k, slot, input, &in_shape, &out_shape, &base)?;
+                self.tile(op, &k, slot, input, in_shape, &out_shape, &base)?;
                 continue;
             }
             if self.recipe(op, &k, slot, &base, &out_shape) {
@@ -465,7 +476,7 @@ impl GraphRewriter<'_, '_> {
                     node: &label,
                     op_type: op.op_type(),
                     slot,
-                    from: &in_shape,
+                    from: in_shape,
                     to: &out_shape,
                 });
                 continue;
@@ -501,7 +512,7 @@ impl GraphRewriter<'_, '_> {
                 node: &label,
                 op_type: op.op_type(),
                 slot,
-                from: &in_shape,
+                from: in_shape,
                 to: &out_shape,
             });
         }
