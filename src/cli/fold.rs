@@ -6,7 +6,7 @@ use super::{EXIT_UNLOADABLE, load_or_say, refuse_if_errors, write_out};
 use crate::ir::{Graph, NodeId};
 use crate::passes::fold_expand;
 use crate::render;
-use std::fmt::Write;
+use std::fmt::Write as _;
 use std::path::PathBuf;
 
 /// The report's removals (see [`super::lines`]): the graph, the node and its readers found again in
@@ -42,8 +42,12 @@ impl Lines {
         ]);
     }
 
-    /// Writes the lines (`graphs` in the pass's order), then `rest`, on standard error.
-    fn print(&self, graphs: &[(&Graph, Option<usize>)], rest: &str) {
+    /// Writes the lines (`graphs` in the pass's order), then what `rest` writes, on standard error.
+    fn print(
+        &self,
+        graphs: &[(&Graph, Option<usize>)],
+        rest: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+    ) {
         use std::io::Write as _;
         let mut err = std::io::BufWriter::new(std::io::stderr().lock());
         let mut readers = String::new();
@@ -79,7 +83,7 @@ impl Lines {
                 self.shapes.text(to)
             );
         }
-        let _ = err.write_all(rest.as_bytes());
+        let _ = rest(&mut err);
         let _ = err.flush();
     }
 }
@@ -99,34 +103,37 @@ pub(super) fn fold(
     let mut report = Lines::default();
     let outcome = fold_expand::run_reporting(&m, &found.shapes, &mut |f| report.add(&f));
     let graphs = crate::passes::all_graphs(&m);
-    let mut rest = String::new();
-    for d in &outcome.dead {
-        let Some((g, _)) = graphs.get(d.graph_index) else {
-            continue;
-        };
-        let Some(op) = g.op(d.node) else {
-            continue;
-        };
-        let _ = writeln!(
-            rest,
-            "fold: graph {}, node '{}' ({}): removed, only removed nodes read its outputs",
-            render::escape(&g.path),
-            render::escape(&op.label()),
-            render::escape(op.op_type())
-        );
-    }
-    for (graph, name) in &outcome.initializers {
-        let _ = writeln!(
-            rest,
-            "fold: graph {}, initializer '{}': removed, only removed nodes read it",
-            render::escape(graph),
-            render::escape(name)
-        );
-    }
-    for why in &outcome.left {
-        let _ = writeln!(rest, "left: {}", render::escape(why));
-    }
-    report.print(&graphs, &rest);
+    // The rest of the report, written after the removals' lines into the same buffer.
+    let rest = |err: &mut dyn std::io::Write| {
+        for d in &outcome.dead {
+            let Some((g, _)) = graphs.get(d.graph_index) else {
+                continue;
+            };
+            let Some(op) = g.op(d.node) else {
+                continue;
+            };
+            writeln!(
+                err,
+                "fold: graph {}, node '{}' ({}): removed, only removed nodes read its outputs",
+                render::escaped(&g.path),
+                render::escaped(&op.label()),
+                render::escaped(op.op_type())
+            )?;
+        }
+        for (graph, name) in &outcome.initializers {
+            writeln!(
+                err,
+                "fold: graph {}, initializer '{}': removed, only removed nodes read it",
+                render::escaped(graph),
+                render::escaped(name)
+            )?;
+        }
+        for why in &outcome.left {
+            writeln!(err, "left: {}", render::escaped(why))?;
+        }
+        Ok(())
+    };
+    report.print(&graphs, rest);
     let removals = report.entries.len();
     drop(report);
     let removed: usize = outcome.patch.graphs.iter().map(|g| g.removed_nodes()).sum();
