@@ -2,7 +2,7 @@
 //! each insertion, and of each input left implicit for onnxruntime's kernels, on standard error.
 
 use super::lines::{ShapeIds, small};
-use super::{EXIT_FINDINGS, EXIT_UNLOADABLE, load_or_say, refuse_if_errors, write_out};
+use super::{EXIT_FINDINGS, EXIT_UNLOADABLE, load_or_say, refuse_if_errors};
 use crate::passes::explicit_broadcast::{self, Options};
 use crate::render;
 use std::fmt::Write;
@@ -105,32 +105,55 @@ pub(super) fn expand(
     for why in &outcome.left {
         let _ = writeln!(rest, "warning: left implicit: {}", render::escape(why));
     }
-    report.print(&m, &rest);
-    let made = report.entries.len();
     let inserted: usize = outcome
         .patch
         .graphs
         .iter()
         .map(|g| g.inserted_nodes())
         .sum();
-    eprintln!("expand: {made} implicit broadcasts made explicit ({inserted} nodes inserted)");
-    if !outcome.kept.is_empty() {
-        eprintln!(
-            "expand: {} left implicit so that onnxruntime computes the same bits (--force-explicit makes them explicit)",
-            outcome.kept.len()
-        );
-    }
-    if !outcome.required.is_empty() {
-        eprintln!(
-            "expand: {} left implicit as their operators require them (a 1-D bias or scale)",
-            outcome.required.len()
-        );
-    }
-    // What the report said is freed before the output is made: on large graphs each holds a line
-    // or a node per broadcast.
-    drop(report);
+    let counts = (inserted, outcome.kept.len(), outcome.required.len());
     let explicit_broadcast::Outcome { patch, .. } = outcome;
     // The shapes were for the pass; the output is made from the source bytes and the edit.
     drop(found);
-    write_out(&m, &patch.into_edit(), &output, write)
+    let edit = patch.into_edit();
+    // The report (a line per broadcast: a million for a large graph) is written on another thread
+    // while the output is; what the write has to say comes after it.
+    let written = std::thread::scope(|s| {
+        let (m, report, rest) = (&m, &report, &rest);
+        let printer = std::thread::Builder::new()
+            .name("report".to_owned())
+            .spawn_scoped(s, move || say(m, report, rest, counts));
+        if printer.is_err() {
+            say(m, report, rest, counts);
+        }
+        let written = super::write_quietly(m, &edit, &output, write);
+        if let Ok(p) = printer {
+            let _ = p.join();
+        }
+        written
+    });
+    super::say_written(&m, written, &output)
+}
+
+/// Prints the report: a line per input made explicit, then `rest`, then the counts (nodes inserted,
+/// inputs left implicit for a kernel exception, and as their operator requires).
+fn say(
+    m: &crate::ir::Model,
+    report: &Lines,
+    rest: &str,
+    (inserted, kept, required): (usize, usize, usize),
+) {
+    report.print(m, rest);
+    let made = report.entries.len();
+    eprintln!("expand: {made} implicit broadcasts made explicit ({inserted} nodes inserted)");
+    if kept > 0 {
+        eprintln!(
+            "expand: {kept} left implicit so that onnxruntime computes the same bits (--force-explicit makes them explicit)"
+        );
+    }
+    if required > 0 {
+        eprintln!(
+            "expand: {required} left implicit as their operators require them (a 1-D bias or scale)"
+        );
+    }
 }

@@ -374,12 +374,31 @@ fn refuse_if_errors(found: &Findings, model: &std::path::Path, color: ColorChoic
 /// Writes `m` with `edit` applied (carrying its external data, unless told not to); says what went
 /// wrong, what was carried, or what the user must still do.
 fn write_out(m: &Model, edit: &Edit, output: &std::path::Path, write: WriteArgs) -> u8 {
+    say_written(m, write_quietly(m, edit, output, write), output)
+}
+
+/// [`write_out`]'s write, saying nothing: a caller can print something else meanwhile.
+fn write_quietly(
+    m: &Model,
+    edit: &Edit,
+    output: &std::path::Path,
+    write: WriteArgs,
+) -> anyhow::Result<crate::write::Written> {
     let opts = WriteOptions {
         in_place: write.in_place,
         no_fsync: write.no_fsync,
         no_copy_data: write.no_copy_data,
     };
-    let written = match write_model(m, edit, output, &opts) {
+    write_model(m, edit, output, &opts)
+}
+
+/// What [`write_out`] says of a write, and its exit status.
+fn say_written(
+    m: &Model,
+    written: anyhow::Result<crate::write::Written>,
+    output: &std::path::Path,
+) -> u8 {
+    let written = match written {
         Ok(w) => w,
         Err(e) => {
             eprintln!("error: {}", render::escape(&format!("{e:#}")));
