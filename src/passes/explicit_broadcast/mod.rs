@@ -469,16 +469,7 @@ impl<'a> GraphRewriter<'a, '_> {
                 continue;
             }
             if self.recipe(op, &k, slot, &base, &out_shape) {
-                (self.made)(Made {
-                    graph_index: self.graph_index,
-                    ordinal: self.ordinal,
-                    graph: &self.g.path,
-                    node: &label,
-                    op_type: op.op_type(),
-                    slot,
-                    from: in_shape,
-                    to: &out_shape,
-                });
+                self.report(op, &label, slot, in_shape, &out_shape);
                 continue;
             }
             let target = if let Some(dims) = is_static(&out_shape) {
@@ -505,18 +496,23 @@ impl<'a> GraphRewriter<'a, '_> {
                 &[],
             );
             self.patch.rewire(op.index(), slot, &name);
-            (self.made)(Made {
-                graph_index: self.graph_index,
-                ordinal: self.ordinal,
-                graph: &self.g.path,
-                node: &label,
-                op_type: op.op_type(),
-                slot,
-                from: in_shape,
-                to: &out_shape,
-            });
+            self.report(op, &label, slot, in_shape, &out_shape);
         }
         Ok(())
+    }
+
+    /// Tells the caller input `slot` of `op` (labelled `label`) was made explicit, from `from` to `to`.
+    fn report(&mut self, op: &OpNode, label: &str, slot: usize, from: &Shape, to: &Shape) {
+        (self.made)(Made {
+            graph_index: self.graph_index,
+            ordinal: self.ordinal,
+            graph: &self.g.path,
+            node: label,
+            op_type: op.op_type(),
+            slot,
+            from,
+            to,
+        });
     }
 
     /// Makes input `slot` explicit with a [`Recipe`] where its target is a shared initializer or the

@@ -99,16 +99,7 @@ impl GraphRewriter<'_, '_> {
                 }
             }
         }
-        (self.made)(Made {
-            graph_index: self.graph_index,
-            ordinal: self.ordinal,
-            graph: &self.g.path,
-            node: &label,
-            op_type: op.op_type(),
-            slot,
-            from: in_shape,
-            to: out_shape,
-        });
+        self.report(op, &label, slot, in_shape, out_shape);
         Ok(())
     }
 
