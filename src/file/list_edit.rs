@@ -296,6 +296,15 @@ impl<'a> Cursor<'a> {
 }
 
 impl Occurrence<'_> {
+    /// The records inserted before the occurrence, but for the `Expand`s of recipes (made from the
+    /// occurrence's record as it is written).
+    pub fn plain_before(&self) -> impl Iterator<Item = &[u8]> + '_ {
+        self.before.iter().filter_map(|(_, item)| match *item {
+            Item::Bytes { start, end } => Some(self.edit.bytes.get(start..end).unwrap_or_default()),
+            Item::Expand(_) => None,
+        })
+    }
+
     /// The changes of sub-records: (field, occurrence, the new payload or `None` to drop it), but
     /// for the rewires to a recipe's Expand (made from the record as it is written).
     pub fn plain_changes(&self) -> impl Iterator<Item = (u32, usize, Option<&[u8]>)> + '_ {

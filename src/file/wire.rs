@@ -256,10 +256,10 @@ impl Edit {
     }
 
     /// Sets the edit of one repeated field. Records of that field that already have an edit here (the
-    /// node holding a subgraph that is edited too) get the list's changes of them as record edits,
-    /// and the list leaves them to those (the list still inserts before them). A node that holds a
-    /// subgraph is never an `Expand` recipe's consumer (see `passes::GraphPatch::expand`), whose
-    /// rewire is made from the node's record as it is written.
+    /// node holding a subgraph that is edited too) get the list's edits of them (records inserted
+    /// before, changes, removal) as record edits, and the list leaves them to those. A node that
+    /// holds a subgraph is never an `Expand` recipe's consumer (see `passes::GraphPatch::expand`),
+    /// whose nodes and rewire are made from the node's record as it is written.
     pub fn set_list(&mut self, mut list: ListEdit) {
         list.finish();
         let field = list.field;
@@ -271,8 +271,12 @@ impl Edit {
             .collect();
         for at in taken {
             let o = list.occurrence(at);
+            let rec = self.at(field, at);
+            for bytes in o.plain_before() {
+                rec.before.extend_from_slice(bytes);
+            }
             if o.removed {
-                self.at(field, at).action = Action::Replace(Vec::new());
+                rec.action = Action::Replace(Vec::new());
                 continue;
             }
             let child = self.child(field, at);

@@ -560,4 +560,71 @@ mod tests {
         assert_eq!(g.node.len(), 6);
         assert_eq!(g.node[2].input, ["x", "n1/expand_in1_13"]);
     }
+
+    #[test]
+    fn a_node_rewired_whose_subgraph_is_edited_too_gets_both_edits() {
+        use crate::proto::{GraphProto, ModelProto};
+        let named = |op: &str, name: &str, inputs: &[&str]| NodeProto {
+            op_type: Some(op.into()),
+            name: Some(name.into()),
+            input: inputs.iter().map(|s| s.to_string()).collect(),
+            output: vec![format!("{name}_out")],
+            ..Default::default()
+        };
+        let branch = GraphProto {
+            node: vec![named("Identity", "t0", &["x"])],
+            ..Default::default()
+        };
+        let mut holder = named("If", "if", &["c"]);
+        holder.attribute.push(AttributeProto {
+            name: Some("then_branch".into()),
+            r#type: Some(crate::proto::attribute_proto::AttributeType::Graph as i32),
+            g: Some(branch),
+            ..Default::default()
+        });
+        let model = ModelProto {
+            graph: Some(GraphProto {
+                node: vec![holder, named("Add", "add", &["a", "b"])],
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let src = model.encode_to_vec();
+        // The main graph (ModelProto.graph) and its If's then_branch (node 0, attribute 0, field g).
+        let mut main = GraphPatch {
+            wire: vec![(7, 0)],
+            nodes: ListEdit::new(1),
+            ..Default::default()
+        };
+        main.insert_node(0, "Shape", "s", &["c"], &["s"], &[]);
+        main.rewire(0, 0, "s");
+        main.rewire(1, 1, "s");
+        let mut sub = GraphPatch {
+            wire: vec![(7, 0), (1, 0), (5, 0), (6, 0)],
+            nodes: ListEdit::new(1),
+            ..Default::default()
+        };
+        sub.insert_node(0, "Constant", "k", &[], &["k"], &[]);
+        sub.rewire(0, 0, "k");
+        // Parents first, as the passes list them: the subgraph's edit is made first regardless.
+        let edit = Patch {
+            graphs: vec![main, sub],
+        }
+        .into_edit();
+        let out = crate::file::wire::splice(&src, 0..src.len(), &edit).expect("splices");
+        let bytes = out.to_vec(&src);
+        assert_eq!(out.len as usize, bytes.len(), "measured as written");
+        let g = ModelProto::decode(bytes.as_slice())
+            .expect("decodes")
+            .graph
+            .expect("has its graph");
+        let ops: Vec<&str> = g.node.iter().map(|n| n.op_type()).collect();
+        assert_eq!(ops, ["Shape", "If", "Add"]);
+        assert_eq!(g.node[1].input, ["s"]);
+        assert_eq!(g.node[2].input, ["a", "s"]);
+        let then = g.node[1].attribute[0].g.as_ref().expect("keeps its branch");
+        let names: Vec<&str> = then.node.iter().map(|n| n.name()).collect();
+        assert_eq!(names, ["k", "t0"]);
+        assert_eq!(then.node[1].input, ["k"]);
+    }
 }

@@ -528,12 +528,7 @@ impl<'a> GraphRewriter<'a, '_> {
         base: &str,
         out_shape: &Shape,
     ) -> bool {
-        if self.in_function
-            || op
-                .attributes()
-                .iter()
-                .any(|a| a.g.is_some() || !a.graphs.is_empty())
-        {
+        if self.in_function || !op.subgraphs().is_empty() {
             return false;
         }
         let Ok(slot32) = u32::try_from(slot) else {
