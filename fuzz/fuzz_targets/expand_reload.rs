@@ -28,6 +28,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let written = out.to_vec(&model.source);
+    assert_eq!(written.len() as u64, out.len, "expand's output is as long as measured");
     let (again, found) = lint::from_bytes(bytes::Bytes::from(written), Origin::Stdin)
         .expect("the output of expand loads");
     assert!(
@@ -41,6 +42,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let written = out.to_vec(&again.source);
+    assert_eq!(written.len() as u64, out.len, "fold's output is as long as measured");
     let (_, last) = lint::from_bytes(bytes::Bytes::from(written), Origin::Stdin)
         .expect("the output of fold loads");
     assert!(

@@ -392,7 +392,33 @@ impl<'e> Spliced<'e> {
     }
 
     /// Hands every piece of the output to `f` in order, adjacent source spans joined into one.
+    /// The output's length is checked against the measured one at the end: the lengths written
+    /// before each message come from the measure, so a difference would be a corrupt file, and is an
+    /// error instead (the caller's temporary file is then removed).
     fn pieces(
+        &self,
+        src: &[u8],
+        f: &mut dyn FnMut(Piece<'_>) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        let mut total = 0u64;
+        let mut counted = |p: Piece<'_>| {
+            total += match &p {
+                Piece::Source(r) => r.len() as u64,
+                Piece::Bytes(b) => b.len() as u64,
+            };
+            f(p)
+        };
+        self.pieces_uncounted(src, &mut counted)?;
+        if total != self.len {
+            return Err(std::io::Error::other(format!(
+                "internal error: the output was measured at {} bytes but {total} were made; nothing was written",
+                self.len
+            )));
+        }
+        Ok(())
+    }
+
+    fn pieces_uncounted(
         &self,
         src: &[u8],
         f: &mut dyn FnMut(Piece<'_>) -> std::io::Result<()>,
@@ -478,7 +504,8 @@ impl<'e> Spliced<'e> {
     /// The output as one buffer (for small models and tests).
     pub fn to_vec(&self, src: &[u8]) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.len as usize);
-        // Writing into a vector cannot fail.
+        // Writing into a vector cannot fail; a length other than the one measured (see `pieces`) is
+        // for the caller to compare with `len`.
         let _ = self.write_to(src, &mut out);
         out
     }
@@ -977,5 +1004,21 @@ mod tests {
             splice(&src, 0..src.len(), &edit),
             Err(WireError::NotLengthDelimited { field: 1, .. })
         ));
+    }
+
+    #[test]
+    fn an_output_not_as_long_as_measured_is_an_error_not_a_file() {
+        let src = b"\x08\x01\x10\x02".to_vec();
+        let mut out = Spliced::default();
+        out.push_source(0..src.len());
+        assert!(out.write_to(&src, &mut Vec::new()).is_ok());
+        out.len += 1;
+        let err = out
+            .write_to(&src, &mut Vec::new())
+            .expect_err("a length other than the measured one");
+        assert!(
+            err.to_string().contains("measured at 5 bytes but 4"),
+            "{err}"
+        );
     }
 }

@@ -55,7 +55,16 @@ pub fn splice_model<'e>(model: &Model, edit: &'e Edit) -> Result<Spliced<'e>> {
 /// model in memory (the Python binding returns it as `bytes`) rather than in a file. External-data
 /// locations are kept as they are; nothing is carried.
 pub fn to_vec(model: &Model, edit: &Edit) -> Result<Vec<u8>> {
-    Ok(splice_model(model, edit)?.to_vec(&model.source))
+    let out = splice_model(model, edit)?;
+    let bytes = out.to_vec(&model.source);
+    if bytes.len() as u64 != out.len {
+        bail!(
+            "internal error: the output was measured at {} bytes but {} were made",
+            out.len,
+            bytes.len()
+        );
+    }
+    Ok(bytes)
 }
 
 /// Writes `model` with `edit` applied to `dest` (`-` for standard output). The model's external-data
