@@ -12,14 +12,13 @@
 //! at `x = c + 1`.
 
 use super::dim::{Dim, SymExpr};
-use std::cell::RefCell;
 use std::collections::HashMap;
 
 /// Most assignments tried for one axis.
 pub const BUDGET: u64 = 4096;
 /// Most distinct symbols an axis may involve for a search to run.
 pub const MAX_SYMBOLS: usize = 6;
-/// Most answers kept in a thread's cache; past it the cache is cleared, not grown.
+/// Most answers kept in the cache; past it the cache is cleared, not grown.
 const CACHE_LIMIT: usize = 4096;
 
 /// When a set of sizes on one axis is valid.
@@ -55,26 +54,35 @@ impl Search {
     }
 }
 
-thread_local! {
-    static CACHE: RefCell<HashMap<(Validity, Vec<Dim>), Search>> = RefCell::new(HashMap::new());
-}
+type Cache = HashMap<(Validity, Vec<Dim>), Search>;
+
+/// One cache for the whole process, not one per thread: `check --jobs N` checks models on N threads,
+/// and models of one folder (one exporter, one family) meet the same sizes; per thread, each job
+/// searched again what another had found (a third of `--jobs 2`'s time on the benchmark's folder).
+/// An answer depends on its key alone, so which thread found it first changes nothing.
+static CACHE: std::sync::LazyLock<std::sync::Mutex<Cache>> =
+    std::sync::LazyLock::new(|| std::sync::Mutex::new(HashMap::new()));
 
 /// Searches the smallest assignment of the symbols of `dims` (in operand order) at which they are not
 /// valid under `rule`. Known sizes take part as they are; an unknown dim ends the search (it may be
 /// anything).
 pub fn search(dims: &[&Dim], rule: Validity) -> Search {
     let key = (rule, dims.iter().map(|d| (*d).clone()).collect::<Vec<_>>());
-    if let Some(hit) = CACHE.with(|c| c.borrow().get(&key).cloned()) {
+    // A poisoned lock (a panic elsewhere while it was held) still holds answers that are right.
+    let cache = || {
+        CACHE
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    };
+    if let Some(hit) = cache().get(&key).cloned() {
         return hit;
     }
     let found = run(dims, rule);
-    CACHE.with(|c| {
-        let mut c = c.borrow_mut();
-        if c.len() >= CACHE_LIMIT {
-            c.clear();
-        }
-        c.insert(key, found.clone());
-    });
+    let mut c = cache();
+    if c.len() >= CACHE_LIMIT {
+        c.clear();
+    }
+    c.insert(key, found.clone());
     found
 }
 
