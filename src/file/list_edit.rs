@@ -8,7 +8,7 @@
 //! walks the vectors with cursors as it meets the records.
 
 use super::expand_recipe::{INPUT, NodeRecord, Recipe, STATIC};
-use super::wire::{LEN, Piece, WireError, put_varint, write_varint};
+use super::wire::{LEN, Piece, Record, WireError, put_varint, write_varint};
 use std::ops::Range;
 
 /// A sub-record's fate: replaced by a length-delimited record of its field holding `text[start..end]`,
@@ -204,27 +204,16 @@ impl ListEdit {
 }
 
 impl ListEdit {
-    /// The edit of occurrence `at`, looked up (finished).
+    /// The edit of occurrence `at`, looked up (finished): a cursor placed just before it.
     pub(super) fn occurrence(&self, at: usize) -> Occurrence<'_> {
-        let at = small(at);
-        let first = self.before.partition_point(|b| b.0 < at);
-        let n = self.before[first..]
-            .iter()
-            .take_while(|b| b.0 == at)
-            .count();
-        let before = &self.before[first..first + n];
-        let first = self.changes.partition_point(|c| c.at < at);
-        let n = self.changes[first..]
-            .iter()
-            .take_while(|c| c.at == at)
-            .count();
-        Occurrence {
-            at,
-            before,
-            removed: self.removed.binary_search(&at).is_ok(),
-            changes: &self.changes[first..first + n],
+        let key = small(at);
+        Cursor {
             edit: self,
+            before: self.before.partition_point(|b| b.0 < key),
+            changes: self.changes.partition_point(|c| c.at < key),
+            removed: self.removed.partition_point(|&r| r < key),
         }
+        .at(at)
     }
 
     /// A walk over the occurrences in order.
@@ -321,19 +310,14 @@ impl Occurrence<'_> {
             .unwrap_or_default()
     }
 
-    /// True when nothing is inserted before the occurrence.
-    pub fn nothing_before(&self) -> bool {
-        self.before.is_empty()
-    }
-
     /// True when the occurrence itself is written as it was read.
-    pub fn kept_whole(&self) -> bool {
+    fn kept_whole(&self) -> bool {
         !self.removed && self.changes.is_empty()
     }
 
     /// The occurrence's record `src[payload]` read, if what is inserted before it or its changes
     /// need it.
-    pub fn read<'s>(
+    fn read<'s>(
         &self,
         src: &'s [u8],
         payload: Range<usize>,
@@ -348,9 +332,51 @@ impl Occurrence<'_> {
         NodeRecord::parse(src, payload, self.at).map(Some)
     }
 
+    /// Hands what the edit makes of the occurrence, whose record is `rec` (occurrence `occurrence`
+    /// of the list's field), to `out`: what is inserted before it, then the record as it was, changed,
+    /// or nothing if removed. With `out` `None`, only measures it; either way returns the length.
+    /// Measuring and writing are this one walk, so they cannot disagree.
+    pub fn splice<E: From<WireError>>(
+        &self,
+        src: &[u8],
+        rec: &Record,
+        occurrence: usize,
+        mut out: Option<Sink<'_, E>>,
+    ) -> Result<u64, E> {
+        if rec.wire_type != LEN && !(self.before.is_empty() && self.kept_whole()) {
+            return Err(WireError::NotLengthDelimited {
+                field: rec.field,
+                occurrence,
+            }
+            .into());
+        }
+        let node = self.read(src, rec.payload.clone())?;
+        let reborrow = out.as_mut().map(|f| &mut **f as Sink<'_, E>);
+        let mut len = self.before(node.as_ref(), rec.field, reborrow)?;
+        if self.removed {
+            return Ok(len);
+        }
+        let Some(node) = node.filter(|_| !self.kept_whole()) else {
+            if let Some(f) = &mut out {
+                f(Piece::Source(rec.span.clone()))?;
+            }
+            return Ok(len + rec.span.len() as u64);
+        };
+        let inner = self.pieces::<E>(&node, None)?;
+        let mut head = [0u8; 20];
+        let n = put_varint(&mut head, 0, (u64::from(rec.field) << 3) | u64::from(LEN));
+        let n = put_varint(&mut head, n, inner);
+        len += n as u64 + inner;
+        if let Some(f) = &mut out {
+            f(Piece::Bytes(&head[..n]))?;
+            self.pieces(&node, Some(&mut **f))?;
+        }
+        Ok(len)
+    }
+
     /// Hands what is inserted before the occurrence to `f`; with `f` `None`, only measures it.
     /// Returns the length. `node` is the occurrence's record (see [`Occurrence::read`]).
-    pub fn before<E: From<WireError>>(
+    fn before<E: From<WireError>>(
         &self,
         node: Option<&NodeRecord<'_>>,
         field: u32,
@@ -388,7 +414,7 @@ impl Occurrence<'_> {
 
     /// Hands the pieces of the changed occurrence's payload to `f` in order (spans of the source and
     /// replacement records); with `f` `None`, only measures it. Returns the payload's new length.
-    pub fn pieces<E: From<WireError>>(
+    fn pieces<E: From<WireError>>(
         &self,
         node: &NodeRecord<'_>,
         mut f: Option<Sink<'_, E>>,

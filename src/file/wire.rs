@@ -708,25 +708,9 @@ fn measure(
             && rec.field == *field
             && re.is_none()
         {
-            let o = cursor.at(occurrence);
-            if rec.wire_type != LEN && !(o.nothing_before() && o.kept_whole()) {
-                return Err(WireError::NotLengthDelimited {
-                    field: rec.field,
-                    occurrence,
-                });
-            }
-            let node = o.read(src, rec.payload.clone())?;
-            len += o.before::<WireError>(node.as_ref(), *field, None)?;
-            if o.removed {
-                return Ok(());
-            }
-            let Some(node) = node.filter(|_| !o.kept_whole()) else {
-                len += rec.span.len() as u64;
-                return Ok(());
-            };
-            let inner = o.pieces::<WireError>(&node, None)?;
-            let tag = (u64::from(rec.field) << 3) | u64::from(LEN);
-            len += varint_len(tag) + varint_len(inner) + inner;
+            len += cursor
+                .at(occurrence)
+                .splice::<WireError>(src, &rec, occurrence, None)?;
             return Ok(());
         }
         let Some(re) = re else {
@@ -775,23 +759,10 @@ fn emit(
             && rec.field == *field
             && re.is_none()
         {
-            let o = cursor.at(occurrence);
-            // `measure` went through the same records and checked them.
-            let node = o.read(src, rec.payload.clone())?;
             let mut put = |p: Piece<'_>| out.piece(p);
-            o.before(node.as_ref(), *field, Some(&mut put))?;
-            if o.removed {
-                return Ok(());
-            }
-            let Some(node) = node.filter(|_| !o.kept_whole()) else {
-                return put(Piece::Source(rec.span));
-            };
-            let inner = o.pieces::<std::io::Error>(&node, None)?;
-            let mut head = [0u8; 20];
-            let n = put_varint(&mut head, 0, (u64::from(rec.field) << 3) | u64::from(LEN));
-            let n = put_varint(&mut head, n, inner);
-            put(Piece::Bytes(&head[..n]))?;
-            o.pieces(&node, Some(&mut put))?;
+            cursor
+                .at(occurrence)
+                .splice(src, &rec, occurrence, Some(&mut put))?;
             return Ok(());
         }
         let Some(re) = re else {

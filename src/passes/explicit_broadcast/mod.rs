@@ -534,35 +534,27 @@ impl<'a> GraphRewriter<'a, '_> {
         let Ok(slot32) = u32::try_from(slot) else {
             return false;
         };
-        if let Some(dims) = is_static(out_shape) {
-            let target = self.static_target(op.index(), &dims);
-            let k_expand = self.names.fresh_suffix(base);
-            let recipe = Recipe {
-                slot: slot32,
-                shape_of: STATIC,
-                target: (0, 0),
-                k_expand,
-                k_shape: 0,
+        // The target: a shared initializer, or the Shape of one of the node's inputs (whose name is
+        // taken first, as `runtime_target` takes it).
+        let (shape_of, k_shape, target) = if let Some(dims) = is_static(out_shape) {
+            (STATIC, 0, Some(self.static_target(op.index(), &dims)))
+        } else {
+            let Some(of) = self
+                .shape_source(op, k, slot, out_shape)
+                .and_then(|j| u32::try_from(j).ok())
+            else {
+                return false;
             };
-            self.patch.expand(op.index(), recipe, Some(&target));
-            return true;
-        }
-        let Some(of) = self.shape_source(op, k, slot, out_shape) else {
-            return false;
+            (of, self.names.fresh_suffix(&format!("{base}/shape")), None)
         };
-        let Ok(of) = u32::try_from(of) else {
-            return false;
-        };
-        let k_shape = self.names.fresh_suffix(&format!("{base}/shape"));
-        let k_expand = self.names.fresh_suffix(base);
         let recipe = Recipe {
             slot: slot32,
-            shape_of: of,
+            shape_of,
             target: (0, 0),
-            k_expand,
+            k_expand: self.names.fresh_suffix(base),
             k_shape,
         };
-        self.patch.expand(op.index(), recipe, None);
+        self.patch.expand(op.index(), recipe, target.as_deref());
         true
     }
 
