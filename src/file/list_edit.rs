@@ -206,6 +206,16 @@ impl ListEdit {
 impl ListEdit {
     /// The edit of occurrence `at`, looked up (finished): a cursor placed just before it.
     pub(super) fn occurrence(&self, at: usize) -> Occurrence<'_> {
+        self.cursor_from(at).at(at)
+    }
+
+    /// A walk over the occurrences in order.
+    pub(super) fn cursor(&self) -> Cursor<'_> {
+        self.cursor_from(0)
+    }
+
+    /// A walk over the occurrences in order from occurrence `at` on (finished).
+    pub(super) fn cursor_from(&self, at: usize) -> Cursor<'_> {
         let key = small(at);
         Cursor {
             edit: self,
@@ -213,17 +223,24 @@ impl ListEdit {
             changes: self.changes.partition_point(|c| c.at < key),
             removed: self.removed.partition_point(|&r| r < key),
         }
-        .at(at)
     }
 
-    /// A walk over the occurrences in order.
-    pub(super) fn cursor(&self) -> Cursor<'_> {
-        Cursor {
-            edit: self,
-            before: 0,
-            changes: 0,
-            removed: 0,
-        }
+    /// How much writing the edit takes, in entries: records inserted and sub-records changed.
+    pub(super) fn work(&self) -> usize {
+        self.before.len() + self.changes.len()
+    }
+
+    /// An occurrence that divides the work in two about equal halves (finished): where a write in two
+    /// parts splits the list.
+    pub(super) fn middle(&self) -> usize {
+        let (b, c) = (self.before.len() / 2, self.changes.len() / 2);
+        let at = match (self.before.get(b), self.changes.get(c)) {
+            (Some(x), Some(y)) => x.0.min(y.at),
+            (Some(x), None) => x.0,
+            (None, Some(y)) => y.at,
+            (None, None) => 0,
+        };
+        at as usize
     }
 }
 

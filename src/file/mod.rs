@@ -10,6 +10,7 @@
 //! - [`list_edit`]: the compact edit of a graph's node list the splicer walks (nodes inserted, inputs
 //!   rewired, nodes removed), and [`expand_recipe`]: an `Expand` it makes as it writes, from the record
 //!   of the node the Expand feeds;
+//! - [`two_part`]: a large edit written by two threads at once, each its part of the file;
 //! - [`atomic`]: files written through a temporary file and a rename.
 
 pub mod atomic;
@@ -18,6 +19,7 @@ pub mod expand_recipe;
 pub mod list_edit;
 pub mod read;
 pub mod sink;
+pub mod two_part;
 pub mod wire;
 
 pub use read::{Content, Origin, read};

@@ -7,6 +7,7 @@
 //! list of [`Chunk`]s, streamed to the destination, so weights go from the mapped input to the output
 //! file without an in-memory copy of the model.
 
+use super::atomic::{Filling, Flusher};
 use super::list_edit::ListEdit;
 use std::io::Write;
 use std::ops::Range;
@@ -291,6 +292,11 @@ impl Edit {
         self.list = Some(Box::new(list));
     }
 
+    /// The record edits, by (field, occurrence) in order.
+    pub(super) fn records(&self) -> &[((u32, usize), RecordEdit)] {
+        &self.records
+    }
+
     /// The edit of record (field, occurrence), if there is one.
     pub fn get(&self, field: u32, occurrence: usize) -> Option<&RecordEdit> {
         let key = (field, occurrence);
@@ -314,7 +320,7 @@ impl Edit {
     }
 }
 
-/// Bytes written between two requests to start writing them to disk (see [`Spliced::copy_to`]).
+/// Bytes written between two reports to the flusher of a durable write (see [`Spliced::copy_to`]).
 const WRITEBACK_SLICE: u64 = 16 << 20;
 
 /// A piece of the output: a span of the source, bytes of the edit, or bytes the splice made (the tag
@@ -347,12 +353,60 @@ struct Walk<'e> {
     edit: &'e Edit,
     /// The new payload length of every edited sub-message, in the order the walk meets them.
     lens: Vec<u64>,
+    /// Where a write in two parts divides the output, if the edit is large enough to be worth it.
+    split: Option<Split<'e>>,
+}
+
+/// Where a write in two parts divides the output (see [`super::two_part`]): at the first occurrence
+/// from `at` on of the list `owner` edits, or at the end of `owner`'s message if it has none.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Split<'e> {
+    pub owner: &'e Edit,
+    pub at: usize,
+    /// The length of the list's occurrences before `at` (those the list edit writes), as written.
+    pub head: u64,
+}
+
+/// The part of a split output a walk makes: up to the split, or from it on (see [`Split`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Part {
+    Head,
+    Tail,
+}
+
+/// A split as [`emit`] follows it: the part it makes, and whether it has reached the split.
+struct EmitSplit {
+    owner: *const Edit,
+    at: usize,
+    head: u64,
+    part: Part,
+    reached: bool,
+}
+
+/// A split as [`measure`] follows it: the list's occurrences from `at` on are measured by `tail`
+/// (on another thread), the others here, their length summed in `head`.
+pub(super) struct MeasureSplit<'t> {
+    pub owner: *const Edit,
+    pub at: usize,
+    pub head: u64,
+    pub tail: Option<Box<dyn FnOnce() -> Result<u64, WireError> + 't>>,
+}
+
+/// The head part of a split output ends here: not an error, the walk stops.
+#[derive(Debug, Error)]
+#[error("the split point of the output was reached")]
+struct SplitReached;
+
+fn is_split_reached(e: &std::io::Error) -> bool {
+    e.get_ref().is_some_and(|e| e.is::<SplitReached>())
 }
 
 /// What the walk hands the writer: a span of the source, or bytes.
 pub(super) enum Piece<'a> {
     Source(Range<usize>),
     Bytes(&'a [u8]),
+    /// The pieces that follow go at this offset of the output (the tail part of a split output).
+    At(u64),
 }
 
 impl<'e> Spliced<'e> {
@@ -402,13 +456,10 @@ impl<'e> Spliced<'e> {
     ) -> std::io::Result<()> {
         let mut total = 0u64;
         let mut counted = |p: Piece<'_>| {
-            total += match &p {
-                Piece::Source(r) => r.len() as u64,
-                Piece::Bytes(b) => b.len() as u64,
-            };
+            total += p.len();
             f(p)
         };
-        self.pieces_uncounted(src, &mut counted)?;
+        self.pieces_uncounted(src, &mut counted, None)?;
         if total != self.len {
             return Err(std::io::Error::other(format!(
                 "internal error: the output was measured at {} bytes but {total} were made; nothing was written",
@@ -418,12 +469,31 @@ impl<'e> Spliced<'e> {
         Ok(())
     }
 
+    /// Hands the pieces of the output, or of one `part` of it (see [`Split`]), to `f`. Returns the
+    /// output offset where the pieces handed start (0 but for the tail part).
     fn pieces_uncounted(
         &self,
         src: &[u8],
         f: &mut dyn FnMut(Piece<'_>) -> std::io::Result<()>,
-    ) -> std::io::Result<()> {
-        let mut joined = Joined { pending: None, f };
+        part: Option<Part>,
+    ) -> std::io::Result<u64> {
+        let mut split = match (part, self.walk.as_ref().and_then(|w| w.split)) {
+            (Some(part), Some(s)) => Some(EmitSplit {
+                owner: s.owner,
+                at: s.at,
+                head: s.head,
+                part,
+                reached: false,
+            }),
+            _ => None,
+        };
+        let skip = matches!(part, Some(Part::Tail)) && split.is_some();
+        let mut joined = Joined {
+            pending: None,
+            f,
+            skip,
+            skipped: 0,
+        };
         for c in &self.chunks {
             match c {
                 Chunk::Source(r) => joined.piece(Piece::Source(r.clone()))?,
@@ -435,9 +505,20 @@ impl<'e> Spliced<'e> {
         }
         if let Some(w) = &self.walk {
             let mut lens = w.lens.iter().copied();
-            emit(src, w.range.clone(), w.edit, &mut lens, &mut joined)?;
+            match emit(
+                src,
+                w.range.clone(),
+                w.edit,
+                &mut lens,
+                &mut joined,
+                split.as_mut(),
+            ) {
+                Err(e) if is_split_reached(&e) => return Ok(0),
+                r => r?,
+            }
         }
-        joined.flush()
+        joined.flush()?;
+        Ok(joined.skipped)
     }
 
     /// Streams the output to `w`.
@@ -445,60 +526,90 @@ impl<'e> Spliced<'e> {
         self.pieces(src, &mut |p| match p {
             Piece::Source(r) => w.write_all(src.get(r).unwrap_or_default()),
             Piece::Bytes(b) => w.write_all(b),
+            // Only the parts of a split output have offsets.
+            Piece::At(_) => Ok(()),
         })
     }
 
     /// Streams the output to the file behind `w` (from its start), copying large source spans from
     /// `file` (whose content is `src`) with positional reads, or with the kernel's file-to-file copy
     /// where that copies whole pages (see `copy_span`): the weights never pass through the mapping,
-    /// so they add nothing to this process's memory. With `durable` (the caller flushes the file to
-    /// disk when it is written), every `WRITEBACK_SLICE` bytes the slice written is handed to the
-    /// disk at once (see [`super::atomic::start_writeback`]).
+    /// so they add nothing to this process's memory. With a `flusher` (a durable write), every
+    /// `WRITEBACK_SLICE` bytes written are reported to it, and it flushes them while the rest is
+    /// written.
     pub fn copy_to(
         &self,
         file: &std::fs::File,
         src: &[u8],
         w: &mut std::io::BufWriter<&std::fs::File>,
-        durable: bool,
+        flusher: Option<&Flusher>,
     ) -> std::io::Result<()> {
-        /// Spans shorter than this are copied from the mapping: a syscall each would cost more.
-        const FILE_COPY_ABOVE: usize = 1 << 20;
-        let mut bounce = Vec::new();
-        // Bytes written so far, and how many of them were handed to the disk.
-        let (mut written, mut handed) = (0u64, 0u64);
-        let mut hand_over = |w: &mut std::io::BufWriter<&std::fs::File>, written: u64| {
-            if durable && written - handed >= WRITEBACK_SLICE {
-                w.flush()?;
-                super::atomic::start_writeback(w.get_ref(), handed, written - handed);
-                handed = written;
-            }
-            Ok::<_, std::io::Error>(())
+        let mut out = FileOut::new(file, src, w, flusher);
+        self.pieces(src, &mut |p| out.piece(p))
+    }
+
+    /// [`Spliced::copy_to`], in two parts made at once when the edit was split (see [`Split`]): the
+    /// tail on another thread, written through another handle of `w`'s file with its own position
+    /// (`filling`'s). Either way the output is the same bytes.
+    pub fn copy_to_in_two(
+        &self,
+        file: &std::fs::File,
+        src: &[u8],
+        w: &mut std::io::BufWriter<&std::fs::File>,
+        filling: &Filling<'_>,
+    ) -> std::io::Result<()> {
+        let flusher = filling.flusher();
+        if self.walk.as_ref().is_none_or(|w| w.split.is_none()) {
+            return self.copy_to(file, src, w, flusher);
+        }
+        let second = filling.reopen()?;
+        let tail = |second: &std::fs::File| -> std::io::Result<(u64, u64)> {
+            let mut w2 = std::io::BufWriter::with_capacity(1 << 20, second);
+            let mut out = FileOut::new(file, src, &mut w2, flusher);
+            let mut made = 0u64;
+            let start = self.pieces_uncounted(
+                src,
+                &mut |p| {
+                    made += p.len();
+                    out.piece(p)
+                },
+                Some(Part::Tail),
+            )?;
+            w2.flush()?;
+            Ok((start, made))
         };
-        self.pieces(src, &mut |p| {
-            match p {
-                Piece::Source(r) if r.len() > FILE_COPY_ABOVE => {
-                    w.flush()?;
-                    let (mut at, end) = (r.start as u64, r.end as u64);
-                    while at < end {
-                        let want = (end - at).min(WRITEBACK_SLICE);
-                        copy_span(file, at, want, written, w.get_mut(), &mut bounce)?;
-                        at += want;
-                        written += want;
-                        hand_over(w, written)?;
-                    }
-                }
-                p => {
-                    let bytes = match p {
-                        Piece::Source(r) => src.get(r).unwrap_or_default(),
-                        Piece::Bytes(b) => b,
-                    };
-                    w.write_all(bytes)?;
-                    written += bytes.len() as u64;
-                    hand_over(w, written)?;
-                }
-            }
-            Ok(())
-        })
+        let head = |w: &mut std::io::BufWriter<&std::fs::File>| -> std::io::Result<u64> {
+            let mut out = FileOut::new(file, src, w, flusher);
+            let mut made = 0u64;
+            self.pieces_uncounted(
+                src,
+                &mut |p| {
+                    made += p.len();
+                    out.piece(p)
+                },
+                Some(Part::Head),
+            )?;
+            Ok(made)
+        };
+        let (head, tail) = std::thread::scope(|s| {
+            let t = std::thread::Builder::new()
+                .name("write".to_owned())
+                .spawn_scoped(s, || tail(&second));
+            let h = head(w);
+            let t = match t {
+                Ok(t) => t.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+                Err(_) => tail(&second),
+            };
+            (h, t)
+        });
+        let (head, (start, made)) = (head?, tail?);
+        if head != start || start + made != self.len {
+            return Err(std::io::Error::other(format!(
+                "internal error: the output was measured at {} bytes but its parts were made of {head} and {start} + {made}; nothing was written",
+                self.len
+            )));
+        }
+        Ok(())
     }
 
     /// The output as one buffer (for small models and tests).
@@ -511,15 +622,128 @@ impl<'e> Spliced<'e> {
     }
 }
 
+/// The writer of [`Spliced::copy_to`]: hands each piece to `w`, large source spans copied from `file`
+/// with positional reads or the kernel's file-to-file copy (see `copy_span`), and tells the flusher of
+/// a durable write every `WRITEBACK_SLICE` bytes written (see [`Flusher`]).
+struct FileOut<'a, 'w> {
+    file: &'a std::fs::File,
+    src: &'a [u8],
+    w: &'a mut std::io::BufWriter<&'w std::fs::File>,
+    flusher: Option<&'a Flusher>,
+    bounce: Vec<u8>,
+    /// The output offset reached, and up to where the output was handed to the disk.
+    written: u64,
+    handed: u64,
+}
+
+impl<'a, 'w> FileOut<'a, 'w> {
+    fn new(
+        file: &'a std::fs::File,
+        src: &'a [u8],
+        w: &'a mut std::io::BufWriter<&'w std::fs::File>,
+        flusher: Option<&'a Flusher>,
+    ) -> Self {
+        FileOut {
+            file,
+            src,
+            w,
+            flusher,
+            bounce: Vec::new(),
+            written: 0,
+            handed: 0,
+        }
+    }
+
+    fn hand_over(&mut self) -> std::io::Result<()> {
+        if let Some(f) = self.flusher
+            && self.written - self.handed >= WRITEBACK_SLICE
+        {
+            self.w.flush()?;
+            f.wrote(self.written - self.handed);
+            self.handed = self.written;
+        }
+        Ok(())
+    }
+
+    fn piece(&mut self, p: Piece<'_>) -> std::io::Result<()> {
+        /// Spans shorter than this are copied from the mapping: a syscall each would cost more.
+        const FILE_COPY_ABOVE: usize = 1 << 20;
+        match p {
+            Piece::Source(r) if r.len() > FILE_COPY_ABOVE => {
+                self.w.flush()?;
+                let (mut at, end) = (r.start as u64, r.end as u64);
+                while at < end {
+                    let want = (end - at).min(WRITEBACK_SLICE);
+                    copy_span(
+                        self.file,
+                        at,
+                        want,
+                        self.written,
+                        self.w.get_mut(),
+                        &mut self.bounce,
+                    )?;
+                    at += want;
+                    self.written += want;
+                    self.hand_over()?;
+                }
+            }
+            Piece::At(offset) => {
+                use std::io::Seek;
+                self.w.seek(std::io::SeekFrom::Start(offset))?;
+                self.written = offset;
+                self.handed = offset;
+            }
+            p => {
+                let bytes = match p {
+                    Piece::Source(r) => self.src.get(r).unwrap_or_default(),
+                    Piece::Bytes(b) => b,
+                    Piece::At(_) => &[],
+                };
+                self.w.write_all(bytes)?;
+                self.written += bytes.len() as u64;
+                self.hand_over()?;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Joins adjacent source spans before handing them on: records left as they were are met one by
 /// one, and a long run of them is one copy (a kernel copy when it is large).
+/// While `skip`, pieces are only counted in `skipped` (the tail part of a split output, before the
+/// split).
 struct Joined<'f> {
     pending: Option<Range<usize>>,
     f: &'f mut dyn FnMut(Piece<'_>) -> std::io::Result<()>,
+    skip: bool,
+    skipped: u64,
+}
+
+impl Piece<'_> {
+    /// The bytes the piece puts in the output.
+    fn len(&self) -> u64 {
+        match self {
+            Piece::Source(r) => r.len() as u64,
+            Piece::Bytes(b) => b.len() as u64,
+            Piece::At(_) => 0,
+        }
+    }
 }
 
 impl Joined<'_> {
+    /// Ends the skipping: the split is here, after `head` more bytes (the list's occurrences before
+    /// it, not walked).
+    fn start(&mut self, head: u64) -> std::io::Result<()> {
+        self.skipped += head;
+        self.skip = false;
+        (self.f)(Piece::At(self.skipped))
+    }
+
     fn piece(&mut self, p: Piece<'_>) -> std::io::Result<()> {
+        if self.skip {
+            self.skipped += p.len();
+            return Ok(());
+        }
         match p {
             Piece::Source(r) if r.is_empty() => Ok(()),
             Piece::Source(r) => {
@@ -534,9 +758,9 @@ impl Joined<'_> {
                 Ok(())
             }
             Piece::Bytes([]) => Ok(()),
-            Piece::Bytes(b) => {
+            p => {
                 self.flush()?;
-                (self.f)(Piece::Bytes(b))
+                (self.f)(p)
             }
         }
     }
@@ -628,14 +852,47 @@ pub fn splice<'e>(
     range: Range<usize>,
     edit: &'e Edit,
 ) -> Result<Spliced<'e>, WireError> {
+    splice_with(src, range, edit, |src, range, edit, lens| {
+        super::two_part::measure_split(src, range, edit, lens)
+    })
+}
+
+/// [`splice`], split where `chosen` says (the edit whose list is split, and the occurrence), if
+/// anywhere: for tests of every split point.
+#[cfg(test)]
+pub(super) fn splice_at<'e>(
+    src: &[u8],
+    range: Range<usize>,
+    edit: &'e Edit,
+    chosen: Option<(&'e Edit, usize)>,
+) -> Result<Spliced<'e>, WireError> {
+    splice_with(src, range, edit, |src, range, edit, lens| {
+        super::two_part::measure_split_at(src, range, edit, lens, chosen)
+    })
+}
+
+type Measured<'e> = Result<(u64, Option<Split<'e>>), WireError>;
+
+fn splice_with<'e>(
+    src: &[u8],
+    range: Range<usize>,
+    edit: &'e Edit,
+    measure: impl FnOnce(&[u8], Range<usize>, &'e Edit, &mut Vec<u64>) -> Measured<'e>,
+) -> Result<Spliced<'e>, WireError> {
     let mut out = Spliced::default();
     if edit.is_empty() {
         out.push_source(range);
         return Ok(out);
     }
     let mut lens = Vec::new();
-    out.len = measure(src, range.clone(), edit, &mut lens)?;
-    out.walk = Some(Walk { range, edit, lens });
+    let (len, split) = measure(src, range.clone(), edit, &mut lens)?;
+    out.len = len;
+    out.walk = Some(Walk {
+        range,
+        edit,
+        lens,
+        split,
+    });
     Ok(out)
 }
 
@@ -692,25 +949,39 @@ fn each_record<E: From<WireError>>(
 
 /// The length of the message `src[range]` with `edit` applied; pushes the new payload length of each
 /// edited sub-message on `lens`, in the order [`emit`] meets them.
-fn measure(
+pub(super) fn measure(
     src: &[u8],
     range: Range<usize>,
     edit: &Edit,
     lens: &mut Vec<u64>,
+    mut split: Option<&mut MeasureSplit<'_>>,
 ) -> Result<u64, WireError> {
     if edit.is_empty() {
         return Ok(range.len() as u64);
     }
     let mut len = 0u64;
     let mut list = edit.list.as_deref().map(|l| (l.field, l.cursor()));
+    let splitting = split
+        .as_deref()
+        .is_some_and(|s| std::ptr::eq(s.owner, edit));
     each_record(src, range, edit, |rec, occurrence, re| {
         if let Some((field, cursor)) = &mut list
             && rec.field == *field
             && re.is_none()
         {
-            len += cursor
+            let head = split.as_deref_mut().filter(|_| splitting);
+            if let Some(s) = &head
+                && occurrence >= s.at
+            {
+                return Ok(());
+            }
+            let n = cursor
                 .at(occurrence)
                 .splice::<WireError>(src, &rec, occurrence, None)?;
+            if let Some(s) = head {
+                s.head += n;
+            }
+            len += n;
             return Ok(());
         }
         let Some(re) = re else {
@@ -730,7 +1001,7 @@ fn measure(
                 }
                 let slot = lens.len();
                 lens.push(0);
-                let inner = measure(src, rec.payload.clone(), child, lens)?;
+                let inner = measure(src, rec.payload.clone(), child, lens, split.as_deref_mut())?;
                 lens[slot] = inner;
                 let tag = (u64::from(rec.field) << 3) | u64::from(LEN);
                 len += varint_len(tag) + varint_len(inner) + inner;
@@ -738,7 +1009,34 @@ fn measure(
         }
         Ok(())
     })?;
+    if splitting && let Some(tail) = split.and_then(|s| s.tail.take()) {
+        len += tail()?;
+    }
     Ok(len + edit.append.len() as u64)
+}
+
+/// The length of the occurrences from `at` on of the list `owner` edits, `src[range]` being
+/// `owner`'s message: what [`measure`] leaves to another thread when it splits.
+pub(super) fn measure_tail(
+    src: &[u8],
+    range: Range<usize>,
+    owner: &Edit,
+    at: usize,
+) -> Result<u64, WireError> {
+    let Some(list) = owner.list.as_deref() else {
+        return Ok(0);
+    };
+    let mut cursor = list.cursor_from(at);
+    let mut len = 0u64;
+    each_record(src, range, owner, |rec, occurrence, re| {
+        if rec.field == list.field && re.is_none() && occurrence >= at {
+            len += cursor
+                .at(occurrence)
+                .splice::<WireError>(src, &rec, occurrence, None)?;
+        }
+        Ok(())
+    })?;
+    Ok(len)
 }
 
 /// Hands the message `src[range]` with `edit` applied to `out`, piece by piece; `lens` are the
@@ -749,16 +1047,41 @@ fn emit(
     edit: &Edit,
     lens: &mut impl Iterator<Item = u64>,
     out: &mut Joined<'_>,
+    mut split: Option<&mut EmitSplit>,
 ) -> std::io::Result<()> {
     if edit.is_empty() {
         return out.piece(Piece::Source(range));
     }
-    let mut list = edit.list.as_deref().map(|l| (l.field, l.cursor()));
+    let splitting = split
+        .as_deref()
+        .is_some_and(|s| std::ptr::eq(s.owner, edit));
+    let mut list = edit.list.as_deref().map(|l| {
+        // The tail part starts its walk of the list at the split.
+        let from = match split.as_deref() {
+            Some(s) if splitting && s.part == Part::Tail => s.at,
+            _ => 0,
+        };
+        (l.field, l.cursor_from(from))
+    });
     each_record(src, range, edit, |rec, occurrence, re| {
         if let Some((field, cursor)) = &mut list
             && rec.field == *field
             && re.is_none()
         {
+            if let Some(s) = split.as_deref_mut().filter(|_| splitting) {
+                match (s.part, occurrence >= s.at, s.reached) {
+                    (Part::Head, true, _) => {
+                        out.flush()?;
+                        return Err(std::io::Error::other(SplitReached));
+                    }
+                    (Part::Tail, false, _) => return Ok(()),
+                    (Part::Tail, true, false) => {
+                        s.reached = true;
+                        out.start(s.head)?;
+                    }
+                    _ => {}
+                }
+            }
             let mut put = |p: Piece<'_>| out.piece(p);
             cursor
                 .at(occurrence)
@@ -782,10 +1105,28 @@ fn emit(
                 let n = put_varint(&mut head, 0, (u64::from(rec.field) << 3) | u64::from(LEN));
                 let n = put_varint(&mut head, n, inner);
                 out.piece(Piece::Bytes(&head[..n]))?;
-                emit(src, rec.payload.clone(), child, lens, out)
+                emit(
+                    src,
+                    rec.payload.clone(),
+                    child,
+                    lens,
+                    out,
+                    split.as_deref_mut(),
+                )
             }
         }
     })?;
+    // No occurrence from the split on: the split is at the end of the list's message.
+    if let Some(s) = split.filter(|s| splitting && !s.reached) {
+        s.reached = true;
+        match s.part {
+            Part::Head => {
+                out.flush()?;
+                return Err(std::io::Error::other(SplitReached));
+            }
+            Part::Tail => out.start(s.head)?,
+        }
+    }
     out.piece(Piece::Bytes(&edit.append))
 }
 
@@ -803,12 +1144,17 @@ mod tests {
 
     /// Writes `out` to a fresh file through [`Spliced::copy_to`] and returns what the file holds.
     fn copied(out: &Spliced, src: &[u8], durable: bool) -> std::io::Result<Vec<u8>> {
+        use crate::file::atomic::Flusher;
         let mut input = tempfile::tempfile()?;
         std::io::Write::write_all(&mut input, src)?;
         let output = tempfile::NamedTempFile::new()?;
         {
             let mut w = std::io::BufWriter::new(output.as_file());
-            out.copy_to(&input, src, &mut w, durable)?;
+            let flusher = durable.then(|| Flusher::start(output.as_file()));
+            out.copy_to(&input, src, &mut w, flusher.as_ref())?;
+            if let Some(f) = flusher {
+                f.finish()?;
+            }
             w.flush()?;
         }
         std::fs::read(output.path())
@@ -849,7 +1195,7 @@ mod tests {
             std::io::Write::write_all(&mut input, &src[..2 << 20]).expect("write");
             let output = tempfile::tempfile().expect("temp");
             let mut w = std::io::BufWriter::new(&output);
-            let err = out.copy_to(&input, &src, &mut w, false).unwrap_err();
+            let err = out.copy_to(&input, &src, &mut w, None).unwrap_err();
             assert_eq!(
                 err.kind(),
                 std::io::ErrorKind::UnexpectedEof,

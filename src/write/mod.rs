@@ -106,10 +106,10 @@ pub fn write_model(
         carry::plan(model, dest, &locations)?.place(durable)?
     };
     let written = match &model.source_file {
-        Some(file) => crate::file::atomic::write_atomic_durable(dest, durable, |w| {
-            out.copy_to(file, &model.source, w, durable)
+        Some(file) => crate::file::atomic::write_atomic_durable(dest, durable, |w, filling| {
+            out.copy_to_in_two(file, &model.source, w, filling)
         }),
-        None => crate::file::atomic::write_atomic_durable(dest, durable, |w| {
+        None => crate::file::atomic::write_atomic_durable(dest, durable, |w, _| {
             out.write_to(&model.source, w)
         }),
     };

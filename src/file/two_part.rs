@@ -1,0 +1,267 @@
+//! Writing a large edit in two parts at once. When one list edit (a graph's nodes) holds most of an
+//! output's work, it is split at an occurrence that halves that work: another thread measures the
+//! occurrences after the split while the splicer measures the rest, and the output is then made by
+//! two threads, each writing its part of the file at its own offset ([`Spliced::copy_to_in_two`]).
+//!
+//! Both parts walk the same records as a whole write would, one of them only counting the bytes of
+//! the other's, so the output is the same bytes; the parts' lengths are checked against the measure.
+//!
+//! [`Spliced::copy_to_in_two`]: super::wire::Spliced::copy_to_in_two
+
+use super::wire::{Action, Edit, MeasureSplit, Split, WireError, measure, measure_tail, records};
+use std::ops::Range;
+
+/// Below this much work (records inserted and sub-records changed) a list is written in one part:
+/// a second thread would cost more than it saves.
+const SPLIT_ABOVE: usize = 1 << 16;
+
+/// The length of `src[range]` with `edit` applied, with the new payload length of every edited
+/// sub-message pushed on `lens` (see `wire::measure`), and where the output is split, if it is.
+pub(super) fn measure_split<'e>(
+    src: &[u8],
+    range: Range<usize>,
+    edit: &'e Edit,
+    lens: &mut Vec<u64>,
+) -> Result<(u64, Option<Split<'e>>), WireError> {
+    measure_split_at(src, range, edit, lens, choose(edit))
+}
+
+/// [`measure_split`], split at `chosen` (the edit whose list is split, and the occurrence) if given.
+pub(super) fn measure_split_at<'e>(
+    src: &[u8],
+    range: Range<usize>,
+    edit: &'e Edit,
+    lens: &mut Vec<u64>,
+    chosen: Option<(&'e Edit, usize)>,
+) -> Result<(u64, Option<Split<'e>>), WireError> {
+    let Some((owner, at, payload)) = chosen.and_then(|(owner, at)| {
+        let payload = locate(src, range.clone(), edit, owner)?;
+        Some((owner, at, payload))
+    }) else {
+        return Ok((measure(src, range, edit, lens, None)?, None));
+    };
+    std::thread::scope(|s| {
+        let payload_copy = payload.clone();
+        let thread = std::thread::Builder::new()
+            .name("measure".to_owned())
+            .spawn_scoped(s, move || measure_tail(src, payload_copy, owner, at));
+        let tail: Box<dyn FnOnce() -> Result<u64, WireError>> = match thread {
+            Ok(t) => Box::new(move || t.join().unwrap_or_else(|p| std::panic::resume_unwind(p))),
+            // No thread to be had: the tail is measured here when the walk reaches it.
+            Err(_) => Box::new(move || measure_tail(src, payload, owner, at)),
+        };
+        let mut split = MeasureSplit {
+            owner,
+            at,
+            head: 0,
+            tail: Some(tail),
+        };
+        let len = measure(src, range, edit, lens, Some(&mut split))?;
+        Ok((
+            len,
+            Some(Split {
+                owner,
+                at,
+                head: split.head,
+            }),
+        ))
+    })
+}
+
+/// The edit whose list holds the most work, if that is enough to split, and the occurrence that
+/// halves it.
+fn choose(edit: &Edit) -> Option<(&Edit, usize)> {
+    fn visit<'e>(edit: &'e Edit, best: &mut Option<(&'e Edit, usize)>) {
+        if let Some(list) = edit.list.as_deref()
+            && best.is_none_or(|(_, w)| list.work() > w)
+        {
+            *best = Some((edit, list.work()));
+        }
+        for (_, re) in edit.records() {
+            if let Action::Edit(child) = &re.action {
+                visit(child, best);
+            }
+        }
+    }
+    let mut best = None;
+    visit(edit, &mut best);
+    let (owner, work) = best?;
+    let list = owner.list.as_deref()?;
+    (work >= SPLIT_ABOVE).then(|| (owner, list.middle()))
+}
+
+/// The payload of the message `owner` edits, within the message `src[range]` that `edit` edits.
+fn locate(src: &[u8], range: Range<usize>, edit: &Edit, owner: &Edit) -> Option<Range<usize>> {
+    if std::ptr::eq(edit, owner) {
+        return Some(range);
+    }
+    // The (field, occurrence) of the child holding `owner`, then that record's payload.
+    let (key, child) = edit
+        .records()
+        .iter()
+        .find_map(|(key, re)| match &re.action {
+            Action::Edit(child) if holds(child, owner) => Some((*key, child)),
+            _ => None,
+        })?;
+    let mut seen = 0usize;
+    for rec in records(src, range) {
+        let rec = rec.ok()?;
+        if rec.field != key.0 {
+            continue;
+        }
+        if seen == key.1 {
+            return locate(src, rec.payload, child, owner);
+        }
+        seen += 1;
+    }
+    None
+}
+
+/// True when `owner` is `edit` or one of the edits nested in it.
+fn holds(edit: &Edit, owner: &Edit) -> bool {
+    std::ptr::eq(edit, owner)
+        || edit.records().iter().any(|(_, re)| match &re.action {
+            Action::Edit(child) => holds(child, owner),
+            _ => false,
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::atomic::write_atomic_durable;
+    use super::super::expand_recipe::{Recipe, STATIC};
+    use super::super::list_edit::ListEdit;
+    use super::super::wire::{Edit, Spliced, splice_at, write_len_record};
+    use crate::proto::{GraphProto, ModelProto, NodeProto, TensorProto};
+    use prost::Message;
+
+    const NODES: usize = 40;
+
+    fn model() -> Vec<u8> {
+        let node = |i: usize| NodeProto {
+            op_type: Some("Add".into()),
+            name: Some(format!("n{i}")),
+            input: vec![format!("a{i}"), format!("b{i}")],
+            output: vec![format!("c{i}")],
+            ..Default::default()
+        };
+        let model = ModelProto {
+            ir_version: Some(9),
+            graph: Some(GraphProto {
+                node: (0..NODES).map(node).collect(),
+                name: Some("g".into()),
+                initializer: vec![TensorProto {
+                    name: Some("w".into()),
+                    raw_data: Some(vec![3u8; 100].into()),
+                    ..Default::default()
+                }],
+                ..Default::default()
+            }),
+            producer_name: Some("test".into()),
+            ..Default::default()
+        };
+        model.encode_to_vec()
+    }
+
+    /// An edit of every kind the node list knows: records inserted, recipes (static target and
+    /// `Shape`), a rewire, a dropped input, removals, and a node edited as a record (a spilled
+    /// one), some of them on the same node.
+    fn edit() -> Edit {
+        let mut list = ListEdit::new(1);
+        let extra = NodeProto {
+            op_type: Some("Identity".into()),
+            input: vec!["x".into()],
+            output: vec!["y".into()],
+            ..Default::default()
+        }
+        .encode_to_vec();
+        for at in [0, 3, 3, 17, 39] {
+            list.queue_record(at, extra.len()).extend_from_slice(&extra);
+        }
+        let recipe = |slot, shape_of| Recipe {
+            slot,
+            shape_of,
+            target: (0, 0),
+            k_expand: 0,
+            k_shape: 0,
+        };
+        for at in [1, 5, 6, 20, 21, 38] {
+            list.queue_expand(at, recipe(1, 0), None);
+        }
+        for at in [2, 9, 30] {
+            list.queue_expand(at, recipe(0, STATIC), Some("shape_const"));
+        }
+        list.replace(4, 1, 0, b"renamed");
+        list.drop_sub(7, 1, 1);
+        for at in [8, 17, 25, 39] {
+            list.remove(at);
+        }
+        let mut edit = Edit::default();
+        let graph = edit.child(7, 0);
+        // Node 12 holds an edit of its own: the list leaves it to the record edit.
+        let mut input = Vec::new();
+        write_len_record(&mut input, 1, b"spilled");
+        graph.child(1, 12).at(1, 0).action = super::Action::Replace(input);
+        graph.set_list(list);
+        edit
+    }
+
+    fn graph_edit(edit: &Edit) -> &Edit {
+        match edit.get(7, 0).map(|r| &r.action) {
+            Some(super::Action::Edit(g)) => g,
+            _ => panic!("the test's edit has a graph edit"),
+        }
+    }
+
+    /// Writes `out` to a file as `write_model` does, in two parts when it was split.
+    fn written(out: &Spliced<'_>, src: &[u8], durable: bool) -> Vec<u8> {
+        let mut input = tempfile::tempfile().expect("temp");
+        std::io::Write::write_all(&mut input, src).expect("write");
+        let dir = tempfile::tempdir().expect("dir");
+        let dest = dir.path().join("out.onnx");
+        write_atomic_durable(&dest, durable, |w, filling| {
+            out.copy_to_in_two(&input, src, w, filling)
+        })
+        .expect("written");
+        std::fs::read(&dest).expect("read back")
+    }
+
+    #[test]
+    fn an_output_written_in_two_parts_is_the_output_written_in_one() {
+        let src = model();
+        let edit = edit();
+        let whole = splice_at(&src, 0..src.len(), &edit, None).expect("splice");
+        let expected = whole.to_vec(&src);
+        assert_eq!(expected.len() as u64, whole.len);
+        ModelProto::decode(expected.as_slice()).expect("the edit makes a model");
+        assert_eq!(written(&whole, &src, false), expected);
+        // Every split point, past the last node too (the split is then at the end of the graph).
+        for at in 0..NODES + 2 {
+            let split = splice_at(&src, 0..src.len(), &edit, Some((graph_edit(&edit), at)))
+                .expect("splice");
+            assert_eq!(split.len, whole.len, "at {at}");
+            for durable in [false, true] {
+                assert!(
+                    written(&split, &src, durable) == expected,
+                    "split at {at}, durable {durable}"
+                );
+            }
+            // Written in one part, a split output is the same too.
+            assert_eq!(split.to_vec(&src), expected, "at {at}");
+        }
+    }
+
+    #[test]
+    fn only_a_large_list_edit_is_split() {
+        let edit = edit();
+        assert!(super::choose(&edit).is_none());
+        let mut big = ListEdit::new(1);
+        for at in 0..super::SPLIT_ABOVE {
+            big.replace(at, 1, 0, b"x");
+        }
+        let mut large = Edit::default();
+        large.child(7, 0).set_list(big);
+        let (owner, _) = super::choose(&large).expect("a large list is split");
+        assert!(std::ptr::eq(owner, graph_edit(&large)));
+    }
+}
