@@ -18,8 +18,11 @@ pub fn check(model: &Model) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let base = model.origin.base_dir();
     let mut files = FileCache::default();
+    // The locations, for a writer (see `Model::external_locations`): this visit meets every tensor.
+    let mut locations = crate::ir::ExternalLocations::default();
     for g in model.graphs() {
         super::visit_tensors(g, &mut |t, what, node| {
+            locations.add(t);
             if t.data_location != Some(DataLocation::External as i32) {
                 return;
             }
@@ -33,6 +36,8 @@ pub fn check(model: &Model) -> Vec<Diagnostic> {
             }
         });
     }
+    // Already set only if asked for before the check: the same list.
+    let _ = model.external_locations.set(locations.list);
     out
 }
 

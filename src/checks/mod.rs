@@ -27,7 +27,7 @@ pub fn run(model: &Model) -> Vec<Diagnostic> {
     out
 }
 
-use crate::ir::Graph;
+use crate::ir::{Graph, TensorAt};
 use crate::proto::TensorProto;
 
 /// A callback on a tensor, its description, and the (name, op_type) of the node that holds it.
@@ -36,35 +36,18 @@ pub type TensorVisitor<'a, 'f> = dyn FnMut(&'a TensorProto, &str, Option<(&str, 
 /// Calls `f` on every tensor stored in graph `g` (not in its subgraphs): initializers, the values and
 /// indices of sparse initializers, and attribute tensors, with a description and the node it is on.
 pub fn visit_tensors<'a>(g: &'a Graph, f: &mut TensorVisitor<'a, '_>) {
-    for t in &g.header.initializer {
-        f(t, &format!("initializer '{}'", t.name()), None);
-    }
-    for s in &g.header.sparse_initializer {
-        let name = s.values.as_ref().map(|v| v.name()).unwrap_or("");
-        for (part, t) in [("values", &s.values), ("indices", &s.indices)] {
-            if let Some(t) = t {
-                f(t, &format!("{part} of sparse initializer '{name}'"), None);
-            }
+    g.each_tensor(&mut |t, at| match at {
+        TensorAt::Initializer => f(t, &format!("initializer '{}'", t.name()), None),
+        TensorAt::Sparse { part, name } => {
+            f(t, &format!("{part} of sparse initializer '{name}'"), None)
         }
-    }
-    for &id in &g.ops {
-        let Some(op) = g.op(id) else { continue };
-        // Most nodes have no attribute at all: no label to make for them.
-        if op.attributes().is_empty() {
-            continue;
+        TensorAt::Attribute { op, attribute } => {
+            let label = op.label();
+            f(
+                t,
+                &format!("tensor of attribute '{attribute}' of node '{label}'"),
+                Some((&label, op.op_type())),
+            )
         }
-        let label = op.label().into_owned();
-        let node = Some((label.as_str(), op.op_type()));
-        for a in op.attributes() {
-            let sparse = a.sparse_tensor.iter().chain(&a.sparse_tensors);
-            let sparse_parts = sparse.flat_map(|s| s.values.iter().chain(&s.indices));
-            for t in a.t.iter().chain(&a.tensors).chain(sparse_parts) {
-                f(
-                    t,
-                    &format!("tensor of attribute '{}' of node '{label}'", a.name()),
-                    node,
-                );
-            }
-        }
-    }
+    });
 }

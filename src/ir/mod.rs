@@ -16,6 +16,7 @@ mod node;
 pub mod tensor;
 
 pub use build::{build_graph, build_graph_from};
+pub(crate) use model::ExternalLocations;
 pub use model::{Function, Imports, Model, opset_domain};
 pub use names::NameIndex;
 pub use node::{Interner, NamesOf, NodeBatch, NodeList, OpNode};
@@ -171,6 +172,22 @@ pub enum Slot {
     Capture,
 }
 
+/// Where a tensor of a graph is stored (see [`Graph::each_tensor`]).
+#[derive(Clone, Copy, Debug)]
+pub enum TensorAt<'a> {
+    Initializer,
+    /// Part `values` or `indices` of the sparse initializer `name`.
+    Sparse {
+        part: &'static str,
+        name: &'a str,
+    },
+    /// Attribute `attribute` of node `op`.
+    Attribute {
+        op: &'a OpNode,
+        attribute: &'a str,
+    },
+}
+
 impl Graph {
     pub fn value(&self, id: ValueId) -> &Value {
         &self.values[id.index()]
@@ -281,6 +298,39 @@ impl Graph {
             if let Some(op) = self.op(id) {
                 for sub in op.subgraphs() {
                     sub.graph.walk(f);
+                }
+            }
+        }
+    }
+
+    /// Calls `f` on every tensor stored in this graph (not in its subgraphs), with where it is:
+    /// initializers, the values and indices of sparse initializers, then attribute tensors, in
+    /// node order.
+    pub fn each_tensor<'a>(&'a self, f: &mut dyn FnMut(&'a TensorProto, TensorAt<'a>)) {
+        for t in &self.header.initializer {
+            f(t, TensorAt::Initializer);
+        }
+        for s in &self.header.sparse_initializer {
+            let name = s.values.as_ref().map(|v| v.name()).unwrap_or("");
+            for (part, t) in [("values", &s.values), ("indices", &s.indices)] {
+                if let Some(t) = t {
+                    f(t, TensorAt::Sparse { part, name });
+                }
+            }
+        }
+        for &id in &self.ops {
+            let Some(op) = self.op(id) else { continue };
+            for a in op.attributes() {
+                let sparse = a.sparse_tensor.iter().chain(&a.sparse_tensors);
+                let sparse_parts = sparse.flat_map(|s| s.values.iter().chain(&s.indices));
+                for t in a.t.iter().chain(&a.tensors).chain(sparse_parts) {
+                    f(
+                        t,
+                        TensorAt::Attribute {
+                            op,
+                            attribute: a.name(),
+                        },
+                    );
                 }
             }
         }

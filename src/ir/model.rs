@@ -43,6 +43,10 @@ pub struct Model {
     pub header: ModelProto,
     pub graph: Option<Graph>,
     pub functions: Vec<Function>,
+    /// The external-data locations of the model's tensors, first seen first: found by the
+    /// external-data check as it visits every tensor (or when first asked for), so that a writer
+    /// does not walk a graph of a million nodes again for them.
+    pub(crate) external_locations: std::sync::OnceLock<Vec<String>>,
 }
 
 /// The canonical name of an operator-set domain: `ai.onnx` and the empty string are one domain.
@@ -89,8 +93,21 @@ impl Model {
             header,
             graph,
             functions,
+            external_locations: std::sync::OnceLock::new(),
         };
         (model, diagnostics)
+    }
+
+    /// The distinct external-data locations of the model's tensors (initializers, sparse ones, and
+    /// tensors of node attributes), in the order first met.
+    pub fn external_locations(&self) -> &[String] {
+        self.external_locations.get_or_init(|| {
+            let mut found = ExternalLocations::default();
+            for g in self.graphs() {
+                g.each_tensor(&mut |t, _| found.add(t));
+            }
+            found.list
+        })
     }
 
     /// The model-local function `domain.name` (overload `overload`, empty for none).
@@ -159,4 +176,26 @@ fn build_function(mut f: FunctionProto, index: usize, diags: &mut Vec<Diagnostic
     let path = format!("function:{}.{}", f.domain(), f.name());
     let (body, _) = build_graph(proto, path, vec![(FUNCTIONS_FIELD, index)], 7, None, diags);
     Function { header: f, body }
+}
+
+/// The distinct external-data locations of tensors, in the order met (see
+/// [`Model::external_locations`]).
+#[derive(Default)]
+pub(crate) struct ExternalLocations {
+    seen: std::collections::HashSet<String>,
+    pub list: Vec<String>,
+}
+
+impl ExternalLocations {
+    pub fn add(&mut self, t: &crate::proto::TensorProto) {
+        use crate::proto::tensor_proto::DataLocation;
+        if t.data_location != Some(DataLocation::External as i32) {
+            return;
+        }
+        for e in &t.external_data {
+            if e.key() == "location" && self.seen.insert(e.value().to_owned()) {
+                self.list.push(e.value().to_owned());
+            }
+        }
+    }
 }

@@ -316,6 +316,22 @@ pub fn unidirectional(a: &Shape, b: &Shape) -> Outcome {
     out
 }
 
+/// True when `unidirectional(a, b)` is an error, found without making its outcome (no copy of `a`, no
+/// conditions written): for a caller that only asks whether B fits A, once per broadcast of a large
+/// graph.
+pub fn unidirectional_fails(a: &Shape, b: &Shape) -> bool {
+    let (Some(a), Some(b)) = (a, b) else {
+        return false;
+    };
+    if b.len() > a.len() {
+        return true;
+    }
+    a[a.len() - b.len()..].iter().zip(b).any(|(ad, bd)| {
+        never_onto(ad, bd)
+            || matches!((ad, bd), (Dim::Known(x), Dim::Known(y)) if *y != 1 && x != y)
+    })
+}
+
 /// The legacy rule of ONNX opset < 7 (`broadcast=1`, optional `axis`), OpenVINO's PDPD (003): B's rank
 /// is at most A's; B without its trailing 1s (`(3, 1)` is `(3)`) is laid on A's dims from `axis`, each
 /// of its dims 1 or equal to A's (003's example `A (2,3,4,5), B (1,3), axis 0` is valid). `axis` absent
@@ -368,14 +384,18 @@ pub fn legacy_axis(a: &Shape, b: &Shape, axis: Option<i64>) -> Outcome {
 }
 
 /// Checks that B's dim may broadcast onto A's without changing it. A is input 0, B input 1.
-fn onto(at: At, a: &Dim, b: &Dim, out: &mut Outcome) {
-    let never = match (a, b) {
+/// True when `b` can never be broadcast onto `a` (a symbolic conflict of [`onto`]).
+fn never_onto(a: &Dim, b: &Dim) -> bool {
+    match (a, b) {
         (Dim::Known(x), Dim::Sym(t)) => !t.can_equal(1) && !t.can_equal(*x),
         (Dim::Sym(s), Dim::Known(y)) => *y != 1 && !s.can_equal(*y),
         (Dim::Sym(s), Dim::Sym(t)) => !t.can_equal(1) && s.always_differs(t),
         _ => false,
-    };
-    if never {
+    }
+}
+
+fn onto(at: At, a: &Dim, b: &Dim, out: &mut Outcome) {
+    if never_onto(a, b) {
         at.symbolic_conflict(out, vec![(0, a.clone()), (1, b.clone())]);
         return;
     }
@@ -1225,6 +1245,24 @@ mod tests {
         let o = none(&[sh("N"), sh("?")]);
         valid(&o, "N");
         assert!(o.possible.is_empty());
+    }
+
+    #[test]
+    fn unidirectional_fails_exactly_when_unidirectional_is_an_error() {
+        let shapes = [
+            "*", "", "1", "3", "?", "N", "2 N", "N 3", "1 3", "3 1", "4 3", "? 3", "N M", "1 N",
+            "5 4 3", "5 ? 1",
+        ];
+        let shapes: Vec<Shape> = shapes.iter().map(|t| sh(t)).collect();
+        for a in &shapes {
+            for b in &shapes {
+                assert_eq!(
+                    unidirectional_fails(a, b),
+                    unidirectional(a, b).is_error(),
+                    "{a:?} <- {b:?}"
+                );
+            }
+        }
     }
 
     #[test]

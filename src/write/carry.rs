@@ -17,7 +17,6 @@
 
 use crate::checks::external::{canonical_folder, check_location_syntax, locate};
 use crate::ir::Model;
-use crate::proto::tensor_proto::DataLocation;
 use anyhow::{Context, Result, anyhow, bail};
 use std::collections::HashSet;
 use std::fs::{File, Metadata};
@@ -28,21 +27,7 @@ use std::path::{Component, Path, PathBuf};
 /// in the order first met. Only tensors marked `EXTERNAL` count: the loader ignores the entries of
 /// any other.
 pub fn locations(model: &Model) -> Vec<String> {
-    let mut seen = HashSet::new();
-    let mut out = Vec::new();
-    for g in model.graphs() {
-        crate::checks::visit_tensors(g, &mut |t, _, _| {
-            if t.data_location != Some(DataLocation::External as i32) {
-                return;
-            }
-            for e in &t.external_data {
-                if e.key() == "location" && seen.insert(e.value().to_owned()) {
-                    out.push(e.value().to_owned());
-                }
-            }
-        });
-    }
-    out
+    model.external_locations().to_vec()
 }
 
 /// How a data file came to be beside the output.

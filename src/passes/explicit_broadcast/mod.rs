@@ -35,6 +35,7 @@ use crate::proto::{AttributeProto, NodeProto, TensorProto, ValueInfoProto};
 use crate::shape::dim::{Dim, Shape, format_shape};
 use crate::shape::infer::GraphShapes;
 use std::collections::HashMap;
+use std::fmt::Write as _;
 
 /// Options of the pass.
 #[derive(Clone, Debug, Default)]
@@ -201,6 +202,7 @@ pub fn run_reporting(
             opts,
             graph_index,
             ordinal: 0,
+            name_buf: String::new(),
         };
         rw.patch.reserve(g.ops.len());
         for (ordinal, &id) in g.ops.iter().enumerate() {
@@ -259,6 +261,8 @@ struct GraphRewriter<'a, 'm> {
     /// Where the node being rewritten is (see [`Made`]).
     graph_index: usize,
     ordinal: usize,
+    /// The buffer names are made in: a name or two per broadcast, a million in a large graph.
+    name_buf: String,
 }
 
 fn node(op_type: &str, name: String, inputs: Vec<String>, outputs: Vec<String>) -> NodeProto {
@@ -392,6 +396,14 @@ impl<'a> GraphRewriter<'a, '_> {
     }
 
     fn node(&mut self, op: &OpNode, k: Kind) -> Result<(), String> {
+        let mut buf = std::mem::take(&mut self.name_buf);
+        let done = self.node_with(op, k, &mut buf);
+        self.name_buf = buf;
+        done
+    }
+
+    /// [`GraphRewriter::node`], with `base` a buffer for the names it makes.
+    fn node_with(&mut self, op: &OpNode, k: Kind, base: &mut String) -> Result<(), String> {
         let out_shape: std::borrow::Cow<'a, Shape> = match k {
             Kind::Normalized(_) => std::borrow::Cow::Owned(self.normalized_shape(op)),
             Kind::AttentionBias(slot) => std::borrow::Cow::Owned(attention_bias_target(
@@ -403,14 +415,16 @@ impl<'a> GraphRewriter<'a, '_> {
                 self.shape_ref(self.g.output_ids(op).first().copied().flatten()),
             ),
         };
-        let slots: Vec<usize> = match k {
-            Kind::AttentionBias(slot) => vec![slot],
+        let slots: smallvec::SmallVec<[usize; 4]> = match k {
+            Kind::AttentionBias(slot) => smallvec::smallvec![slot],
             Kind::Multi => (0..op.num_inputs()).collect(),
-            Kind::ToFirst(s) | Kind::Normalized(s) | Kind::MultiOf(s) => s.to_vec(),
-            Kind::GemmC => vec![2],
-            Kind::LegacyAxis(_) => vec![1],
+            Kind::ToFirst(s) | Kind::Normalized(s) | Kind::MultiOf(s) => {
+                s.iter().copied().collect()
+            }
+            Kind::GemmC => smallvec::smallvec![2],
+            Kind::LegacyAxis(_) => smallvec::smallvec![1],
         };
-        let label = op.label().into_owned();
+        let label = op.label();
         let g = self.g;
         // The shapes of all the node's inputs, read once and only for a node a kernel exception names.
         let mut node_shapes = None;
@@ -427,7 +441,7 @@ impl<'a> GraphRewriter<'a, '_> {
             // fuzzing: x [3, 4, 69] plus an untyped y, output declared [3, 4, 5]). Expanding to it
             // would plant a broadcast error; the model is inconsistent, so refuse.
             if !matches!(k, Kind::LegacyAxis(_))
-                && crate::shape::broadcast::unidirectional(&out_shape, in_shape).is_error()
+                && crate::shape::broadcast::unidirectional_fails(&out_shape, in_shape)
             {
                 return Err(format!(
                     "node '{label}' ({}) in graph {}: input {slot} '{input}' of shape {} cannot be broadcast to the output shape {}; the model's shapes are inconsistent",
@@ -454,7 +468,7 @@ impl<'a> GraphRewriter<'a, '_> {
             {
                 self.out.kept.push(Kept {
                     graph: self.g.path.clone(),
-                    node: label.clone(),
+                    node: label.clone().into_owned(),
                     op_type: op.op_type().to_owned(),
                     slot,
                     from: format_shape(in_shape),
@@ -463,19 +477,21 @@ impl<'a> GraphRewriter<'a, '_> {
                 });
                 continue;
             }
-            let base = format!("{label}/expand_in{slot}");
+            base.clear();
+            // Writing into a String cannot fail.
+            let _ = write!(base, "{label}/expand_in{slot}");
             if self.opset < EXPAND_SINCE {
-                self.tile(op, &k, slot, input, in_shape, &out_shape, &base)?;
+                self.tile(op, &k, slot, input, in_shape, &out_shape, base)?;
                 continue;
             }
-            if self.recipe(op, &k, slot, &base, &out_shape) {
+            if self.recipe(op, &k, slot, base, &out_shape) {
                 self.report(op, &label, slot, in_shape, &out_shape);
                 continue;
             }
             let target = if let Some(dims) = is_static(&out_shape) {
                 Some(self.static_target(op.index(), &dims))
             } else {
-                self.runtime_target(op, &k, slot, &base)
+                self.runtime_target(op, &k, slot, base)
             };
             let Some(target) = target else {
                 self.out.left.push(format!(
@@ -486,7 +502,7 @@ impl<'a> GraphRewriter<'a, '_> {
                 ));
                 continue;
             };
-            let name = self.names.fresh(&base);
+            let name = self.names.fresh(base);
             self.patch.insert_node(
                 op.index(),
                 "Expand",
@@ -525,7 +541,7 @@ impl<'a> GraphRewriter<'a, '_> {
         op: &OpNode,
         k: &Kind,
         slot: usize,
-        base: &str,
+        base: &mut String,
         out_shape: &Shape,
     ) -> bool {
         if self.in_function || !op.subgraphs().is_empty() {
@@ -545,7 +561,11 @@ impl<'a> GraphRewriter<'a, '_> {
             else {
                 return false;
             };
-            (of, self.names.fresh_suffix(&format!("{base}/shape")), None)
+            let len = base.len();
+            base.push_str("/shape");
+            let k_shape = self.names.fresh_suffix(base);
+            base.truncate(len);
+            (of, k_shape, None)
         };
         let recipe = Recipe {
             slot: slot32,
