@@ -54,7 +54,7 @@ impl Lines {
             line.extend_from_slice(b"' (");
             line.extend_from_slice(render::escaped(op.op_type()).as_bytes());
             line.extend_from_slice(b"), input ");
-            push_number(&mut line, slot);
+            crate::file::expand_recipe::put_u32(&mut line, slot);
             line.extend_from_slice(b": ");
             line.extend_from_slice(self.shapes.text(from).as_bytes());
             line.extend_from_slice(b" -> ");
@@ -65,22 +65,6 @@ impl Lines {
         let _ = err.write_all(rest.as_bytes());
         let _ = err.flush();
     }
-}
-
-/// Appends `n` in decimal.
-fn push_number(out: &mut Vec<u8>, n: u32) {
-    let mut digits = [0u8; 10];
-    let mut at = digits.len();
-    let mut n = n;
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&digits[at..]);
 }
 
 pub(super) fn expand(

@@ -143,7 +143,7 @@ fn digits(mut n: u32) -> usize {
 }
 
 /// Appends `n` in decimal.
-fn put_u32(out: &mut Vec<u8>, n: u32) {
+pub(crate) fn put_u32(out: &mut Vec<u8>, n: u32) {
     let mut buf = [0u8; 10];
     let mut i = buf.len();
     let mut n = n;

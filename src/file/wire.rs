@@ -565,31 +565,13 @@ impl<'e> Spliced<'e> {
         let second = filling.reopen()?;
         let tail = |second: &std::fs::File| -> std::io::Result<(u64, u64)> {
             let mut w2 = std::io::BufWriter::with_capacity(1 << 20, second);
-            let mut out = FileOut::new(file, src, &mut w2, flusher);
-            let mut made = 0u64;
-            let start = self.pieces_uncounted(
-                src,
-                &mut |p| {
-                    made += p.len();
-                    out.piece(p)
-                },
-                Some(Part::Tail),
-            )?;
+            let made = self.copy_part(file, src, &mut w2, flusher, Part::Tail)?;
             w2.flush()?;
-            Ok((start, made))
-        };
-        let head = |w: &mut std::io::BufWriter<&std::fs::File>| -> std::io::Result<u64> {
-            let mut out = FileOut::new(file, src, w, flusher);
-            let mut made = 0u64;
-            self.pieces_uncounted(
-                src,
-                &mut |p| {
-                    made += p.len();
-                    out.piece(p)
-                },
-                Some(Part::Head),
-            )?;
             Ok(made)
+        };
+        let head = |w: &mut std::io::BufWriter<&std::fs::File>| {
+            self.copy_part(file, src, w, flusher, Part::Head)
+                .map(|(_, made)| made)
         };
         let (head, tail) = std::thread::scope(|s| {
             let t = std::thread::Builder::new()
@@ -610,6 +592,28 @@ impl<'e> Spliced<'e> {
             )));
         }
         Ok(())
+    }
+
+    /// Writes `part` of a split output to `w`; returns the offset where it starts and its length.
+    fn copy_part(
+        &self,
+        file: &std::fs::File,
+        src: &[u8],
+        w: &mut std::io::BufWriter<&std::fs::File>,
+        flusher: Option<&Flusher>,
+        part: Part,
+    ) -> std::io::Result<(u64, u64)> {
+        let mut out = FileOut::new(file, src, w, flusher);
+        let mut made = 0u64;
+        let start = self.pieces_uncounted(
+            src,
+            &mut |p| {
+                made += p.len();
+                out.piece(p)
+            },
+            Some(part),
+        )?;
+        Ok((start, made))
     }
 
     /// The output as one buffer (for small models and tests).
