@@ -58,6 +58,17 @@ pub struct ListEdit {
     finished: bool,
 }
 
+/// Where a [`ListEdit`] stood (see [`ListEdit::mark`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ListMark {
+    before: usize,
+    bytes: usize,
+    inserted: usize,
+    changes: usize,
+    text: usize,
+    removed: usize,
+}
+
 /// Occurrences and offsets are kept in 32 bits: a message under protobuf's 2 GiB limit has fewer
 /// records, and its text fewer bytes. Larger values saturate (the model cannot be written anyway).
 fn small(n: usize) -> u32 {
@@ -153,6 +164,69 @@ impl ListEdit {
             start,
             end,
         });
+        self.finished = false;
+    }
+
+    /// Where the edit stands, to go back to with [`ListEdit::rollback`].
+    pub fn mark(&mut self) -> ListMark {
+        self.close();
+        ListMark {
+            before: self.before.len(),
+            bytes: self.bytes.len(),
+            inserted: self.inserted,
+            changes: self.changes.len(),
+            text: self.text.len(),
+            removed: self.removed.len(),
+        }
+    }
+
+    /// Drops what was queued since `mark` (the edit not finished since).
+    pub fn rollback(&mut self, mark: ListMark) {
+        self.close();
+        self.before.truncate(mark.before);
+        self.bytes.truncate(mark.bytes);
+        self.inserted = mark.inserted;
+        self.changes.truncate(mark.changes);
+        self.text.truncate(mark.text);
+        self.removed.truncate(mark.removed);
+    }
+
+    /// Queues what `other` queued after what this edit queued, as if it had been queued here (an
+    /// edit of the same list made apart, on another thread).
+    pub fn append(&mut self, mut other: ListEdit) {
+        self.close();
+        other.close();
+        let text = small(self.text.len());
+        self.before
+            .extend(other.before.into_iter().map(|(at, item)| {
+                let item = match item {
+                    Item::Bytes { start, end } => Item::Bytes {
+                        start: start + self.bytes.len(),
+                        end: end + self.bytes.len(),
+                    },
+                    Item::Expand(mut r) => {
+                        if r.shape_of == STATIC {
+                            r.target = (r.target.0 + text, r.target.1 + text);
+                        }
+                        Item::Expand(r)
+                    }
+                };
+                (at, item)
+            }));
+        self.changes
+            .extend(other.changes.into_iter().map(|c| match c.start {
+                // Sentinels, with no text: `end` of a made name is its suffix.
+                DROP | MADE => c,
+                _ => Change {
+                    start: c.start + text,
+                    end: c.end + text,
+                    ..c
+                },
+            }));
+        self.bytes.extend_from_slice(&other.bytes);
+        self.text.extend_from_slice(&other.text);
+        self.inserted += other.inserted;
+        self.removed.extend(other.removed);
         self.finished = false;
     }
 

@@ -10,7 +10,7 @@ pub mod explicit_broadcast;
 pub mod fold_expand;
 
 use crate::file::expand_recipe::Recipe;
-use crate::file::list_edit::ListEdit;
+use crate::file::list_edit::{ListEdit, ListMark};
 use crate::file::wire::{Action, Edit, LEN, write_len_record, write_varint};
 use crate::ir::{Graph, Model, WirePath};
 use crate::proto::{AttributeProto, NodeProto, TensorProto, ValueInfoProto};
@@ -159,6 +159,31 @@ impl GraphPatch {
         self.nodes.queue_expand(at, recipe, target);
     }
 
+    /// Where the node list's edit stands (see [`GraphPatch::rollback`]).
+    pub fn mark(&mut self) -> ListMark {
+        self.nodes.mark()
+    }
+
+    /// Drops the changes of the node list made since `mark`.
+    pub fn rollback(&mut self, mark: ListMark) {
+        self.nodes.rollback(mark);
+    }
+
+    /// Appends the changes of `other`, a patch of the same graph made apart (the nodes another
+    /// thread rewrote), after this one's: as if they had been made here in that order. False,
+    /// changing nothing, when `other` changes more than the node list.
+    pub fn append(&mut self, other: GraphPatch) -> bool {
+        if !(other.initializers.is_empty()
+            && other.inputs.is_empty()
+            && other.remove_initializers.is_empty()
+            && other.remove_value_info.is_empty())
+        {
+            return false;
+        }
+        self.nodes.append(other.nodes);
+        true
+    }
+
     /// Makes input `slot` of the node at source position `at` read the value `name` (the last call
     /// for one input wins).
     pub fn rewire(&mut self, at: usize, slot: usize, name: &str) {
@@ -276,6 +301,10 @@ pub struct Names<'m> {
     /// Names containing this are distinct by construction and are not recorded (see
     /// [`Names::distinct_with`]).
     distinct_with: Option<&'static str>,
+    /// A copy for a speculative pass (see [`Names::speculative`]), and whether it was asked for a
+    /// name it cannot hand out alone.
+    speculative: bool,
+    blocked: bool,
 }
 
 impl<'m> Names<'m> {
@@ -290,7 +319,37 @@ impl<'m> Names<'m> {
             new: hashbrown::HashTable::new(),
             hasher: foldhash::quality::FixedState::with_seed(0x6f6e_6e78_6c69_6e74),
             distinct_with: None,
+            speculative: false,
+            blocked: false,
         }
+    }
+
+    /// A copy that hands out only the names distinct by construction (see
+    /// [`Names::distinct_with`]), which need no record of the names handed out: for a pass over
+    /// part of a graph on another thread. Asked for any other name, it answers anything and is
+    /// [`Names::blocked`]: the caller must then drop what it did with the answer.
+    pub fn speculative(&self) -> Names<'m> {
+        Names {
+            model: self.model,
+            could_clash: self.could_clash,
+            existing: self.existing.clone(),
+            all: None,
+            new: hashbrown::HashTable::new(),
+            hasher: self.hasher,
+            distinct_with: self.distinct_with,
+            speculative: true,
+            blocked: false,
+        }
+    }
+
+    /// True once [`Names::distinct_with`] was said.
+    pub fn is_distinct(&self) -> bool {
+        self.distinct_with.is_some()
+    }
+
+    /// True when a [`Names::speculative`] copy was asked for a name it cannot hand out.
+    pub fn blocked(&self) -> bool {
+        self.blocked
     }
 
     /// The names `model` uses for which `keep` is true.
@@ -337,10 +396,20 @@ impl<'m> Names<'m> {
 
     /// Takes `name` if it is free: the model does not use it and it was not handed out.
     fn take(&mut self, name: &str) -> bool {
+        // A speculative copy has neither the index of all the model's names nor the record of
+        // the names handed out.
+        if self.speculative && !(self.could_clash)(name) {
+            self.blocked = true;
+            return true;
+        }
         if self.in_model(name) {
             return false;
         }
         if self.distinct_with.is_some_and(|mark| name.contains(mark)) {
+            return true;
+        }
+        if self.speculative {
+            self.blocked = true;
             return true;
         }
         let h = self.hash(name);

@@ -15,6 +15,7 @@
 //! a number.
 
 mod exceptions;
+mod halves;
 mod inserted;
 mod kinds;
 mod targets;
@@ -166,6 +167,18 @@ pub fn run_reporting(
     opts: &Options,
     made: &mut dyn FnMut(Made<'_>),
 ) -> Result<Outcome, String> {
+    run_split_above(model, shapes, opts, made, halves::SPLIT_ABOVE)
+}
+
+/// [`run_reporting`], the main graph rewritten by two threads when it has at least `split_above`
+/// nodes (see [`halves`]).
+fn run_split_above(
+    model: &Model,
+    shapes: &[GraphShapes],
+    opts: &Options,
+    made: &mut dyn FnMut(Made<'_>),
+    split_above: usize,
+) -> Result<Outcome, String> {
     let mut names = Names::of(model, |n| {
         n.contains(NAME_MARK) || n.starts_with(SHAPE_PREFIX)
     });
@@ -183,6 +196,7 @@ pub fn run_reporting(
         names.reserve(2 * graphs.iter().map(|(g, _)| g.ops.len()).sum::<usize>());
     }
     let legacy_ir = model.header.ir_version.unwrap_or(0) < INITIALIZER_NOT_INPUT_SINCE;
+    let distinct = names.is_distinct();
     for (graph_index, (g, function)) in graphs.into_iter().enumerate() {
         let imports = model.opset_imports(function);
         let opset = imports.get("").copied().unwrap_or(0);
@@ -203,16 +217,14 @@ pub fn run_reporting(
             graph_index,
             ordinal: 0,
             name_buf: String::new(),
+            speculative: None,
+            aborted: false,
         };
         rw.patch.reserve(g.ops.len());
-        for (ordinal, &id) in g.ops.iter().enumerate() {
-            let Some(op) = g.op(id) else { continue };
-            rw.ordinal = ordinal;
-            if opset_domain(op.domain()) == "com.microsoft" {
-                rw.required_smaller(op);
-            }
-            let Some(k) = kind(op, opset) else { continue };
-            rw.node(op, k)?;
+        if distinct && graph_index == 0 && !in_function && g.ops.len() >= split_above {
+            halves::rewrite_in_two(&mut rw)?;
+        } else {
+            rw.rewrite(0..g.ops.len())?;
         }
         let patch = rw.patch;
         if !patch.is_empty() {
@@ -263,6 +275,11 @@ struct GraphRewriter<'a, 'm> {
     ordinal: usize,
     /// The buffer names are made in: a name or two per broadcast, a million in a large graph.
     name_buf: String,
+    /// For a rewriter of part of a graph on another thread (see [`halves`]): the inputs made
+    /// explicit, as (ordinal, input), to be told the caller later; and whether it met what it cannot
+    /// do alone.
+    speculative: Option<Vec<(u32, u32)>>,
+    aborted: bool,
 }
 
 fn node(op_type: &str, name: String, inputs: Vec<String>, outputs: Vec<String>) -> NodeProto {
@@ -312,6 +329,25 @@ fn int64_tensor(name: &str, values: &[i64]) -> TensorProto {
 }
 
 impl<'a> GraphRewriter<'a, '_> {
+    /// Rewrites the nodes of `ordinals` (positions in the graph's `ops`), in order.
+    fn rewrite(&mut self, ordinals: std::ops::Range<usize>) -> Result<(), String> {
+        let g = self.g;
+        for ordinal in ordinals {
+            let Some(op) = g.ops.get(ordinal).and_then(|&id| g.op(id)) else {
+                continue;
+            };
+            self.ordinal = ordinal;
+            if opset_domain(op.domain()) == "com.microsoft" {
+                self.required_smaller(op);
+            }
+            let Some(k) = kind(op, self.opset) else {
+                continue;
+            };
+            self.node(op, k)?;
+        }
+        Ok(())
+    }
+
     /// [`GraphRewriter::shape_of_id`], borrowed from inference's table: the pass reads two or three
     /// shapes per node, and a copy of a symbolic shape is an allocation per dim.
     fn shape_ref(&self, id: Option<ValueId>) -> &'a Shape {
@@ -404,6 +440,12 @@ impl<'a> GraphRewriter<'a, '_> {
 
     /// [`GraphRewriter::node`], with `base` a buffer for the names it makes.
     fn node_with(&mut self, op: &OpNode, k: Kind, base: &mut String) -> Result<(), String> {
+        // Their target is made here, not read from inference's table: a speculative rewriter
+        // could not tell it later.
+        if self.speculative.is_some() && matches!(k, Kind::Normalized(_) | Kind::AttentionBias(_)) {
+            self.aborted = true;
+            return Ok(());
+        }
         let out_shape: std::borrow::Cow<'a, Shape> = match k {
             Kind::Normalized(_) => std::borrow::Cow::Owned(self.normalized_shape(op)),
             Kind::AttentionBias(slot) => std::borrow::Cow::Owned(attention_bias_target(
@@ -480,6 +522,10 @@ impl<'a> GraphRewriter<'a, '_> {
             base.clear();
             // Writing into a String cannot fail.
             let _ = write!(base, "{label}/expand_in{slot}");
+            if self.speculative.is_some() && self.opset < EXPAND_SINCE {
+                self.aborted = true;
+                return Ok(());
+            }
             if self.opset < EXPAND_SINCE {
                 self.tile(op, &k, slot, input, in_shape, &out_shape, base)?;
                 continue;
@@ -487,6 +533,11 @@ impl<'a> GraphRewriter<'a, '_> {
             if self.recipe(op, &k, slot, base, &out_shape) {
                 self.report(op, &label, slot, in_shape, &out_shape);
                 continue;
+            }
+            // The other targets take names and tensors shared by the whole graph.
+            if self.speculative.is_some() {
+                self.aborted = true;
+                return Ok(());
             }
             let target = if let Some(dims) = is_static(&out_shape) {
                 Some(self.static_target(op.index(), &dims))
@@ -519,6 +570,11 @@ impl<'a> GraphRewriter<'a, '_> {
 
     /// Tells the caller input `slot` of `op` (labelled `label`) was made explicit, from `from` to `to`.
     fn report(&mut self, op: &OpNode, label: &str, slot: usize, from: &Shape, to: &Shape) {
+        if let Some(pending) = &mut self.speculative {
+            // Both shapes are found again from the node when told (see `halves`).
+            pending.push((halves::small(self.ordinal), halves::small(slot)));
+            return;
+        }
         (self.made)(Made {
             graph_index: self.graph_index,
             ordinal: self.ordinal,
@@ -553,6 +609,10 @@ impl<'a> GraphRewriter<'a, '_> {
         // The target: a shared initializer, or the Shape of one of the node's inputs (whose name is
         // taken first, as `runtime_target` takes it).
         let (shape_of, k_shape, target) = if let Some(dims) = is_static(out_shape) {
+            // A static target is a tensor shared by the whole graph.
+            if self.speculative.is_some() {
+                return false;
+            }
             (STATIC, 0, Some(self.static_target(op.index(), &dims)))
         } else {
             let Some(of) = self
