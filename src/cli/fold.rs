@@ -2,7 +2,7 @@
 //! `expand`) and write the model, with a report of each removal on standard error.
 
 use super::lines::{ShapeIds, small};
-use super::{EXIT_UNLOADABLE, load_or_say, refuse_if_errors, write_out};
+use super::{EXIT_UNLOADABLE, load_or_say, refuse_if_errors};
 use crate::ir::{Graph, NodeId};
 use crate::passes::fold_expand;
 use crate::render;
@@ -102,10 +102,59 @@ pub(super) fn fold(
     }
     let mut report = Lines::default();
     let outcome = fold_expand::run_reporting(&m, &found.shapes, &mut |f| report.add(&f));
-    let graphs = crate::passes::all_graphs(&m);
+    // The shapes were for the pass; the output is made from the source bytes and the edit.
+    drop(found);
+    let removed: usize = outcome.patch.graphs.iter().map(|g| g.removed_nodes()).sum();
+    let fold_expand::Outcome {
+        patch,
+        dead,
+        initializers,
+        left,
+        ..
+    } = outcome;
+    let rest = Rest {
+        dead,
+        initializers,
+        left,
+        removed,
+    };
+    let edit = patch.into_edit();
+    // The report (a line per removal: a million for a large graph) is written on another thread
+    // while the output is; what the write has to say comes after it.
+    let written = std::thread::scope(|s| {
+        let (m, report, rest) = (&m, &report, &rest);
+        let printer = std::thread::Builder::new()
+            .name("report".to_owned())
+            .spawn_scoped(s, move || say(m, report, rest));
+        if printer.is_err() {
+            say(m, report, rest);
+        }
+        let written = super::write_quietly(m, &edit, &output, write);
+        if let Ok(p) = printer {
+            let _ = p.join();
+        }
+        written
+    });
+    super::say_written(&m, written, &output)
+}
+
+/// What the report says after the removals' lines.
+struct Rest {
+    dead: Vec<fold_expand::Dead>,
+    /// (graph, name) of each initializer removed.
+    initializers: Vec<(String, String)>,
+    left: Vec<String>,
+    /// Nodes removed in all.
+    removed: usize,
+}
+
+/// Prints the report: a line per removal, the nodes and initializers removed as dead code, the
+/// broadcasts left, then the counts.
+fn say(m: &crate::ir::Model, report: &Lines, rest: &Rest) {
+    let graphs = crate::passes::all_graphs(m);
     // The rest of the report, written after the removals' lines into the same buffer.
-    let rest = |err: &mut dyn std::io::Write| {
-        for d in &outcome.dead {
+    let more = |err: &mut dyn std::io::Write| {
+        for d in &rest.dead {
             let Some((g, _)) = graphs.get(d.graph_index) else {
                 continue;
             };
@@ -120,7 +169,7 @@ pub(super) fn fold(
                 render::escaped(op.op_type())
             )?;
         }
-        for (graph, name) in &outcome.initializers {
+        for (graph, name) in &rest.initializers {
             writeln!(
                 err,
                 "fold: graph {}, initializer '{}': removed, only removed nodes read it",
@@ -128,20 +177,17 @@ pub(super) fn fold(
                 render::escaped(name)
             )?;
         }
-        for why in &outcome.left {
+        for why in &rest.left {
             writeln!(err, "left: {}", render::escaped(why))?;
         }
         Ok(())
     };
-    report.print(&graphs, rest);
-    let removals = report.entries.len();
-    drop(report);
-    let removed: usize = outcome.patch.graphs.iter().map(|g| g.removed_nodes()).sum();
+    report.print(&graphs, more);
     eprintln!(
-        "fold: {} redundant broadcasts removed ({removed} nodes, {} initializers removed), {} left",
-        removals,
-        outcome.initializers.len(),
-        outcome.left.len()
+        "fold: {} redundant broadcasts removed ({} nodes, {} initializers removed), {} left",
+        report.entries.len(),
+        rest.removed,
+        rest.initializers.len(),
+        rest.left.len()
     );
-    write_out(&m, &outcome.patch.into_edit(), &output, write)
 }

@@ -39,11 +39,12 @@
 use super::explicit_broadcast::{Kind, attention_bias_target, kind, num_heads};
 use super::{GraphPatch, Patch};
 use crate::ir::{Graph, Model, NodeId, NodeKind, OpNode, Slot, ValueId, opset_domain};
-use crate::shape::broadcast::{multidirectional, unidirectional};
+use crate::shape::broadcast::{multidirectional_of, unidirectional};
 use crate::shape::dim::{Dim, Shape, format_shape};
 use crate::shape::infer::GraphShapes;
 use petgraph::visit::EdgeRef;
-use std::collections::{HashMap, HashSet};
+use smallvec::SmallVec;
+use std::borrow::Cow;
 
 /// First opset version of the default domain that has Expand; below it `Reshape` + `Tile` stand in.
 const EXPAND_SINCE: i64 = 8;
@@ -206,22 +207,72 @@ impl Removed {
 /// Who reads a value: (reading node, slot).
 type Readers = Vec<(NodeId, Slot)>;
 
+/// A node's input or output as the pass compares them: what [`Graph::lookup`] finds for its name,
+/// read from [`Graph::io`] where the graph resolved it. A fold compared a dozen names, each a hash
+/// and a few cache misses on a graph of millions of values. Two of these are equal exactly when the
+/// names are: a value's id stands for its name (no other value has it), and a name that is no
+/// value's is kept as text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum In<'a> {
+    /// An omitted optional input or output: the empty name, which no value has.
+    Omitted,
+    Value(ValueId),
+    /// A name no value of the graph has (an undefined input, which the checks report).
+    Unknown(&'a str),
+}
+
+/// The shape of a value inference knows nothing of.
+static UNKNOWN: Shape = None;
+
+/// A reader of the Expand being folded, checked: where its inputs after the fold start in
+/// [`Scratch::after`], and which of its slots read the Expand (in [`Scratch::slots`]).
+struct Checked {
+    reader: NodeId,
+    slots: std::ops::Range<usize>,
+}
+
+/// The vectors [`GraphFolder::try_fold`] fills, kept from one fold to the next: a million folds
+/// allocated a few each.
+#[derive(Default)]
+struct Scratch<'a> {
+    /// The live readers of the Expand's output.
+    readers: Readers,
+    /// The current inputs of the reader being checked.
+    before: Vec<In<'a>>,
+    /// Its inputs once the fold is done.
+    after: Vec<In<'a>>,
+    /// The readers checked so far.
+    checked: Vec<Checked>,
+    /// Their slots that read the Expand, one list after the other.
+    slots: Vec<usize>,
+}
+
 struct GraphFolder<'a> {
     g: &'a Graph,
     infos: Option<&'a GraphShapes>,
     opset: i64,
     patch: GraphPatch,
-    /// The graph's outputs (a function body's too): never removed.
-    outputs: HashSet<&'a str>,
-    /// Readers of the values the folds so far changed (a value absent here has the readers the graph
-    /// gives it). A list may still name nodes removed since: they are skipped when it is read, as
-    /// taking them out at each removal was quadratic (a constant shared by thousands of Expands lost
-    /// one reader per fold: 77 s for `fold` of a million Expands).
-    readers: HashMap<ValueId, Readers>,
+    /// The graph's outputs (a function body's too): never removed. As values: a name that is no
+    /// value's is never one the pass asks about.
+    outputs: hashbrown::HashSet<ValueId>,
+    /// Per value index: 0 when the value's readers are those the graph gives it, else 1 + the index
+    /// of its list in `reader_lists` (the readers of the values the folds so far changed). A list may
+    /// still name nodes removed since: they are skipped when it is read, as taking them out at each
+    /// removal was quadratic (a constant shared by thousands of Expands lost one reader per fold:
+    /// 77 s for `fold` of a million Expands). A table rather than a hash map: a fold looks up two
+    /// values, each a hash and a cache miss; the table's pages are only touched where used.
+    readers: Vec<u32>,
+    /// The lists `readers` points at; the first one is empty (the readers of a removed Expand's
+    /// output: they read its input now).
+    reader_lists: Vec<Readers>,
     /// The positions of the `value_info` entries of each name, made at the first removal.
-    value_info: Option<HashMap<&'a str, Vec<usize>>>,
-    /// Current inputs of the nodes a fold rewired.
-    inputs: HashMap<NodeId, Vec<&'a str>>,
+    value_info: Option<hashbrown::HashMap<&'a str, Vec<usize>>>,
+    /// Per node index: 0 when no fold rewired the node, else 1 + where its inputs start in
+    /// `rewired`, an entry per input slot: the value a fold made it read, or `None` for the one the
+    /// graph gives it. (One table for every node instead of a vector per rewired node: a million
+    /// small allocations, and a hash map of them.)
+    rewired_at: Vec<u32>,
+    rewired: Vec<Option<ValueId>>,
     /// Nodes removed, by node index (a flag each: a hash set of millions of ids was a cache miss at
     /// every look).
     removed: Removed,
@@ -229,25 +280,38 @@ struct GraphFolder<'a> {
     orphans: Vec<ValueId>,
     /// Broadcast nodes kept, with the reason (reported unless dead-code removal takes them after all).
     left: Vec<(NodeId, String)>,
+    scratch: Scratch<'a>,
 }
+
+/// What [`GraphFolder::readers`] holds for a value whose readers are the graph's.
+const GRAPH_READERS: u32 = 0;
+/// What [`GraphFolder::readers`] holds for a value nothing reads any more (the first list).
+const NO_READERS: u32 = 1;
 
 impl<'a> GraphFolder<'a> {
     fn new(g: &'a Graph, infos: Option<&'a GraphShapes>, opset: i64) -> Self {
+        let nodes = petgraph::visit::NodeIndexable::node_bound(&g.dag);
         GraphFolder {
             g,
             infos,
             opset,
             patch: GraphPatch::new(g),
-            outputs: g.header.output.iter().map(|o| o.name()).collect(),
-            readers: HashMap::new(),
+            outputs: g
+                .header
+                .output
+                .iter()
+                .filter_map(|o| g.lookup(o.name()))
+                .collect(),
+            // Zeroed by the allocator as pages are first touched, not up front.
+            readers: vec![GRAPH_READERS; g.values.len()],
+            reader_lists: vec![Vec::new()],
             value_info: None,
-            inputs: HashMap::new(),
-            removed: Removed(vec![
-                false;
-                petgraph::visit::NodeIndexable::node_bound(&g.dag)
-            ]),
+            rewired_at: vec![0; nodes],
+            rewired: Vec::new(),
+            removed: Removed(vec![false; nodes]),
             orphans: Vec::new(),
             left: Vec::new(),
+            scratch: Scratch::default(),
         }
     }
 
@@ -261,45 +325,132 @@ impl<'a> GraphFolder<'a> {
         self.patch
     }
 
-    /// The live readers of `v`, as the folds so far leave them.
-    fn readers_of(&self, v: ValueId) -> Readers {
-        let all = match self.readers.get(&v) {
-            Some(r) => r.clone(),
-            None => self.graph_readers(v),
-        };
-        all.into_iter()
-            .filter(|(n, _)| !self.removed.contains(*n))
-            .collect()
+    /// Entry `k` of [`Graph::io`], as [`In`].
+    fn io(&self, k: usize) -> In<'a> {
+        let g: &'a Graph = self.g;
+        if let Some(&Some(id)) = g.io.get(k) {
+            return In::Value(id);
+        }
+        if g.unresolved.is_empty() {
+            return In::Omitted;
+        }
+        match g.unresolved.get(&k) {
+            None => In::Omitted,
+            // An output that redefines a name: the name is the first definition's value.
+            Some(name) => g.lookup(name).map_or(In::Unknown(name), In::Value),
+        }
     }
 
-    /// The readers of `v` in the graph as read: the edges out of its producer that carry it.
-    fn graph_readers(&self, v: ValueId) -> Readers {
+    /// Input `slot` of `op` (omitted past the last).
+    fn input(&self, op: &OpNode, slot: usize) -> In<'a> {
+        if slot < op.num_inputs() {
+            self.io(op.io_start() + slot)
+        } else {
+            In::Omitted
+        }
+    }
+
+    /// Output `slot` of `op` (omitted past the last).
+    fn output(&self, op: &OpNode, slot: usize) -> In<'a> {
+        if slot < op.num_outputs() {
+            self.io(op.io_start() + op.num_inputs() + slot)
+        } else {
+            In::Omitted
+        }
+    }
+
+    /// The name of `i`, for messages.
+    fn name(&self, i: In<'a>) -> &'a str {
+        match i {
+            In::Omitted => "",
+            In::Value(id) => &self.g.value(id).name,
+            In::Unknown(name) => name,
+        }
+    }
+
+    /// What inference found of value `id`'s shape, borrowed from its table (a symbolic shape's copy
+    /// is an allocation per dim).
+    fn shape(&self, id: ValueId) -> &'a Shape {
+        let infos: Option<&'a GraphShapes> = self.infos;
+        infos
+            .and_then(|s| s.info(id.index()))
+            .map_or(&UNKNOWN, |v| &v.shape)
+    }
+
+    fn shape_in(&self, i: In<'a>) -> &'a Shape {
+        match i {
+            In::Value(id) => self.shape(id),
+            _ => &UNKNOWN,
+        }
+    }
+
+    /// Puts the live readers of `v`, as the folds so far leave them, into `out`.
+    fn live_readers(&self, v: ValueId, out: &mut Readers) {
+        out.clear();
+        match self.readers.get(v.index()).copied() {
+            None | Some(GRAPH_READERS) => {
+                self.graph_readers(v, out);
+                out.retain(|(n, _)| !self.removed.contains(*n));
+            }
+            Some(list) => {
+                let all = self
+                    .reader_lists
+                    .get(list as usize - 1)
+                    .map_or(&[][..], |r| r);
+                out.extend(all.iter().filter(|(n, _)| !self.removed.contains(*n)));
+            }
+        }
+    }
+
+    /// True when something live reads `v`.
+    fn has_live_reader(&self, v: ValueId) -> bool {
+        match self.readers.get(v.index()).copied() {
+            None | Some(GRAPH_READERS) => {
+                let producer = self.g.value(v).producer.0;
+                self.g
+                    .dag
+                    .edges_directed(producer, petgraph::Direction::Outgoing)
+                    .any(|e| e.weight().value == v && !self.removed.contains(e.target()))
+            }
+            Some(list) => self
+                .reader_lists
+                .get(list as usize - 1)
+                .is_some_and(|r| r.iter().any(|(n, _)| !self.removed.contains(*n))),
+        }
+    }
+
+    /// Appends the readers of `v` in the graph as read to `out`: the edges out of its producer that
+    /// carry it.
+    fn graph_readers(&self, v: ValueId, out: &mut Readers) {
         let producer = self.g.value(v).producer.0;
-        let mut r: Readers = self
-            .g
-            .dag
-            .edges_directed(producer, petgraph::Direction::Outgoing)
-            .filter(|e| e.weight().value == v)
-            .map(|e| (e.target(), e.weight().slot()))
-            .collect();
+        let start = out.len();
+        out.extend(
+            self.g
+                .dag
+                .edges_directed(producer, petgraph::Direction::Outgoing)
+                .filter(|e| e.weight().value == v)
+                .map(|e| (e.target(), e.weight().slot())),
+        );
         // In the order of the graph's edge list, as the table built from it listed them (petgraph
         // lists a node's outgoing edges newest first).
-        r.reverse();
-        r
+        out[start..].reverse();
     }
 
-    fn shape_of(&self, name: &str) -> Shape {
-        let id = self.g.lookup(name)?;
-        self.infos?.info(id.index())?.shape.clone()
-    }
-
-    /// The node's inputs as the folds so far leave them.
-    fn inputs_of(&self, id: NodeId, op: &'a OpNode) -> Vec<&'a str> {
-        let g: &'a Graph = self.g;
-        self.inputs
-            .get(&id)
-            .cloned()
-            .unwrap_or_else(|| g.input_names(op).collect())
+    /// Puts the node's inputs, as the folds so far leave them, into `out`.
+    fn inputs_of(&self, id: NodeId, op: &OpNode, out: &mut Vec<In<'a>>) {
+        out.clear();
+        let n = op.num_inputs();
+        let rewired = match self.rewired_at.get(id.index()).copied() {
+            Some(at) if at > 0 => self.rewired.get(at as usize - 1..at as usize - 1 + n),
+            _ => None,
+        };
+        match rewired {
+            Some(r) => out.extend(r.iter().enumerate().map(|(k, v)| match v {
+                Some(v) => In::Value(*v),
+                None => self.input(op, k),
+            })),
+            None => out.extend((0..n).map(|k| self.input(op, k))),
+        }
     }
 
     /// The broadcast nodes of this graph: Expand, and before opset 8 its stand-ins Tile and Reshape.
@@ -315,21 +466,27 @@ impl<'a> GraphFolder<'a> {
     }
 
     fn fold_all(&mut self, graph_index: usize, removed: &mut dyn FnMut(Folded<'_>)) {
-        let order: Vec<(NodeId, &'a OpNode)> = self.g.ops_in_order().collect();
+        let g: &'a Graph = self.g;
+        // Op nodes in topological order, as `Graph::ops_in_order` gives them (a list of millions
+        // of them is not made just to be walked backwards).
+        let order: &'a [NodeId] = g.topo.as_deref().unwrap_or(&g.ops);
         // Readers first: when the second Expand of a chain goes, the first one's readers become the
         // second's, which may broadcast anyway.
-        for &(id, op) in order.iter().rev() {
+        for &id in order.iter().rev() {
+            let Some(op) = g.op(id) else {
+                continue;
+            };
             if !self.is_candidate(op) {
                 continue;
             }
             match self.try_fold(id, op) {
-                Ok((readers, from, to)) => removed(Folded {
+                Ok((from, to)) => removed(Folded {
                     graph_index,
-                    graph: self.g,
+                    graph: g,
                     node: id,
-                    readers: &readers,
-                    from: &from,
-                    to: &to,
+                    readers: &self.scratch.readers,
+                    from,
+                    to,
                 }),
                 Err(why) => {
                     // Only Tiles and Reshapes that are broadcasts are worth a word.
@@ -338,8 +495,8 @@ impl<'a> GraphFolder<'a> {
                     }
                     let why = format!(
                         "graph {}, node '{}' ({}): {why}",
-                        self.g.path,
-                        op.label().into_owned(),
+                        g.path,
+                        op.label(),
                         op.op_type()
                     );
                     self.left.push((id, why));
@@ -348,94 +505,171 @@ impl<'a> GraphFolder<'a> {
         }
     }
 
-    /// Removes the node if it is a redundant broadcast; else says why not (an empty reason: it is not
-    /// a broadcast at all, nothing to report).
-    fn try_fold(&mut self, id: NodeId, op: &'a OpNode) -> Result<(Readers, Shape, Shape), String> {
-        let g: &'a Graph = self.g;
-        let (x, y) = (g.input_name(op, 0), g.output_name(op, 0));
-        if x.is_empty() || y.is_empty() {
-            return Err(String::new());
-        }
-        let (Some(xid), Some(yid)) = (self.g.lookup(x), self.g.lookup(y)) else {
+    /// Removes the node if it is a redundant broadcast, its readers left in `self.scratch.readers`
+    /// and the shapes of its input and output returned; else says why not (an empty reason: it is
+    /// not a broadcast at all, nothing to report).
+    fn try_fold(&mut self, id: NodeId, op: &'a OpNode) -> Result<(&'a Shape, &'a Shape), String> {
+        let (In::Value(x), In::Value(y)) = (self.input(op, 0), self.output(op, 0)) else {
             return Err(String::new());
         };
-        let (xs, ys) = (self.shape_of(x), self.shape_of(y));
-        if op.op_type() != "Expand" && !is_broadcast(op.op_type(), &xs, &ys) {
+        let (xs, ys) = (self.shape(x), self.shape(y));
+        if op.op_type() != "Expand" && !is_broadcast(op.op_type(), xs, ys) {
             return Err(String::new());
         }
-        if self.outputs.contains(y) {
-            return Err(format!("its output '{y}' is a graph output"));
+        if self.outputs.contains(&y) {
+            return Err(format!(
+                "its output '{}' is a graph output",
+                self.name(In::Value(y))
+            ));
         }
-        let readers = self.readers_of(yid);
-        if readers.is_empty() {
-            return Err(format!("nothing reads its output '{y}'"));
+        let mut s = std::mem::take(&mut self.scratch);
+        let checked = self.check_readers(op, (x, xs), y, &mut s);
+        if checked.is_ok() {
+            self.commit(id, op, x, y, &s);
         }
-        // The readers' inputs once the fold is done, checked reader by reader.
-        let mut rewired: Vec<(NodeId, Vec<&'a str>, Vec<usize>)> = Vec::new();
-        for &(reader, slot) in &readers {
-            let Some(rop) = self.g.op(reader) else {
-                return Err(format!("'{y}' is read by something other than a node"));
-            };
-            let rlabel = rop.label().into_owned();
-            let Slot::Input(slot) = slot else {
+        self.scratch = s;
+        checked.map(|()| (xs, ys))
+    }
+
+    /// Checks, reader by reader, that each gives the same result reading `x` (of shape `xs`) in place
+    /// of `y`, the output of `op`; the readers are left in `s.readers`, and what the fold changes
+    /// in `s.checked`.
+    fn check_readers(
+        &self,
+        op: &'a OpNode,
+        (x, xs): (ValueId, &Shape),
+        y: ValueId,
+        s: &mut Scratch<'a>,
+    ) -> Result<(), String> {
+        let g: &'a Graph = self.g;
+        let y_name = || self.name(In::Value(y));
+        self.live_readers(y, &mut s.readers);
+        if s.readers.is_empty() {
+            return Err(format!("nothing reads its output '{}'", y_name()));
+        }
+        s.checked.clear();
+        s.slots.clear();
+        let target = (op.op_type() == "Expand" && op.num_inputs() > 1).then(|| self.input(op, 1));
+        for &(reader, slot) in &s.readers {
+            let Some(rop) = g.op(reader) else {
                 return Err(format!(
-                    "a subgraph of '{rlabel}' ({}) reads '{y}'",
-                    rop.op_type()
+                    "'{}' is read by something other than a node",
+                    y_name()
                 ));
             };
-            if rewired.iter().any(|(n, _, _)| *n == reader) {
+            let Slot::Input(slot) = slot else {
+                return Err(format!(
+                    "a subgraph of '{}' ({}) reads '{}'",
+                    rop.label(),
+                    rop.op_type(),
+                    y_name()
+                ));
+            };
+            if s.checked.iter().any(|c| c.reader == reader) {
                 continue; // Add(y, y): both slots are handled together
             }
-            let before = self.inputs_of(reader, rop);
-            let slots: Vec<usize> = before
-                .iter()
-                .enumerate()
-                .filter(|(_, n)| **n == y)
-                .map(|(k, _)| k)
-                .collect();
-            let mut after = before.clone();
-            for &k in &slots {
-                after[k] = x;
+            self.inputs_of(reader, rop, &mut s.before);
+            let start = s.slots.len();
+            s.after.clear();
+            for (k, &i) in s.before.iter().enumerate() {
+                if i == In::Value(y) {
+                    s.slots.push(k);
+                    s.after.push(In::Value(x));
+                } else {
+                    s.after.push(i);
+                }
             }
-            let target =
-                (op.op_type() == "Expand" && op.num_inputs() > 1).then(|| g.input_name(op, 1));
-            self.reader_allows(rop, &before, &after, &slots, (x, &xs), target)
-                .map_err(|why| format!("'{rlabel}' ({}) input {slot}: {why}", rop.op_type()))?;
-            rewired.push((reader, after, slots));
+            let slots = start..s.slots.len();
+            self.reader_allows(
+                rop,
+                &s.before,
+                &s.after,
+                &s.slots[slots.clone()],
+                (x, xs),
+                target,
+            )
+            .map_err(|why| format!("'{}' ({}) input {slot}: {why}", rop.label(), rop.op_type()))?;
+            s.checked.push(Checked { reader, slots });
         }
-        // Commit: the readers read x, the node is gone.
-        for (reader, after, slots) in rewired {
-            let index = self.g.op(reader).map(|o| o.index()).unwrap_or_default();
-            for &k in &slots {
-                self.patch.rewire(index, k, x);
+        Ok(())
+    }
+
+    /// Makes the fold [`GraphFolder::check_readers`] checked: the readers read `x`, the node `id`
+    /// (`op`, writing `y`) is gone.
+    fn commit(&mut self, id: NodeId, op: &'a OpNode, x: ValueId, y: ValueId, s: &Scratch<'a>) {
+        let g: &'a Graph = self.g;
+        let x_name: &'a str = &g.value(x).name;
+        for c in &s.checked {
+            let rop = g.op(c.reader);
+            let index = rop.map(|o| o.index()).unwrap_or_default();
+            let slots = s.slots.get(c.slots.clone()).unwrap_or_default();
+            for &k in slots {
+                self.patch.rewire(index, k, x_name);
             }
-            self.inputs.insert(reader, after);
+            let n = rop.map_or(0, |o| o.num_inputs());
+            let start = match self.rewired_at.get(c.reader.index()).copied() {
+                Some(at) if at > 0 => at as usize - 1,
+                _ => {
+                    let start = self.rewired.len();
+                    self.rewired.resize(start + n, None);
+                    // A graph's node inputs number fewer than 2^32 (see `OpNode`), and a node's
+                    // entries are made once.
+                    if let (Some(at), Ok(v)) = (
+                        self.rewired_at.get_mut(c.reader.index()),
+                        u32::try_from(start + 1),
+                    ) {
+                        *at = v;
+                    }
+                    start
+                }
+            };
+            for &k in slots {
+                if let Some(e) = self.rewired.get_mut(start + k) {
+                    *e = Some(x);
+                }
+            }
         }
         // x's readers: y's join them; this node stays listed, removed just below and so skipped from
         // now on (not copied or filtered here: x may be a constant every Expand reads).
-        if !self.readers.contains_key(&xid) {
-            let r = self.graph_readers(xid);
-            self.readers.insert(xid, r);
+        let list = match self.readers.get(x.index()).copied() {
+            None => None,
+            Some(list) if list != GRAPH_READERS && list != NO_READERS => Some(list),
+            Some(list) => {
+                // A list of its own (the empty one is shared).
+                let mut r = Readers::new();
+                if list == GRAPH_READERS {
+                    self.graph_readers(x, &mut r);
+                }
+                self.reader_lists.push(r);
+                // Fewer lists than values, whose ids are 32-bit.
+                let list = u32::try_from(self.reader_lists.len()).ok();
+                if let (Some(e), Some(list)) = (self.readers.get_mut(x.index()), list) {
+                    *e = list;
+                }
+                list
+            }
+        };
+        if let Some(xr) = list.and_then(|l| self.reader_lists.get_mut(l as usize - 1)) {
+            xr.extend(s.readers.iter().copied());
         }
-        if let Some(xr) = self.readers.get_mut(&xid) {
-            xr.extend(readers.iter().copied());
+        if let Some(e) = self.readers.get_mut(y.index()) {
+            *e = NO_READERS;
         }
-        self.readers.insert(yid, Vec::new());
         self.remove_node(id, op);
-        Ok((readers, xs, ys))
     }
 
     /// Whether `reader` gives the same result with `after` as its inputs instead of `before`, `slots`
     /// being the slots that changed (to `x`, of shape `xs`).
-    fn reader_allows<'b>(
+    fn reader_allows(
         &self,
         reader: &OpNode,
-        before: &[&'b str],
-        after: &[&'b str],
+        before: &[In<'a>],
+        after: &[In<'a>],
         slots: &[usize],
-        (x, xs): (&str, &Shape),
-        target: Option<&str>,
+        (x, xs): (ValueId, &Shape),
+        target: Option<In<'a>>,
     ) -> Result<(), String> {
+        let x = || self.name(In::Value(x));
         let Some(k) = kind(reader, self.opset) else {
             return Err(format!(
                 "{} does not broadcast its inputs{}",
@@ -472,37 +706,37 @@ impl<'a> GraphFolder<'a> {
         match k {
             Kind::Multi | Kind::MultiOf(_) => {
                 // Only the broadcast operands take part (a QLinearAdd's scales do not).
-                let operands = |names: &[&'b str]| -> Vec<&'b str> {
-                    names
-                        .iter()
+                let operands = |ins: &[In<'a>]| -> SmallVec<[In<'a>; 4]> {
+                    ins.iter()
                         .enumerate()
                         .filter(|(j, _)| broadcast_slots.is_empty() || broadcast_slots.contains(j))
                         .map(|(_, n)| *n)
                         .collect()
                 };
-                let (before, after) = (&operands(before)[..], &operands(after)[..]);
-                if target.is_some_and(|t| self.target_is_the_result(t, after)) {
+                let (before, after) = (operands(before), operands(after));
+                if target.is_some_and(|t| self.target_is_the_result(t, &after)) {
                     return Ok(());
                 }
-                let shapes = |names: &[&str]| -> Vec<Shape> {
-                    names
-                        .iter()
-                        .filter(|n| !n.is_empty())
-                        .map(|n| self.shape_of(n))
+                let shapes = |ins: &[In<'a>]| -> SmallVec<[Option<&'a [Dim]>; 4]> {
+                    ins.iter()
+                        .filter(|n| **n != In::Omitted)
+                        .map(|n| self.shape_in(*n).as_deref())
                         .collect()
                 };
-                let was = multidirectional(&shapes(before));
-                let now = multidirectional(&shapes(after));
+                let was = multidirectional_of(&shapes(&before));
+                let now = multidirectional_of(&shapes(&after));
                 if !fully_known(&was.shape) || !fully_known(xs) {
                     return Err(format!(
-                        "the shapes are not known well enough to prove the result the same (with the node {}, '{x}' {})",
+                        "the shapes are not known well enough to prove the result the same (with the node {}, '{}' {})",
                         format_shape(&was.shape),
+                        x(),
                         format_shape(xs)
                     ));
                 }
                 if now.is_error() {
                     return Err(format!(
-                        "'{x}' {} does not broadcast with the other inputs",
+                        "'{}' {} does not broadcast with the other inputs",
+                        x(),
                         format_shape(xs)
                     ));
                 }
@@ -523,15 +757,16 @@ impl<'a> GraphFolder<'a> {
                 Ok(())
             }
             Kind::ToFirst(_) | Kind::GemmC | Kind::Normalized(_) | Kind::AttentionBias(_) => {
-                let target = match k {
-                    Kind::ToFirst(_) => before.first().map(|n| self.shape_of(n)).unwrap_or(None),
-                    Kind::GemmC => self.shape_of(self.g.output_name(reader, 0)),
-                    Kind::AttentionBias(slot) => attention_bias_target(
-                        &before.first().map(|n| self.shape_of(n)).unwrap_or(None),
-                        &before.get(slot).map(|n| self.shape_of(n)).unwrap_or(None),
+                let first = || before.first().map_or(&UNKNOWN, |n| self.shape_in(*n));
+                let target: Cow<'a, Shape> = match k {
+                    Kind::ToFirst(_) => Cow::Borrowed(first()),
+                    Kind::GemmC => Cow::Borrowed(self.shape_in(self.output(reader, 0))),
+                    Kind::AttentionBias(slot) => Cow::Owned(attention_bias_target(
+                        first(),
+                        before.get(slot).map_or(&UNKNOWN, |n| self.shape_in(*n)),
                         num_heads(reader),
-                    ),
-                    _ => self.normalized_shape(reader, before),
+                    )),
+                    _ => Cow::Owned(self.normalized_shape(reader, before)),
                 };
                 let what = match k {
                     Kind::ToFirst(_) => "X's shape",
@@ -541,14 +776,16 @@ impl<'a> GraphFolder<'a> {
                 };
                 if !fully_known(&target) || !fully_known(xs) {
                     return Err(format!(
-                        "the shapes are not known well enough to prove that '{x}' {} broadcasts to {what} {}",
+                        "the shapes are not known well enough to prove that '{}' {} broadcasts to {what} {}",
+                        x(),
                         format_shape(xs),
                         format_shape(&target)
                     ));
                 }
                 if unidirectional(&target, xs).is_error() {
                     return Err(format!(
-                        "'{x}' {} does not broadcast unidirectionally to {what} {}: the model would be invalid",
+                        "'{}' {} does not broadcast unidirectionally to {what} {}: the model would be invalid",
+                        x(),
                         format_shape(xs),
                         format_shape(&target)
                     ));
@@ -564,33 +801,40 @@ impl<'a> GraphFolder<'a> {
     /// without the Expand the reader's result is the same, whatever the shapes turn out to be. This is
     /// how `expand` builds symbolic targets: `Shape` of another input, or `Shape` of
     /// `Expand(Expand(a, Shape(b)), Shape(c))` over the inputs.
-    fn target_is_the_result(&self, t: &str, inputs: &[&str]) -> bool {
+    fn target_is_the_result(&self, t: In<'a>, inputs: &[In<'a>]) -> bool {
         let Some(w) = self.shape_source(t) else {
             return false;
         };
-        let mut members = Vec::new();
+        let mut members: SmallVec<[In<'a>; 4]> = SmallVec::new();
         if !self.members(w, &mut members, 0) {
             return false;
         }
         members
             .iter()
-            .all(|m| inputs.iter().any(|i| self.dominates(i, m, 0)))
+            .all(|&m| inputs.iter().any(|&i| self.dominates(i, m, 0)))
+    }
+
+    /// The op node that writes `v`, if one does.
+    fn producer(&self, v: In<'a>) -> Option<&'a OpNode> {
+        let g: &'a Graph = self.g;
+        let In::Value(id) = v else {
+            return None;
+        };
+        g.op(g.value(id).producer.0)
     }
 
     /// `v` when `t` is `Shape(v)` (of the whole shape: no `start` or `end`).
-    fn shape_source(&self, t: &str) -> Option<&'a str> {
-        let g: &'a Graph = self.g;
-        let id = g.lookup(t)?;
-        let op = g.op(g.value(id).producer.0)?;
+    fn shape_source(&self, t: In<'a>) -> Option<In<'a>> {
+        let op = self.producer(t)?;
         (op.op_type() == "Shape"
             && opset_domain(op.domain()).is_empty()
             && op.attributes().is_empty())
-        .then(|| g.input_name(op, 0))
+        .then(|| self.input(op, 0))
     }
 
     /// The values `w` is the broadcast of: for `Expand(a, Shape(b))` those of `a` and of `b`, else
     /// `w` itself. False when the chain is deeper than [`MAX_CHAIN`].
-    fn members(&self, w: &'a str, out: &mut Vec<&'a str>, depth: usize) -> bool {
+    fn members(&self, w: In<'a>, out: &mut SmallVec<[In<'a>; 4]>, depth: usize) -> bool {
         if depth > MAX_CHAIN {
             return false;
         }
@@ -604,7 +848,7 @@ impl<'a> GraphFolder<'a> {
     }
 
     /// True when `i`'s shape is a broadcast of `m`'s: `i` is `m`, or an Expand of something that is.
-    fn dominates(&self, i: &str, m: &str, depth: usize) -> bool {
+    fn dominates(&self, i: In<'a>, m: In<'a>, depth: usize) -> bool {
         i == m
             || (depth <= MAX_CHAIN
                 && self
@@ -613,20 +857,18 @@ impl<'a> GraphFolder<'a> {
     }
 
     /// (input, target) when `v` is the output of a default-domain Expand.
-    fn expand_of(&self, v: &str) -> Option<(&'a str, &'a str)> {
-        let g: &'a Graph = self.g;
-        let id = g.lookup(v)?;
-        let op = g.op(g.value(id).producer.0)?;
+    fn expand_of(&self, v: In<'a>) -> Option<(In<'a>, In<'a>)> {
+        let op = self.producer(v)?;
         if op.op_type() != "Expand" || !opset_domain(op.domain()).is_empty() {
             return None;
         }
-        let (a, t) = (g.input_name(op, 0), g.input_name(op, 1));
-        (op.num_inputs() == 2 && !a.is_empty() && !t.is_empty()).then_some((a, t))
+        let (a, t) = (self.input(op, 0), self.input(op, 1));
+        (op.num_inputs() == 2 && a != In::Omitted && t != In::Omitted).then_some((a, t))
     }
 
     /// `X.shape[axis:]` of a normalization node, when X's rank is known.
-    fn normalized_shape(&self, op: &OpNode, inputs: &[&str]) -> Shape {
-        let x = self.shape_of(inputs.first()?)?;
+    fn normalized_shape(&self, op: &OpNode, inputs: &[In<'a>]) -> Shape {
+        let x = self.shape_in(*inputs.first()?).as_ref()?;
         let r = x.len() as i64;
         let axis = op
             .attributes()
@@ -643,14 +885,17 @@ impl<'a> GraphFolder<'a> {
     fn remove_node(&mut self, id: NodeId, op: &OpNode) {
         self.removed.insert(id);
         self.patch.remove_node(op.index());
-        let g = self.g;
-        for name in g.input_names(op).filter(|n| !n.is_empty()) {
-            if let Some(v) = self.g.lookup(name) {
+        for k in 0..op.num_inputs() {
+            if let In::Value(v) = self.input(op, k) {
                 self.orphans.push(v);
             }
         }
+        let g = self.g;
+        if g.header.value_info.is_empty() {
+            return;
+        }
         let value_info = self.value_info.get_or_insert_with(|| {
-            let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
+            let mut by_name: hashbrown::HashMap<&str, Vec<usize>> = hashbrown::HashMap::new();
             for (i, vi) in g.header.value_info.iter().enumerate() {
                 by_name.entry(vi.name()).or_default().push(i);
             }
@@ -665,7 +910,7 @@ impl<'a> GraphFolder<'a> {
 
     /// True when nothing live reads `v` and it is not a graph output.
     fn unread(&self, v: ValueId) -> bool {
-        !self.outputs.contains(&*self.g.value(v).name) && self.readers_of(v).is_empty()
+        !self.outputs.contains(&v) && !self.has_live_reader(v)
     }
 
     /// Removes what only the removed nodes read: shape-computing nodes and initializers, transitively.
@@ -708,11 +953,10 @@ impl<'a> GraphFolder<'a> {
                     {
                         continue;
                     }
-                    let all_dead = self
-                        .g
-                        .output_names(op)
-                        .filter(|n| !n.is_empty())
-                        .all(|n| self.g.lookup(n).is_none_or(|o| self.unread(o)));
+                    let all_dead = (0..op.num_outputs()).all(|k| match self.output(op, k) {
+                        In::Value(o) => self.unread(o),
+                        In::Omitted | In::Unknown(_) => true,
+                    });
                     if !all_dead {
                         continue;
                     }
