@@ -6,7 +6,6 @@ use super::{EXIT_UNLOADABLE, load_or_say, refuse_if_errors};
 use crate::ir::{Graph, NodeId};
 use crate::passes::fold_expand;
 use crate::render;
-use std::fmt::Write as _;
 use std::path::PathBuf;
 
 /// The report's removals (see [`super::lines`]): the graph, the node and its readers found again in
@@ -48,9 +47,14 @@ impl Lines {
         graphs: &[(&Graph, Option<usize>)],
         rest: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
     ) {
+        use crate::file::expand_recipe::put_u32;
         use std::io::Write as _;
-        let mut err = std::io::BufWriter::new(std::io::stderr().lock());
-        let mut readers = String::new();
+        let mut err = std::io::BufWriter::with_capacity(1 << 16, std::io::stderr().lock());
+        // Each line put together from its pieces, as `expand`'s (see there why). Escaping maps
+        // each character alone, so the pieces escaped one by one are the line escaped whole.
+        let mut line = Vec::with_capacity(512);
+        let put =
+            |line: &mut Vec<u8>, s: &str| line.extend_from_slice(render::escaped(s).as_bytes());
         for &[graph, node, start, end, from, to] in &self.entries {
             let Some((g, _)) = graphs.get(graph as usize) else {
                 continue;
@@ -58,7 +62,14 @@ impl Lines {
             let Some(op) = g.op(NodeId::new(node as usize)) else {
                 continue;
             };
-            readers.clear();
+            line.clear();
+            line.extend_from_slice(b"fold: graph ");
+            put(&mut line, &g.path);
+            line.extend_from_slice(b", node '");
+            put(&mut line, &op.label());
+            line.extend_from_slice(b"' (");
+            put(&mut line, op.op_type());
+            line.extend_from_slice(b"): removed, ");
             for (i, &[r, k]) in self.readers[start as usize..end as usize]
                 .iter()
                 .enumerate()
@@ -67,21 +78,23 @@ impl Lines {
                     continue;
                 };
                 if i > 0 {
-                    readers.push_str(", ");
+                    line.extend_from_slice(b", ");
                 }
-                let _ = write!(readers, "'{}' ({}) input {k}", rop.label(), rop.op_type());
+                line.push(b'\'');
+                put(&mut line, &rop.label());
+                line.extend_from_slice(b"' (");
+                put(&mut line, rop.op_type());
+                line.extend_from_slice(b") input ");
+                put_u32(&mut line, k);
             }
-            let _ = writeln!(
-                err,
-                "fold: graph {}, node '{}' ({}): removed, {} read '{}' {} directly (broadcast to {} anyway)",
-                render::escaped(&g.path),
-                render::escaped(&op.label()),
-                render::escaped(op.op_type()),
-                render::escaped(&readers),
-                render::escaped(g.input_name(op, 0)),
-                self.shapes.text(from),
-                self.shapes.text(to)
-            );
+            line.extend_from_slice(b" read '");
+            put(&mut line, g.input_name(op, 0));
+            line.extend_from_slice(b"' ");
+            line.extend_from_slice(self.shapes.text(from).as_bytes());
+            line.extend_from_slice(b" directly (broadcast to ");
+            line.extend_from_slice(self.shapes.text(to).as_bytes());
+            line.extend_from_slice(b" anyway)\n");
+            let _ = err.write_all(&line);
         }
         let _ = rest(&mut err);
         let _ = err.flush();
