@@ -548,7 +548,7 @@ impl<'e> Spliced<'e> {
         self.pieces(src, &mut |p| out.piece(p))
     }
 
-    /// [`Spliced::copy_to`], in two parts made at once when the edit was split (see [`Split`]): the
+    /// [`Spliced::copy_to`], in two parts made at once when the edit was split (see [`super::two_part`]): the
     /// tail on another thread, written through another handle of `w`'s file with its own position
     /// (`filling`'s). Either way the output is the same bytes.
     pub fn copy_to_in_two(
