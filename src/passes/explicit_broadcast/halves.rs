@@ -171,30 +171,46 @@ mod tests {
         }
     }
 
-    /// A graph of `n` nodes, most of them `Add(x [N, 4], b [1, 4])` (an Expand of b to `Shape(x)`,
-    /// which the other thread makes), with nodes every so often that it cannot: a static target
-    /// (`Add(s [3, 4], b)`), a kernel exception (`Pow` of a one-element exponent, left implicit),
-    /// and optionally a refusal (an input of unknown type, the output declared with a size the
-    /// other input cannot be broadcast to).
-    fn model(n: usize, refusal_at: Option<usize>) -> Vec<u8> {
+    /// What a node of a test graph is.
+    #[derive(Clone, Copy, PartialEq)]
+    enum Node {
+        /// `Add(x [N, 4], b [1, 4])`: an Expand of b to `Shape(x)`, which the other thread makes.
+        Recipe,
+        /// `Add(s [3, 4], b)`: a static target, shared by the graph.
+        Static,
+        /// `Pow(x, e [1])`: a kernel exception, left implicit.
+        Kept,
+        /// `LayerNormalization(x, scale [1], bias [1])`: a target the pass makes.
+        Normalized,
+        /// `Add(big [3, 4, 69], u)`, u of unknown type and the output declared [3, 4, 5]: a refusal.
+        Refused,
+        /// `Mul(x, x)`: nothing to do.
+        Plain,
+    }
+
+    /// A graph of `n` nodes, node `i` being `kind(i)`, named `n<i>` but one in five (unnamed: its
+    /// label is its position).
+    fn model_of(n: usize, kind: impl Fn(usize) -> Node) -> Vec<u8> {
+        let mut value_info = Vec::new();
         let node = |i: usize| {
-            let (op, a, b) = match (i % 97, i % 23) {
-                _ if Some(i) == refusal_at => ("Add", "big", "u"),
-                (7, _) => ("Add", "s", "b"),
-                (_, 11) => ("Pow", "x", "e"),
-                _ => ("Add", "x", "b"),
+            let (op, inputs): (&str, &[&str]) = match kind(i) {
+                Node::Recipe => ("Add", &["x", "b"]),
+                Node::Static => ("Add", &["s", "b"]),
+                Node::Kept => ("Pow", &["x", "e"]),
+                Node::Normalized => ("LayerNormalization", &["x", "e", "e"]),
+                Node::Refused => ("Add", &["big", "u"]),
+                Node::Plain => ("Mul", &["x", "x"]),
             };
             NodeProto {
                 op_type: Some(op.into()),
                 name: (!i.is_multiple_of(5)).then(|| format!("n{i}")),
-                input: vec![a.into(), b.into()],
+                input: inputs.iter().map(|s| (*s).to_owned()).collect(),
                 output: vec![format!("c{i}")],
                 ..Default::default()
             }
         };
-        let mut value_info = Vec::new();
-        if let Some(at) = refusal_at {
-            value_info.push(input(&format!("c{at}"), &["3", "4", "5"]));
+        for i in (0..n).filter(|&i| kind(i) == Node::Refused) {
+            value_info.push(input(&format!("c{i}"), &["3", "4", "5"]));
         }
         ModelProto {
             ir_version: Some(8),
@@ -223,6 +239,17 @@ mod tests {
             ..Default::default()
         }
         .encode_to_vec()
+    }
+
+    /// The graph of the first tests: recipes, a static target at every 97th node from 7, a kernel
+    /// exception at every 23rd from 11, and the refusal if asked for.
+    fn model(n: usize, refusal_at: Option<usize>) -> Vec<u8> {
+        model_of(n, |i| match (i % 97, i % 23) {
+            _ if Some(i) == refusal_at => Node::Refused,
+            (7, _) => Node::Static,
+            (_, 11) => Node::Kept,
+            _ => Node::Recipe,
+        })
     }
 
     /// The output (model bytes and report lines) of the pass over `bytes`, split when the graph has
@@ -290,6 +317,36 @@ mod tests {
             let two = rewrite(&bytes, 2);
             assert!(one.is_err(), "{at}");
             assert_eq!(one, two, "{at}");
+        }
+    }
+
+    #[test]
+    fn two_threads_rewrite_random_graphs_as_one_does() {
+        // A fixed pseudo-random sequence: the same graphs on every run.
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for round in 0..24 {
+            let n = 40 + (next() % 260) as usize;
+            // One round in four has nothing the other thread stops at: it rewrites its whole part.
+            let stops = round % 4 != 1;
+            let kinds: Vec<Node> = (0..n)
+                .map(|_| match next() % 100 {
+                    0..=74 => Node::Recipe,
+                    75..=76 if stops => Node::Static,
+                    77..=84 => Node::Kept,
+                    85..=86 if stops => Node::Normalized,
+                    87 if stops && round % 3 == 0 => Node::Refused,
+                    _ => Node::Plain,
+                })
+                .collect();
+            let bytes = model_of(n, |i| kinds[i]);
+            let one = rewrite(&bytes, usize::MAX);
+            assert_eq!(rewrite(&bytes, 2), one, "round {round}, {n} nodes");
         }
     }
 }
