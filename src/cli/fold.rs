@@ -1,7 +1,7 @@
 //! `onnx-lint fold`: remove the Expand nodes implicit broadcasting makes redundant (the inverse of
 //! `expand`) and write the model, with a report of each removal on standard error.
 
-use super::lines::{ShapeIds, small};
+use super::lines::{ShapeIds, node_head, put_escaped, small};
 use super::{EXIT_UNLOADABLE, load_or_say, refuse_if_errors};
 use crate::ir::{Graph, NodeId};
 use crate::passes::fold_expand;
@@ -50,11 +50,9 @@ impl Lines {
         use crate::file::expand_recipe::put_u32;
         use std::io::Write as _;
         let mut err = std::io::BufWriter::with_capacity(1 << 16, std::io::stderr().lock());
-        // Each line put together from its pieces, as `expand`'s (see there why). Escaping maps
-        // each character alone, so the pieces escaped one by one are the line escaped whole.
+        // Escaping maps each character alone, so the pieces escaped one by one are the line escaped
+        // whole.
         let mut line = Vec::with_capacity(512);
-        let put =
-            |line: &mut Vec<u8>, s: &str| line.extend_from_slice(render::escaped(s).as_bytes());
         for &[graph, node, start, end, from, to] in &self.entries {
             let Some((g, _)) = graphs.get(graph as usize) else {
                 continue;
@@ -63,13 +61,8 @@ impl Lines {
                 continue;
             };
             line.clear();
-            line.extend_from_slice(b"fold: graph ");
-            put(&mut line, &g.path);
-            line.extend_from_slice(b", node '");
-            put(&mut line, &op.label());
-            line.extend_from_slice(b"' (");
-            put(&mut line, op.op_type());
-            line.extend_from_slice(b"): removed, ");
+            node_head(&mut line, "fold", g, op);
+            line.extend_from_slice(b": removed, ");
             for (i, &[r, k]) in self.readers[start as usize..end as usize]
                 .iter()
                 .enumerate()
@@ -81,14 +74,14 @@ impl Lines {
                     line.extend_from_slice(b", ");
                 }
                 line.push(b'\'');
-                put(&mut line, &rop.label());
+                put_escaped(&mut line, &rop.label());
                 line.extend_from_slice(b"' (");
-                put(&mut line, rop.op_type());
+                put_escaped(&mut line, rop.op_type());
                 line.extend_from_slice(b") input ");
                 put_u32(&mut line, k);
             }
             line.extend_from_slice(b" read '");
-            put(&mut line, g.input_name(op, 0));
+            put_escaped(&mut line, g.input_name(op, 0));
             line.extend_from_slice(b"' ");
             line.extend_from_slice(self.shapes.text(from).as_bytes());
             line.extend_from_slice(b" directly (broadcast to ");

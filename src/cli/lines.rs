@@ -2,6 +2,8 @@
 //! model reports the refusal only): numbers, not text. A rewrite of a million nodes makes a million
 //! lines; as text they took ~110 MB and a sixth of the time.
 
+use crate::ir::{Graph, OpNode};
+use crate::render;
 use crate::shape::dim::{Shape, format_shape};
 use std::collections::HashMap;
 
@@ -54,4 +56,23 @@ impl ShapeIds {
 /// Counts kept in 32 bits saturate (a model under 2 GiB has fewer nodes and shapes).
 pub(super) fn small(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// Appends `s` escaped for a terminal (see [`render::escaped`]).
+pub(super) fn put_escaped(line: &mut Vec<u8>, s: &str) {
+    line.extend_from_slice(render::escaped(s).as_bytes());
+}
+
+/// Starts a report line, `<command>: graph <path>, node '<label>' (<op_type>)`, the names escaped.
+/// Lines are put together from their pieces, not with `writeln!`: with the byte test of
+/// `render::escaped`, the report of `expand` of `synthetic_1M` took 98 ms of CPU instead of 225.
+pub(super) fn node_head(line: &mut Vec<u8>, command: &str, g: &Graph, op: &OpNode) {
+    line.extend_from_slice(command.as_bytes());
+    line.extend_from_slice(b": graph ");
+    put_escaped(line, &g.path);
+    line.extend_from_slice(b", node '");
+    put_escaped(line, &op.label());
+    line.extend_from_slice(b"' (");
+    put_escaped(line, op.op_type());
+    line.push(b')');
 }
