@@ -296,6 +296,7 @@ impl ListEdit {
             before: self.before.partition_point(|b| b.0 < key),
             changes: self.changes.partition_point(|c| c.at < key),
             removed: self.removed.partition_point(|&r| r < key),
+            scratch: Vec::new(),
         }
     }
 
@@ -336,9 +337,24 @@ pub(super) struct Cursor<'a> {
     before: usize,
     changes: usize,
     removed: usize,
+    /// Where the records made for an occurrence are put together: one buffer for the walk, not
+    /// two allocations for each of a million occurrences.
+    scratch: Vec<u8>,
 }
 
 impl<'a> Cursor<'a> {
+    /// [`Occurrence::splice`] of occurrence `at` (asked for in increasing order).
+    pub fn splice<E: From<WireError>>(
+        &mut self,
+        at: usize,
+        src: &[u8],
+        rec: &Record,
+        out: Option<Sink<'_, E>>,
+    ) -> Result<u64, E> {
+        let o = self.at(at);
+        o.splice(src, rec, at, out, &mut self.scratch)
+    }
+
     /// The edit of occurrence `at`; occurrences must be asked for in increasing order.
     pub fn at(&mut self, at: usize) -> Occurrence<'a> {
         let e = self.edit;
@@ -433,6 +449,7 @@ impl Occurrence<'_> {
         rec: &Record,
         occurrence: usize,
         mut out: Option<Sink<'_, E>>,
+        scratch: &mut Vec<u8>,
     ) -> Result<u64, E> {
         if rec.wire_type != LEN && !(self.before.is_empty() && self.kept_whole()) {
             return Err(WireError::NotLengthDelimited {
@@ -443,7 +460,7 @@ impl Occurrence<'_> {
         }
         let node = self.read(src, rec.payload.clone())?;
         let reborrow = out.as_mut().map(|f| &mut **f as Sink<'_, E>);
-        let mut len = self.before(node.as_ref(), rec.field, reborrow)?;
+        let mut len = self.before(node.as_ref(), rec.field, reborrow, scratch)?;
         if self.removed {
             return Ok(len);
         }
@@ -453,14 +470,14 @@ impl Occurrence<'_> {
             }
             return Ok(len + rec.span.len() as u64);
         };
-        let inner = self.pieces::<E>(&node, None)?;
+        let inner = self.pieces::<E>(&node, None, scratch)?;
         let mut head = [0u8; 20];
         let n = put_varint(&mut head, 0, (u64::from(rec.field) << 3) | u64::from(LEN));
         let n = put_varint(&mut head, n, inner);
         len += n as u64 + inner;
         if let Some(f) = &mut out {
             f(Piece::Bytes(&head[..n]))?;
-            self.pieces(&node, Some(&mut **f))?;
+            self.pieces(&node, Some(&mut **f), scratch)?;
         }
         Ok(len)
     }
@@ -472,10 +489,9 @@ impl Occurrence<'_> {
         node: Option<&NodeRecord<'_>>,
         field: u32,
         mut f: Option<Sink<'_, E>>,
+        made: &mut Vec<u8>,
     ) -> Result<u64, E> {
         let mut len = 0u64;
-        // Room for the usual records (two nodes of names under a hundred bytes): one allocation.
-        let mut made = Vec::with_capacity(512);
         for (_, item) in self.before {
             match (*item, node) {
                 (Item::Bytes { start, end }, _) => {
@@ -492,9 +508,9 @@ impl Occurrence<'_> {
                         continue;
                     };
                     made.clear();
-                    r.write(node, field, target, &mut made);
+                    r.write(node, field, target, made);
                     len += made.len() as u64;
-                    f(Piece::Bytes(&made))?;
+                    f(Piece::Bytes(made))?;
                 }
                 // The record could not be read: `read` said why.
                 (Item::Expand(_), None) => {}
@@ -509,6 +525,7 @@ impl Occurrence<'_> {
         &self,
         node: &NodeRecord<'_>,
         mut f: Option<Sink<'_, E>>,
+        made: &mut Vec<u8>,
     ) -> Result<u64, E> {
         // Occurrences met of each changed field, by the index of the field's first change.
         let mut stack = [0u32; 16];
@@ -519,8 +536,6 @@ impl Occurrence<'_> {
             heap = vec![0u32; self.changes.len()];
             &mut heap
         };
-        // Room for the usual records (two nodes of names under a hundred bytes): one allocation.
-        let mut made = Vec::with_capacity(512);
         let mut len = 0u64;
         for rec in &node.subs {
             let first = self.changes.iter().position(|c| c.field == rec.field);
@@ -553,8 +568,8 @@ impl Occurrence<'_> {
             f(Piece::Bytes(&head[..n]))?;
             if c.start == MADE {
                 made.clear();
-                node.put_name(&mut made, c.occurrence, false, c.end);
-                f(Piece::Bytes(&made))?;
+                node.put_name(made, c.occurrence, false, c.end);
+                f(Piece::Bytes(made))?;
             } else {
                 f(Piece::Bytes(self.text(c.start, c.end)))?;
             }

@@ -979,9 +979,7 @@ pub(super) fn measure(
             {
                 return Ok(());
             }
-            let n = cursor
-                .at(occurrence)
-                .splice::<WireError>(src, &rec, occurrence, None)?;
+            let n = cursor.splice::<WireError>(occurrence, src, &rec, None)?;
             if let Some(s) = head {
                 s.head += n;
             }
@@ -1034,9 +1032,7 @@ pub(super) fn measure_tail(
     let mut len = 0u64;
     each_record(src, range, owner, |rec, occurrence, re| {
         if rec.field == list.field && re.is_none() && occurrence >= at {
-            len += cursor
-                .at(occurrence)
-                .splice::<WireError>(src, &rec, occurrence, None)?;
+            len += cursor.splice::<WireError>(occurrence, src, &rec, None)?;
         }
         Ok(())
     })?;
@@ -1087,9 +1083,7 @@ fn emit(
                 }
             }
             let mut put = |p: Piece<'_>| out.piece(p);
-            cursor
-                .at(occurrence)
-                .splice(src, &rec, occurrence, Some(&mut put))?;
+            cursor.splice(occurrence, src, &rec, Some(&mut put))?;
             return Ok(());
         }
         let Some(re) = re else {
