@@ -375,10 +375,8 @@ pub(super) enum Part {
 }
 
 /// A split as [`emit`] follows it: the part it makes, and whether it has reached the split.
-struct EmitSplit {
-    owner: *const Edit,
-    at: usize,
-    head: u64,
+struct EmitSplit<'e> {
+    split: Split<'e>,
     part: Part,
     reached: bool,
 }
@@ -386,7 +384,7 @@ struct EmitSplit {
 /// A split as [`measure`] follows it: the list's occurrences from `at` on are measured by `tail`
 /// (on another thread), the others here, their length summed in `head`.
 pub(super) struct MeasureSplit<'t> {
-    pub owner: *const Edit,
+    pub owner: &'t Edit,
     pub at: usize,
     pub head: u64,
     pub tail: Option<Box<dyn FnOnce() -> Result<u64, WireError> + 't>>,
@@ -478,10 +476,8 @@ impl<'e> Spliced<'e> {
         part: Option<Part>,
     ) -> std::io::Result<u64> {
         let mut split = match (part, self.walk.as_ref().and_then(|w| w.split)) {
-            (Some(part), Some(s)) => Some(EmitSplit {
-                owner: s.owner,
-                at: s.at,
-                head: s.head,
+            (Some(part), Some(split)) => Some(EmitSplit {
+                split,
                 part,
                 reached: false,
             }),
@@ -1047,18 +1043,18 @@ fn emit(
     edit: &Edit,
     lens: &mut impl Iterator<Item = u64>,
     out: &mut Joined<'_>,
-    mut split: Option<&mut EmitSplit>,
+    mut split: Option<&mut EmitSplit<'_>>,
 ) -> std::io::Result<()> {
     if edit.is_empty() {
         return out.piece(Piece::Source(range));
     }
     let splitting = split
         .as_deref()
-        .is_some_and(|s| std::ptr::eq(s.owner, edit));
+        .is_some_and(|s| std::ptr::eq(s.split.owner, edit));
     let mut list = edit.list.as_deref().map(|l| {
         // The tail part starts its walk of the list at the split.
         let from = match split.as_deref() {
-            Some(s) if splitting && s.part == Part::Tail => s.at,
+            Some(s) if splitting && s.part == Part::Tail => s.split.at,
             _ => 0,
         };
         (l.field, l.cursor_from(from))
@@ -1069,7 +1065,7 @@ fn emit(
             && re.is_none()
         {
             if let Some(s) = split.as_deref_mut().filter(|_| splitting) {
-                match (s.part, occurrence >= s.at, s.reached) {
+                match (s.part, occurrence >= s.split.at, s.reached) {
                     (Part::Head, true, _) => {
                         out.flush()?;
                         return Err(std::io::Error::other(SplitReached));
@@ -1077,7 +1073,7 @@ fn emit(
                     (Part::Tail, false, _) => return Ok(()),
                     (Part::Tail, true, false) => {
                         s.reached = true;
-                        out.start(s.head)?;
+                        out.start(s.split.head)?;
                     }
                     _ => {}
                 }
@@ -1122,7 +1118,7 @@ fn emit(
                 out.flush()?;
                 return Err(std::io::Error::other(SplitReached));
             }
-            Part::Tail => out.start(s.head)?,
+            Part::Tail => out.start(s.split.head)?,
         }
     }
     out.piece(Piece::Bytes(&edit.append))
