@@ -457,19 +457,19 @@ fn decode_nodes<B: NodeSink>(
     let decode = |first: usize, rs: &[NodeRecord], room: usize| {
         let mut out = vec![B::with_capacity(room, rs.len() * 24)];
         for (k, r) in rs.iter().enumerate() {
-            let (buf, range) = if r.0 & NodeRecord::BIG == 0 {
+            let (buf, range, copied) = if r.0 & NodeRecord::BIG == 0 {
                 let at = usize::try_from(r.0).context("offset out of range")?;
                 let (len, body) = super::wire::read_varint(map, at)?;
                 let len = usize::try_from(len).context("length out of range")?;
-                (map, body..body.saturating_add(len).min(map.len()))
+                (map, body..body.saturating_add(len).min(map.len()), false)
             } else {
                 let index = usize::try_from(r.0 & !NodeRecord::BIG).unwrap_or(usize::MAX);
                 let range = big_ranges
                     .get(index)
                     .context("copied node record missing")?;
-                (big, range.clone())
+                (big, range.clone(), true)
             };
-            decode_node(buf, range, first + k, restore, &mut out)?;
+            decode_node(buf, range, first + k, !copied, restore, &mut out)?;
         }
         Ok::<_, anyhow::Error>(out)
     };
@@ -512,15 +512,19 @@ mod node_field {
 /// `out` (or a new one when its names would not fit). Follows prost's rules: repeated fields append, a
 /// scalar field set twice keeps the last value, unknown fields are skipped; anything prost would
 /// refuse (a known field of another wire type, a string that is not UTF-8) is an error, and the
-/// caller then lets prost decode the whole model to say what is wrong.
+/// caller then lets prost decode the whole model to say what is wrong. `from_source`: the record is
+/// the source file's own (not a copy made to take its large tensors out).
 fn decode_node<B: NodeSink>(
     buf: &[u8],
     range: std::ops::Range<usize>,
     index: usize,
+    from_source: bool,
     restore: &Restore<'_>,
     out: &mut Vec<B>,
 ) -> Result<()> {
     let mut node = NodeParts::default();
+    // A copied record is not the source's: its encoding says nothing of the source's.
+    node.fields.plain_inputs = from_source;
     for r in super::wire::records(buf, range) {
         node.field(buf, &r?, restore)?;
     }
@@ -561,7 +565,12 @@ impl<'a> NodeParts<'a> {
         };
         let fields = &mut self.fields;
         match r.field {
-            f::INPUT => self.inputs.push(text()?),
+            f::INPUT => {
+                self.inputs.push(text()?);
+                let n = r.payload.len();
+                fields.plain_inputs &=
+                    r.span.len() == 1 + super::wire::varint_len(n as u64) as usize + n;
+            }
             f::OUTPUT => self.outputs.push(text()?),
             f::NAME => fields.name = Some(text()?),
             f::OP_TYPE => fields.op_type = Some(text()?),

@@ -32,6 +32,23 @@ pub struct Recipe {
     /// Suffixes of the two names (0: none).
     pub k_expand: u32,
     pub k_shape: u32,
+    /// The lengths the records are made of, when the pass knows them (see [`Known`]).
+    pub known: Option<Known>,
+}
+
+/// What a pass knows of the record of the node a [`Recipe`] is for, from the model it loaded: the
+/// lengths of the node's name and of the two inputs the recipe reads, and that the record holds its
+/// inputs in the shortest encoding. With it, the output is measured without reading the record
+/// again: the length of what the recipe makes, and of the node with its input rewired, follow from
+/// these. The write still makes the bytes from the record, and checks the length it made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Known {
+    /// The node's name (0: none, the label is then its position).
+    pub name: u32,
+    /// Input `slot`, the one rewired to the Expand.
+    pub input: u32,
+    /// Input `shape_of` (0 for a static target).
+    pub shape_of: u32,
 }
 
 impl Recipe {
@@ -73,19 +90,50 @@ impl Recipe {
 
     /// The length of what [`Recipe::write`] appends.
     pub(super) fn len(&self, node: &NodeRecord<'_>, field: u32, target: &[u8]) -> usize {
-        let input = node.input(self.slot).len();
-        let expand_len = node.name_len(self.slot, false, self.k_expand);
+        let lens = Known {
+            name: 0,
+            input: small(node.input(self.slot).len()),
+            shape_of: small(node.input(self.shape_of).len()),
+        };
+        self.len_of(node.label_len(), lens, field, target.len())
+    }
+
+    /// [`Recipe::len`] from the lengths alone: the node's label, its inputs (`lens.name` unread),
+    /// the static target's name.
+    pub(super) fn len_of(&self, label: usize, lens: Known, field: u32, target: usize) -> usize {
+        let input = lens.input as usize;
+        let expand_len = made_name_len(label, self.slot, false, self.k_expand);
         if self.shape_of == STATIC {
-            return node_len(field, &[input, target.len()], expand_len, 6);
+            return node_len(field, &[input, target], expand_len, 6);
         }
-        let shape_len = node.name_len(self.slot, true, self.k_shape);
-        node_len(field, &[node.input(self.shape_of).len()], shape_len, 5)
+        let shape_len = made_name_len(label, self.slot, true, self.k_shape);
+        node_len(field, &[lens.shape_of as usize], shape_len, 5)
             + node_len(field, &[input, shape_len], expand_len, 6)
     }
 }
 
+/// Lengths are kept in 32 bits, as in the edit: a longer name saturates, and the length made from it
+/// then differs from the one written, which the write reports as an error.
+fn small(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// The length of a node's label: its name of `name` bytes, or `#<at>` without one.
+pub(super) fn label_len(name: usize, at: u32) -> usize {
+    if name == 0 { 1 + digits(at) } else { name }
+}
+
+/// The length of `<label>/expand_in<slot>[/shape][_<k>]` for a label of `label` bytes.
+pub(super) fn made_name_len(label: usize, slot: u32, shape: bool, k: u32) -> usize {
+    label
+        + "/expand_in".len()
+        + digits(slot)
+        + if shape { "/shape".len() } else { 0 }
+        + if k > 0 { 1 + digits(k) } else { 0 }
+}
+
 /// `1 + varint + n`: a one-byte tag, the length and the payload of a field.
-fn field_len(n: usize) -> usize {
+pub(super) fn field_len(n: usize) -> usize {
     1 + varint_len(n) + n
 }
 
@@ -196,18 +244,14 @@ impl<'s> NodeRecord<'s> {
             .unwrap_or_default()
     }
 
+    /// The length of the node's label (see [`NodeRecord::put_name`]).
+    fn label_len(&self) -> usize {
+        label_len(self.name.len(), self.at)
+    }
+
     /// The length of [`NodeRecord::put_name`]'s name.
     pub(super) fn name_len(&self, slot: u32, shape: bool, k: u32) -> usize {
-        let label = if self.name.is_empty() {
-            1 + digits(self.at)
-        } else {
-            self.name.len()
-        };
-        label
-            + "/expand_in".len()
-            + digits(slot)
-            + if shape { "/shape".len() } else { 0 }
-            + if k > 0 { 1 + digits(k) } else { 0 }
+        made_name_len(self.label_len(), slot, shape, k)
     }
 
     /// Appends `<label>/expand_in<slot>[/shape][_<k>]`, the label being the node's name or

@@ -7,8 +7,10 @@
 //! here an occurrence costs its bytes and a 16- or 24-byte entry in a sorted vector, and the writer
 //! walks the vectors with cursors as it meets the records.
 
-use super::expand_recipe::{INPUT, NodeRecord, Recipe, STATIC};
-use super::wire::{LEN, Piece, Record, WireError, put_varint, write_varint};
+use super::expand_recipe::{
+    INPUT, NodeRecord, Recipe, STATIC, field_len, label_len, made_name_len,
+};
+use super::wire::{LEN, Piece, Record, WireError, put_varint, varint_len, write_varint};
 use std::ops::Range;
 
 /// A sub-record's fate: replaced by a length-delimited record of its field holding `text[start..end]`,
@@ -319,6 +321,10 @@ impl ListEdit {
     }
 }
 
+/// A changed record longer than this is written in pieces, its large spans copied by the kernel
+/// (a node holding a tensor); a shorter one is put together in a buffer and written in one piece.
+const SPAN_ABOVE: usize = 1 << 16;
+
 /// Where the pieces of an occurrence go (`None`: they are only measured).
 pub(super) type Sink<'f, E> = &'f mut dyn FnMut(Piece<'_>) -> Result<(), E>;
 
@@ -442,13 +448,16 @@ impl Occurrence<'_> {
     /// Hands what the edit makes of the occurrence, whose record is `rec` (occurrence `occurrence`
     /// of the list's field), to `out`: what is inserted before it, then the record as it was, changed,
     /// or nothing if removed. With `out` `None`, only measures it; either way returns the length.
-    /// Measuring and writing are this one walk, so they cannot disagree.
+    /// Measuring and writing are this one walk, so they cannot disagree, but for a measure from
+    /// [`Known`](super::expand_recipe::Known) lengths (see [`Occurrence::known_len`]), which the
+    /// writer checks against what it made. What is made is put together in `scratch` and handed on
+    /// as one piece.
     pub fn splice<E: From<WireError>>(
         &self,
         src: &[u8],
         rec: &Record,
         occurrence: usize,
-        mut out: Option<Sink<'_, E>>,
+        out: Option<Sink<'_, E>>,
         scratch: &mut Vec<u8>,
     ) -> Result<u64, E> {
         if rec.wire_type != LEN && !(self.before.is_empty() && self.kept_whole()) {
@@ -458,74 +467,165 @@ impl Occurrence<'_> {
             }
             .into());
         }
-        let node = self.read(src, rec.payload.clone())?;
-        let reborrow = out.as_mut().map(|f| &mut **f as Sink<'_, E>);
-        let mut len = self.before(node.as_ref(), rec.field, reborrow, scratch)?;
-        if self.removed {
+        if out.is_none()
+            && rec.wire_type == LEN
+            && let Some(len) = self.known_len(rec)
+        {
             return Ok(len);
         }
-        let Some(node) = node.filter(|_| !self.kept_whole()) else {
-            if let Some(f) = &mut out {
-                f(Piece::Source(rec.span.clone()))?;
-            }
-            return Ok(len + rec.span.len() as u64);
+        let node = self.read(src, rec.payload.clone())?;
+        let Some(f) = out else {
+            return Ok(self.measure(node.as_ref(), rec));
         };
-        let inner = self.pieces::<E>(&node, None, scratch)?;
-        let mut head = [0u8; 20];
-        let n = put_varint(&mut head, 0, (u64::from(rec.field) << 3) | u64::from(LEN));
-        let n = put_varint(&mut head, n, inner);
-        len += n as u64 + inner;
-        if let Some(f) = &mut out {
-            f(Piece::Bytes(&head[..n]))?;
-            self.pieces(&node, Some(&mut **f), scratch)?;
+        scratch.clear();
+        let mut len = self.before(node.as_ref(), rec.field, Some(scratch));
+        let whole = match node.filter(|_| !self.removed && !self.kept_whole()) {
+            // A record holding a large tensor: its spans are handed on as spans of the source (a
+            // kernel copy), not put together here.
+            Some(node) if rec.payload.len() > SPAN_ABOVE => {
+                let inner = self.pieces(&node, None, None)?;
+                let mut head = [0u8; 20];
+                let n = put_varint(&mut head, 0, (u64::from(rec.field) << 3) | u64::from(LEN));
+                let n = put_varint(&mut head, n, inner);
+                scratch.extend_from_slice(&head[..n]);
+                self.pieces(&node, Some(scratch), Some(&mut *f))?;
+                len += (n as u64) + inner;
+                None
+            }
+            Some(node) => {
+                // The payload goes after room for its tag and length, which are then moved up
+                // against it and the whole moved down: one copy of a node's ~100 bytes.
+                const ROOM: usize = 20;
+                let head_at = scratch.len();
+                scratch.resize(head_at + ROOM, 0);
+                let inner = self.pieces(&node, Some(scratch), None)?;
+                let mut head = [0u8; ROOM];
+                let n = put_varint(&mut head, 0, (u64::from(rec.field) << 3) | u64::from(LEN));
+                let n = put_varint(&mut head, n, inner);
+                let from = head_at + ROOM - n;
+                scratch[from..head_at + ROOM].copy_from_slice(&head[..n]);
+                scratch.copy_within(from.., head_at);
+                scratch.truncate(scratch.len() - (ROOM - n));
+                len += (n as u64) + inner;
+                None
+            }
+            None => (!self.removed).then(|| rec.span.clone()),
+        };
+        if !scratch.is_empty() {
+            f(Piece::Bytes(scratch))?;
+        }
+        if let Some(span) = whole {
+            len += span.len() as u64;
+            f(Piece::Source(span))?;
         }
         Ok(len)
     }
 
-    /// Hands what is inserted before the occurrence to `f`; with `f` `None`, only measures it.
-    /// Returns the length. `node` is the occurrence's record (see [`Occurrence::read`]).
-    fn before<E: From<WireError>>(
+    /// The length of what [`Occurrence::splice`] writes, `node` being the occurrence's record (see
+    /// [`Occurrence::read`]).
+    fn measure(&self, node: Option<&NodeRecord<'_>>, rec: &Record) -> u64 {
+        let len = self.before(node, rec.field, None);
+        if self.removed {
+            return len;
+        }
+        let Some(node) = node.filter(|_| !self.kept_whole()) else {
+            return len + rec.span.len() as u64;
+        };
+        let Ok(inner) = self.pieces::<std::convert::Infallible>(node, None, None);
+        let tag = (u64::from(rec.field) << 3) | u64::from(LEN);
+        len + varint_len(tag) + varint_len(inner) + inner
+    }
+
+    /// The length [`Occurrence::splice`] makes of the occurrence whose record is `rec`, found
+    /// without reading the record when every recipe of the occurrence comes with its
+    /// [`Known`](super::expand_recipe::Known) lengths and the only changes are the rewires of those
+    /// recipes: the record's inputs are then in their shortest encoding, so a rewired input's
+    /// sub-record grows by what its name grows. `None` where the record must be read.
+    fn known_len(&self, rec: &Record) -> Option<u64> {
+        let mut name = None;
+        let mut len = 0u64;
+        for (_, item) in self.before {
+            match *item {
+                Item::Bytes { start, end } => len += end.saturating_sub(start) as u64,
+                Item::Expand(r) => {
+                    let known = r.known?;
+                    let label = label_len(known.name as usize, self.at);
+                    name = Some(label);
+                    let target = (r.target.1 - r.target.0) as usize;
+                    len += r.len_of(label, known, rec.field, target) as u64;
+                }
+            }
+        }
+        if self.removed {
+            return Some(len);
+        }
+        if self.changes.is_empty() {
+            return Some(len + rec.span.len() as u64);
+        }
+        let label = name?;
+        let mut inner = rec.payload.len() as u64;
+        for c in self.changes {
+            // The rewire of a recipe of this occurrence: its input's old length is the recipe's.
+            let old = self.before.iter().find_map(|(_, item)| match item {
+                Item::Expand(r)
+                    if c.start == MADE && c.field == INPUT && r.slot == c.occurrence =>
+                {
+                    r.known.map(|k| k.input as usize)
+                }
+                _ => None,
+            })?;
+            let new = made_name_len(label, c.occurrence, false, c.end);
+            inner = (inner + field_len(new) as u64).checked_sub(field_len(old) as u64)?;
+        }
+        let tag = (u64::from(rec.field) << 3) | u64::from(LEN);
+        Some(len + varint_len(tag) + varint_len(inner) + inner)
+    }
+
+    /// Appends what is inserted before the occurrence to `out`; with `out` `None`, only measures
+    /// it. Returns the length. `node` is the occurrence's record (see [`Occurrence::read`]).
+    fn before(
         &self,
         node: Option<&NodeRecord<'_>>,
         field: u32,
-        mut f: Option<Sink<'_, E>>,
-        made: &mut Vec<u8>,
-    ) -> Result<u64, E> {
+        mut out: Option<&mut Vec<u8>>,
+    ) -> u64 {
         let mut len = 0u64;
         for (_, item) in self.before {
             match (*item, node) {
                 (Item::Bytes { start, end }, _) => {
                     let b = self.edit.bytes.get(start..end).unwrap_or_default();
                     len += b.len() as u64;
-                    if let Some(f) = &mut f {
-                        f(Piece::Bytes(b))?;
+                    if let Some(out) = &mut out {
+                        out.extend_from_slice(b);
                     }
                 }
                 (Item::Expand(r), Some(node)) => {
                     let target = self.text(r.target.0, r.target.1);
-                    let Some(f) = &mut f else {
-                        len += r.len(node, field, target) as u64;
-                        continue;
-                    };
-                    made.clear();
-                    r.write(node, field, target, made);
-                    len += made.len() as u64;
-                    f(Piece::Bytes(made))?;
+                    match &mut out {
+                        None => len += r.len(node, field, target) as u64,
+                        Some(out) => {
+                            let at = out.len();
+                            r.write(node, field, target, out);
+                            len += (out.len() - at) as u64;
+                        }
+                    }
                 }
                 // The record could not be read: `read` said why.
                 (Item::Expand(_), None) => {}
             }
         }
-        Ok(len)
+        len
     }
 
-    /// Hands the pieces of the changed occurrence's payload to `f` in order (spans of the source and
-    /// replacement records); with `f` `None`, only measures it. Returns the payload's new length.
-    fn pieces<E: From<WireError>>(
+    /// Appends the changed occurrence's payload to `out` (spans of the source and replacement
+    /// records, in order); with `out` `None`, only measures it. Returns the payload's new length.
+    /// With `large`, a source span over [`SPAN_ABOVE`] bytes is handed to it as a span, after what
+    /// `out` holds (which is then emptied).
+    fn pieces<E>(
         &self,
         node: &NodeRecord<'_>,
-        mut f: Option<Sink<'_, E>>,
-        made: &mut Vec<u8>,
+        mut out: Option<&mut Vec<u8>>,
+        mut large: Option<Sink<'_, E>>,
     ) -> Result<u64, E> {
         // Occurrences met of each changed field, by the index of the field's first change.
         let mut stack = [0u32; 16];
@@ -549,8 +649,17 @@ impl Occurrence<'_> {
             let body_len = match change {
                 None => {
                     len += rec.span.len() as u64;
-                    if let Some(f) = &mut f {
-                        f(Piece::Source(rec.span.clone()))?;
+                    match (&mut out, &mut large) {
+                        (Some(out), Some(f)) if rec.span.len() > SPAN_ABOVE => {
+                            if !out.is_empty() {
+                                f(Piece::Bytes(out))?;
+                                out.clear();
+                            }
+                            f(Piece::Source(rec.span.clone()))?;
+                        }
+                        (Some(out), _) => out
+                            .extend_from_slice(node.src.get(rec.span.clone()).unwrap_or_default()),
+                        (None, _) => {}
                     }
                     continue;
                 }
@@ -562,16 +671,14 @@ impl Occurrence<'_> {
             let n = put_varint(&mut head, 0, (u64::from(rec.field) << 3) | u64::from(LEN));
             let n = put_varint(&mut head, n, body_len as u64);
             len += (n + body_len) as u64;
-            let (Some(f), Some(c)) = (&mut f, change) else {
+            let (Some(out), Some(c)) = (&mut out, change) else {
                 continue;
             };
-            f(Piece::Bytes(&head[..n]))?;
+            out.extend_from_slice(&head[..n]);
             if c.start == MADE {
-                made.clear();
-                node.put_name(made, c.occurrence, false, c.end);
-                f(Piece::Bytes(made))?;
+                node.put_name(out, c.occurrence, false, c.end);
             } else {
-                f(Piece::Bytes(self.text(c.start, c.end)))?;
+                out.extend_from_slice(self.text(c.start, c.end));
             }
         }
         Ok(len)

@@ -16,6 +16,10 @@ pub struct NodeFields<'a> {
     pub doc_string: Option<String>,
     pub metadata_props: Vec<StringStringEntryProto>,
     pub device_configurations: Vec<NodeDeviceConfigurationProto>,
+    /// True when the decoder read every input of the record in its shortest encoding (a one-byte
+    /// tag and the shortest length), so that a writer can tell a rewired input's new length from
+    /// its name's alone. False when not known (a node decoded by prost).
+    pub plain_inputs: bool,
 }
 
 /// Where the decoder puts the main graph's nodes: a batch of nodes in source order, which the decoder

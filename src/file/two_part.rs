@@ -184,6 +184,7 @@ mod tests {
             target: (0, 0),
             k_expand: 0,
             k_shape: 0,
+            known: None,
         };
         for at in [1, 5, 6, 20, 21, 38] {
             list.queue_expand(at, recipe(1, 0), None);
@@ -249,6 +250,66 @@ mod tests {
             // Written in one part, a split output is the same too.
             assert_eq!(split.to_vec(&src), expected, "at {at}");
         }
+    }
+
+    /// Recipes for every node, slot 1 to the `Shape` of slot 0 or slot 0 to a static target, with
+    /// the lengths of the node's name and inputs given when `known` (as the pass gives them), and
+    /// changed by `wrong` bytes.
+    fn recipes(known: bool, wrong: u32) -> Edit {
+        let mut list = ListEdit::new(1);
+        for at in 0..NODES {
+            let n = format!("{at}").len() as u32;
+            let static_target = at % 3 == 0;
+            let (slot, shape_of) = if static_target { (0, STATIC) } else { (1, 0) };
+            let recipe = Recipe {
+                slot,
+                shape_of,
+                target: (0, 0),
+                k_expand: (at % 2) as u32,
+                k_shape: (at % 5) as u32 * 7,
+                known: known.then_some(super::super::expand_recipe::Known {
+                    name: 1 + n,
+                    input: 1 + n,
+                    shape_of: if static_target { 0 } else { 1 + n + wrong },
+                }),
+            };
+            list.queue_expand(at, recipe, static_target.then_some("shape_const"));
+        }
+        let mut edit = Edit::default();
+        edit.child(7, 0).set_list(list);
+        edit
+    }
+
+    #[test]
+    fn a_measure_from_known_lengths_is_the_measure_from_the_records() {
+        let src = model();
+        let (read, known) = (recipes(false, 0), recipes(true, 0));
+        let expected = splice_at(&src, 0..src.len(), &read, None).expect("splice");
+        let bytes = expected.to_vec(&src);
+        assert_eq!(expected.len, bytes.len() as u64);
+        for at in [None, Some(0), Some(NODES / 2)] {
+            let chosen = at.map(|at| (graph_edit(&known), at));
+            let out = splice_at(&src, 0..src.len(), &known, chosen).expect("splice");
+            assert_eq!(out.len, expected.len, "split at {at:?}");
+            assert!(written(&out, &src, false) == bytes, "split at {at:?}");
+        }
+    }
+
+    #[test]
+    fn a_known_length_that_is_wrong_is_an_error_not_a_file() {
+        let src = model();
+        let wrong = recipes(true, 1);
+        let out = splice_at(&src, 0..src.len(), &wrong, None).expect("splice");
+        let mut input = tempfile::tempfile().expect("temp");
+        std::io::Write::write_all(&mut input, &src).expect("write");
+        let dir = tempfile::tempdir().expect("dir");
+        let dest = dir.path().join("out.onnx");
+        let err = write_atomic_durable(&dest, false, |w, filling| {
+            out.copy_to_in_two(&input, &src, w, filling)
+        })
+        .expect_err("the lengths disagree");
+        assert!(format!("{err:#}").contains("measured at"), "{err:#}");
+        assert!(!dest.exists());
     }
 
     #[test]

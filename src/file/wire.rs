@@ -908,7 +908,7 @@ pub(super) fn put_varint(buf: &mut [u8; 20], mut at: usize, mut value: u64) -> u
 }
 
 /// Bytes of `value` as a varint.
-fn varint_len(value: u64) -> u64 {
+pub(super) fn varint_len(value: u64) -> u64 {
     u64::from((64 - (value | 1).leading_zeros()).div_ceil(7))
 }
 

@@ -54,6 +54,8 @@ struct Extra {
 const NAME_SET: u8 = 1;
 const OP_TYPE_SET: u8 = 2;
 const DOMAIN_SET: u8 = 4;
+/// See [`NodeFields::plain_inputs`].
+const PLAIN_INPUTS: u8 = 8;
 
 /// The fields of a `NodeProto` that few nodes set and no analysis reads.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -70,6 +72,11 @@ impl OpNode {
     }
     pub fn op_type(&self) -> &str {
         &self.kind.op_type
+    }
+    /// True when the node's record holds each of its inputs in the shortest encoding (see
+    /// [`NodeFields::plain_inputs`]).
+    pub fn plain_inputs(&self) -> bool {
+        self.present & PLAIN_INPUTS != 0
     }
     pub fn domain(&self) -> &str {
         &self.kind.domain
@@ -337,7 +344,8 @@ impl NodeSink for NodeBatch {
         ]
         .iter()
         .filter(|(f, _)| f.is_some())
-        .fold(0, |acc, (_, bit)| acc | bit);
+        .fold(0, |acc, (_, bit)| acc | bit)
+            | if fields.plain_inputs { PLAIN_INPUTS } else { 0 };
         let extra = (!fields.attribute.is_empty() || rare != Rare::default()).then(|| {
             Box::new(Extra {
                 attribute: fields.attribute,
@@ -392,6 +400,7 @@ impl NodeBatch {
                 doc_string,
                 metadata_props,
                 device_configurations,
+                plain_inputs: false,
             };
             batch.push(
                 index,

@@ -609,6 +609,7 @@ mod tests {
             target: (0, 0),
             k_expand,
             k_shape,
+            known: None,
         };
         by_recipe.expand(0, recipe(0, 13, 2), None);
         by_recipe.expand(1, recipe(STATIC, 0, 0), Some("shape_2x3"));

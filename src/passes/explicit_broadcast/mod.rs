@@ -28,7 +28,7 @@ pub(crate) use kinds::{Kind, attention_bias_target, kind, num_heads};
 
 use super::{GraphPatch, Names, Patch};
 use crate::diagnostics::{Code, Diagnostic};
-use crate::file::expand_recipe::{Recipe, STATIC};
+use crate::file::expand_recipe::{Known, Recipe, STATIC};
 use crate::ir::{Graph, Model, OpNode, ValueId, opset_domain};
 use crate::proto::attribute_proto::AttributeType;
 use crate::proto::tensor_proto::DataType;
@@ -633,9 +633,29 @@ impl<'a> GraphRewriter<'a, '_> {
             target: (0, 0),
             k_expand: self.names.fresh_suffix(base),
             k_shape,
+            known: self.known(op, slot, shape_of),
         };
         self.patch.expand(op.index(), recipe, target.as_deref());
         true
+    }
+
+    /// The lengths a recipe for input `slot` of `op` (targeting the `Shape` of input `shape_of`) is
+    /// made of, when the node's record holds its inputs in the shortest encoding: the writer then
+    /// measures the output without reading the record again.
+    fn known(&self, op: &OpNode, slot: usize, shape_of: u32) -> Option<Known> {
+        if !op.plain_inputs() {
+            return None;
+        }
+        let len = |s: &str| u32::try_from(s.len()).ok();
+        let of = match shape_of {
+            STATIC => 0,
+            j => len(self.g.input_name(op, j as usize))?,
+        };
+        Some(Known {
+            name: len(op.name())?,
+            input: len(self.g.input_name(op, slot))?,
+            shape_of: of,
+        })
     }
 
     /// The input of `op` whose shape is the target of input `slot` at run time, when there is one
