@@ -116,7 +116,7 @@ pub(super) fn expand(
     let counts = (inserted, outcome.kept.len(), outcome.required.len());
     let explicit_broadcast::Outcome { patch, .. } = outcome;
     // The shapes were for the pass; the output is made from the source bytes and the edit.
-    drop(found);
+    super::leave(found);
     let edit = patch.into_edit();
     // The report (a line per broadcast: a million for a large graph) is written on another thread
     // while the output is; what the write has to say comes after it.
@@ -134,7 +134,9 @@ pub(super) fn expand(
         }
         written
     });
-    super::say_written(&m, written, &output)
+    let status = super::say_written(&m, written, &output);
+    super::leave((m, edit, report));
+    status
 }
 
 /// Prints the report: a line per input made explicit, then `rest`, then the counts (nodes inserted,

@@ -109,7 +109,7 @@ pub(super) fn fold(
     let mut report = Lines::default();
     let outcome = fold_expand::run_reporting(&m, &found.shapes, &mut |f| report.add(&f));
     // The shapes were for the pass; the output is made from the source bytes and the edit.
-    drop(found);
+    super::leave(found);
     let removed: usize = outcome.patch.graphs.iter().map(|g| g.removed_nodes()).sum();
     let fold_expand::Outcome {
         patch,
@@ -141,7 +141,9 @@ pub(super) fn fold(
         }
         written
     });
-    super::say_written(&m, written, &output)
+    let status = super::say_written(&m, written, &output);
+    super::leave((m, edit, report));
+    status
 }
 
 /// What the report says after the removals' lines.

@@ -392,6 +392,13 @@ fn write_quietly(
     write_model(m, edit, output, &opts)
 }
 
+/// Leaves `t` for the process's exit to free: what a rewrite is done with (the shapes, the model,
+/// the edit) is a million nodes' worth of allocations for a large graph, freed one by one in tens
+/// of milliseconds on the way to an exit that gives the memory back at once.
+fn leave<T>(t: T) {
+    std::mem::forget(t);
+}
+
 /// What [`write_out`] says of a write, and its exit status.
 fn say_written(
     m: &Model,

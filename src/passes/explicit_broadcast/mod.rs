@@ -667,7 +667,7 @@ impl<'a> GraphRewriter<'a, '_> {
                 j != slot
                     && !matches!(k, Kind::MultiOf(s) if !s.contains(&j))
                     && !self.g.input_name(op, j).is_empty()
-                    && same_shape(&self.input_shape(op, j), out_shape)
+                    && same_shape(self.shape_ref(self.input_id(op, j)), out_shape)
             }),
             _ => None,
         }
