@@ -38,11 +38,22 @@ enum Item {
 }
 
 /// See the module documentation. Built in any order; [`ListEdit::finish`] sorts it (the writer needs it
-/// sorted).
+/// sorted). Edits made apart (by another thread) are taken whole as later parts rather than copied
+/// in ([`ListEdit::append`]), and the walks go from one part to the next.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ListEdit {
     /// The repeated field edited.
     pub field: u32,
+    /// What is queued goes to the last (made when there is none). Once finished, each holds only occurrences
+    /// after every one the parts before it hold.
+    parts: Vec<Part>,
+    /// Once finished, the first occurrence of each part after the first.
+    starts: Vec<u32>,
+}
+
+/// One part of a [`ListEdit`], of occurrences in any order.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Part {
     /// What is inserted before an occurrence, in the order queued: (occurrence, item). Sorted by
     /// occurrence (stably) once finished.
     before: Vec<(u32, Item)>,
@@ -63,6 +74,7 @@ pub struct ListEdit {
 /// Where a [`ListEdit`] stood (see [`ListEdit::mark`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ListMark {
+    part: usize,
     before: usize,
     bytes: usize,
     inserted: usize,
@@ -77,134 +89,151 @@ fn small(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX - 1)
 }
 
+
 impl ListEdit {
     pub fn new(field: u32) -> Self {
         ListEdit {
             field,
-            ..Default::default()
+            parts: vec![Part::default()],
+            starts: Vec::new(),
         }
     }
 
+    /// The part things are queued in.
+    fn last(&mut self) -> &mut Part {
+        if self.parts.is_empty() {
+            self.parts.push(Part::default());
+        }
+        let n = self.parts.len();
+        &mut self.parts[n - 1]
+    }
+
     pub fn is_empty(&self) -> bool {
-        self.before.is_empty() && self.changes.is_empty() && self.removed.is_empty()
+        self.parts.iter().all(Part::is_empty)
     }
 
     /// Records queued for insertion.
     pub fn inserted(&self) -> usize {
-        self.inserted
+        self.parts.iter().map(Part::inserted).sum()
     }
 
     /// Makes room for `n` insertions and changes, without touching the memory (see
     /// [`Vec::reserve`]): vectors grown by doubling copy themselves over and over.
     pub fn reserve(&mut self, n: usize) {
-        self.before.reserve(n);
-        self.changes.reserve(n);
-    }
-
-    /// Ends the run of bytes being written, if any.
-    fn close(&mut self) {
-        if let Some((_, Item::Bytes { end, .. })) = self.before.last_mut()
-            && *end == OPEN
-        {
-            *end = self.bytes.len();
-        }
+        self.last().reserve(n);
     }
 
     /// Starts a record to insert before occurrence `at`, after those queued there already: writes
     /// its tag and the length `len` of its payload, and returns the buffer to append the payload to.
     pub fn queue_record(&mut self, at: usize, len: usize) -> &mut Vec<u8> {
-        let at = small(at);
-        let open = matches!(self.before.last(), Some((last, Item::Bytes { end: OPEN, .. })) if *last == at);
-        if !open {
-            self.close();
-            let start = self.bytes.len();
-            self.before.push((at, Item::Bytes { start, end: OPEN }));
-            self.finished = false;
-        }
-        self.inserted += 1;
-        write_varint(
-            &mut self.bytes,
-            (u64::from(self.field) << 3) | u64::from(LEN),
-        );
-        write_varint(&mut self.bytes, len as u64);
-        &mut self.bytes
+        let field = self.field;
+        self.last().queue_record(field, at, len)
     }
 
     /// Queues `recipe` before occurrence `at`: the Expand (and the Shape it reads) made from that
     /// occurrence's own record as it is written, and its input `recipe.slot` rewired to the Expand.
     /// `target` is the name of the static target shape, if the recipe has one.
-    pub fn queue_expand(&mut self, at: usize, mut recipe: Recipe, target: Option<&str>) {
-        self.close();
-        if let Some(t) = target {
-            recipe.target = (small(self.text.len()), 0);
-            self.text.extend_from_slice(t.as_bytes());
-            recipe.target.1 = small(self.text.len());
-        }
-        self.inserted += if recipe.shape_of == STATIC { 1 } else { 2 };
-        self.before.push((small(at), Item::Expand(recipe)));
-        self.change(at, INPUT, recipe.slot as usize, MADE, recipe.k_expand);
+    pub fn queue_expand(&mut self, at: usize, recipe: Recipe, target: Option<&str>) {
+        self.last().queue_expand(at, recipe, target);
     }
 
     /// Replaces sub-record (`field`, `occurrence`) of occurrence `at` by a length-delimited record of
     /// the same field holding `payload` (the last replacement of a sub-record wins).
     pub fn replace(&mut self, at: usize, field: u32, occurrence: usize, payload: &[u8]) {
-        let start = small(self.text.len());
-        self.text.extend_from_slice(payload);
-        self.change(at, field, occurrence, start, small(self.text.len()));
+        self.last().replace(at, field, occurrence, payload);
     }
 
     /// Drops sub-record (`field`, `occurrence`) of occurrence `at`.
     pub fn drop_sub(&mut self, at: usize, field: u32, occurrence: usize) {
-        self.change(at, field, occurrence, DROP, DROP);
+        self.last().drop_sub(at, field, occurrence);
     }
 
-    fn change(&mut self, at: usize, field: u32, occurrence: usize, start: u32, end: u32) {
-        self.changes.push(Change {
-            at: small(at),
-            field,
-            occurrence: small(occurrence),
-            start,
-            end,
-        });
-        self.finished = false;
+    /// Removes occurrence `at`.
+    pub fn remove(&mut self, at: usize) {
+        self.last().remove(at);
     }
 
     /// Where the edit stands, to go back to with [`ListEdit::rollback`].
     pub fn mark(&mut self) -> ListMark {
-        self.close();
+        let part = self.parts.len().saturating_sub(1);
         ListMark {
-            before: self.before.len(),
-            bytes: self.bytes.len(),
-            inserted: self.inserted,
-            changes: self.changes.len(),
-            text: self.text.len(),
-            removed: self.removed.len(),
+            part,
+            ..self.last().mark()
         }
     }
 
-    /// Drops what was queued since `mark` (the edit not finished since).
+    /// Drops what was queued since `mark` (the edit not finished since), parts taken since too.
     pub fn rollback(&mut self, mark: ListMark) {
-        self.close();
-        self.before.truncate(mark.before);
-        self.bytes.truncate(mark.bytes);
-        self.inserted = mark.inserted;
-        self.changes.truncate(mark.changes);
-        self.text.truncate(mark.text);
-        self.removed.truncate(mark.removed);
+        self.parts.truncate(mark.part + 1);
+        self.last().rollback(mark);
     }
 
     /// Queues what `other` queued after what this edit queued, as if it had been queued here (an
-    /// edit of the same list made apart, on another thread).
-    pub fn append(&mut self, mut other: ListEdit) {
-        self.close();
-        other.close();
+    /// edit of the same list made apart, on another thread). Its parts are taken as they are, not
+    /// copied: [`ListEdit::finish`] puts them together only if their occurrences are not all after
+    /// this edit's.
+    pub fn append(&mut self, other: ListEdit) {
+        self.last().close();
+        for mut part in other.parts {
+            part.close();
+            self.parts.push(part);
+        }
+    }
+
+    /// Occurrences removed (distinct).
+    pub fn removed(&self) -> usize {
+        if self.parts.len() == 1 || !self.starts.is_empty() {
+            return self.parts.iter().map(Part::removed).sum();
+        }
+        let mut r: Vec<u32> = self.parts.iter().flat_map(|p| p.removed.iter().copied()).collect();
+        r.sort_unstable();
+        r.dedup();
+        r.len()
+    }
+
+    /// Sorts what was queued in any order, keeping the order in which one occurrence's records were
+    /// queued, and the last change of each sub-record. Parts whose occurrences are not all after
+    /// those of the parts before are put together first.
+    pub fn finish(&mut self) {
+        for p in &mut self.parts {
+            p.finish();
+        }
+        self.parts.retain(|p| !p.is_empty());
+        let ordered = self
+            .parts
+            .windows(2)
+            .all(|w| matches!((w[0].last_occurrence(), w[1].first_occurrence()), (Some(a), Some(b)) if a < b));
+        if !ordered {
+            let mut whole = Part::default();
+            for p in self.parts.drain(..) {
+                whole.take(p);
+            }
+            whole.finish();
+            self.parts.push(whole);
+        }
+        if self.parts.is_empty() {
+            self.parts.push(Part::default());
+        }
+        self.starts = self
+            .parts
+            .iter()
+            .skip(1)
+            .filter_map(Part::first_occurrence)
+            .collect();
+    }
+}
+
+impl Part {
+    /// Queues what `other` queued after what this part queued (both closed).
+    fn take(&mut self, other: Part) {
         let text = small(self.text.len());
+        let bytes = self.bytes.len();
         self.before
             .extend(other.before.into_iter().map(|(at, item)| {
                 let item = match item {
                     Item::Bytes { start, end } => Item::Bytes {
-                        start: start + self.bytes.len(),
-                        end: end + self.bytes.len(),
+                        start: start + bytes,
+                        end: end + bytes,
                     },
                     Item::Expand(mut r) => {
                         if r.shape_of == STATIC {
@@ -232,14 +261,213 @@ impl ListEdit {
         self.finished = false;
     }
 
+    /// The lowest occurrence the part edits (finished).
+    fn first_occurrence(&self) -> Option<u32> {
+        [
+            self.before.first().map(|b| b.0),
+            self.changes.first().map(|c| c.at),
+            self.removed.first().copied(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+    }
+
+    /// The highest occurrence the part edits (finished).
+    fn last_occurrence(&self) -> Option<u32> {
+        [
+            self.before.last().map(|b| b.0),
+            self.changes.last().map(|c| c.at),
+            self.removed.last().copied(),
+        ]
+        .into_iter()
+        .flatten()
+        .max()
+    }
+}
+
+impl ListEdit {
+    /// The edit of occurrence `at`, looked up (finished): a cursor placed just before it.
+    pub(super) fn occurrence(&self, at: usize) -> Occurrence<'_> {
+        self.cursor_from(at).at(at)
+    }
+
+    /// A walk over the occurrences in order.
+    pub(super) fn cursor(&self) -> Cursor<'_> {
+        self.cursor_from(0)
+    }
+
+    /// A walk over the occurrences in order from occurrence `at` on (finished).
+    pub(super) fn cursor_from(&self, at: usize) -> Cursor<'_> {
+        let mut c = Cursor {
+            edit: self,
+            part: 0,
+            before: 0,
+            changes: 0,
+            removed: 0,
+            scratch: Vec::new(),
+        };
+        c.enter(self.part_of(small(at)), small(at));
+        c
+    }
+
+    /// The part that holds occurrence `at`'s edits, if any (finished).
+    fn part_of(&self, at: u32) -> usize {
+        self.starts.partition_point(|&s| s <= at)
+    }
+
+    /// How much writing the edit takes, in entries: records inserted and sub-records changed.
+    pub(super) fn work(&self) -> usize {
+        self.parts
+            .iter()
+            .map(|p| p.before.len() + p.changes.len())
+            .sum()
+    }
+
+    /// An occurrence that divides the work in two about equal halves (finished): where a write in two
+    /// parts splits the list.
+    pub(super) fn middle(&self) -> usize {
+        let nth = |k: usize, of: fn(&Part, usize) -> Option<u32>, len: fn(&Part) -> usize| {
+            let mut k = k;
+            for p in &self.parts {
+                if k < len(p) {
+                    return of(p, k);
+                }
+                k -= len(p);
+            }
+            None
+        };
+        let before = |p: &Part, k: usize| p.before.get(k).map(|b| b.0);
+        let changes = |p: &Part, k: usize| p.changes.get(k).map(|c| c.at);
+        let total_before: usize = self.parts.iter().map(|p| p.before.len()).sum();
+        let total_changes: usize = self.parts.iter().map(|p| p.changes.len()).sum();
+        let x = nth(total_before / 2, before, |p| p.before.len());
+        let y = nth(total_changes / 2, changes, |p| p.changes.len());
+        let at = match (x, y) {
+            (Some(x), Some(y)) => x.min(y),
+            (Some(x), None) => x,
+            (None, Some(y)) => y,
+            (None, None) => 0,
+        };
+        at as usize
+    }
+}
+
+impl Part {
+    fn is_empty(&self) -> bool {
+        self.before.is_empty() && self.changes.is_empty() && self.removed.is_empty()
+    }
+
+    /// Records queued for insertion.
+    fn inserted(&self) -> usize {
+        self.inserted
+    }
+
+    /// Makes room for `n` insertions and changes, without touching the memory (see
+    /// [`Vec::reserve`]): vectors grown by doubling copy themselves over and over.
+    fn reserve(&mut self, n: usize) {
+        self.before.reserve(n);
+        self.changes.reserve(n);
+    }
+
+    /// Ends the run of bytes being written, if any.
+    fn close(&mut self) {
+        if let Some((_, Item::Bytes { end, .. })) = self.before.last_mut()
+            && *end == OPEN
+        {
+            *end = self.bytes.len();
+        }
+    }
+
+    /// Starts a record to insert before occurrence `at`, after those queued there already: writes
+    /// its tag and the length `len` of its payload, and returns the buffer to append the payload to.
+    fn queue_record(&mut self, field: u32, at: usize, len: usize) -> &mut Vec<u8> {
+        let at = small(at);
+        let open = matches!(self.before.last(), Some((last, Item::Bytes { end: OPEN, .. })) if *last == at);
+        if !open {
+            self.close();
+            let start = self.bytes.len();
+            self.before.push((at, Item::Bytes { start, end: OPEN }));
+            self.finished = false;
+        }
+        self.inserted += 1;
+        write_varint(&mut self.bytes, (u64::from(field) << 3) | u64::from(LEN));
+        write_varint(&mut self.bytes, len as u64);
+        &mut self.bytes
+    }
+
+    /// Queues `recipe` before occurrence `at`: the Expand (and the Shape it reads) made from that
+    /// occurrence's own record as it is written, and its input `recipe.slot` rewired to the Expand.
+    /// `target` is the name of the static target shape, if the recipe has one.
+    fn queue_expand(&mut self, at: usize, mut recipe: Recipe, target: Option<&str>) {
+        self.close();
+        if let Some(t) = target {
+            recipe.target = (small(self.text.len()), 0);
+            self.text.extend_from_slice(t.as_bytes());
+            recipe.target.1 = small(self.text.len());
+        }
+        self.inserted += if recipe.shape_of == STATIC { 1 } else { 2 };
+        self.before.push((small(at), Item::Expand(recipe)));
+        self.change(at, INPUT, recipe.slot as usize, MADE, recipe.k_expand);
+    }
+
+    /// Replaces sub-record (`field`, `occurrence`) of occurrence `at` by a length-delimited record of
+    /// the same field holding `payload` (the last replacement of a sub-record wins).
+    fn replace(&mut self, at: usize, field: u32, occurrence: usize, payload: &[u8]) {
+        let start = small(self.text.len());
+        self.text.extend_from_slice(payload);
+        self.change(at, field, occurrence, start, small(self.text.len()));
+    }
+
+    /// Drops sub-record (`field`, `occurrence`) of occurrence `at`.
+    fn drop_sub(&mut self, at: usize, field: u32, occurrence: usize) {
+        self.change(at, field, occurrence, DROP, DROP);
+    }
+
+    fn change(&mut self, at: usize, field: u32, occurrence: usize, start: u32, end: u32) {
+        self.changes.push(Change {
+            at: small(at),
+            field,
+            occurrence: small(occurrence),
+            start,
+            end,
+        });
+        self.finished = false;
+    }
+
+    /// Where the edit stands, to go back to with [`ListEdit::rollback`].
+    fn mark(&mut self) -> ListMark {
+        self.close();
+        ListMark {
+            part: 0,
+            before: self.before.len(),
+            bytes: self.bytes.len(),
+            inserted: self.inserted,
+            changes: self.changes.len(),
+            text: self.text.len(),
+            removed: self.removed.len(),
+        }
+    }
+
+    /// Drops what was queued since `mark` (the edit not finished since).
+    fn rollback(&mut self, mark: ListMark) {
+        self.close();
+        self.before.truncate(mark.before);
+        self.bytes.truncate(mark.bytes);
+        self.inserted = mark.inserted;
+        self.changes.truncate(mark.changes);
+        self.text.truncate(mark.text);
+        self.removed.truncate(mark.removed);
+    }
+
     /// Removes occurrence `at`.
-    pub fn remove(&mut self, at: usize) {
+    fn remove(&mut self, at: usize) {
         self.removed.push(small(at));
         self.finished = false;
     }
 
     /// Occurrences removed (distinct).
-    pub fn removed(&self) -> usize {
+    fn removed(&self) -> usize {
         if self.finished || self.removed.is_sorted_by(|a, b| a < b) {
             return self.removed.len();
         }
@@ -251,7 +479,7 @@ impl ListEdit {
 
     /// Sorts what was queued in any order, keeping the order in which one occurrence's records were
     /// queued, and the last change of each sub-record.
-    pub fn finish(&mut self) {
+    fn finish(&mut self) {
         if self.finished {
             return;
         }
@@ -279,48 +507,6 @@ impl ListEdit {
     }
 }
 
-impl ListEdit {
-    /// The edit of occurrence `at`, looked up (finished): a cursor placed just before it.
-    pub(super) fn occurrence(&self, at: usize) -> Occurrence<'_> {
-        self.cursor_from(at).at(at)
-    }
-
-    /// A walk over the occurrences in order.
-    pub(super) fn cursor(&self) -> Cursor<'_> {
-        self.cursor_from(0)
-    }
-
-    /// A walk over the occurrences in order from occurrence `at` on (finished).
-    pub(super) fn cursor_from(&self, at: usize) -> Cursor<'_> {
-        let key = small(at);
-        Cursor {
-            edit: self,
-            before: self.before.partition_point(|b| b.0 < key),
-            changes: self.changes.partition_point(|c| c.at < key),
-            removed: self.removed.partition_point(|&r| r < key),
-            scratch: Vec::new(),
-        }
-    }
-
-    /// How much writing the edit takes, in entries: records inserted and sub-records changed.
-    pub(super) fn work(&self) -> usize {
-        self.before.len() + self.changes.len()
-    }
-
-    /// An occurrence that divides the work in two about equal halves (finished): where a write in two
-    /// parts splits the list.
-    pub(super) fn middle(&self) -> usize {
-        let (b, c) = (self.before.len() / 2, self.changes.len() / 2);
-        let at = match (self.before.get(b), self.changes.get(c)) {
-            (Some(x), Some(y)) => x.0.min(y.at),
-            (Some(x), None) => x.0,
-            (None, Some(y)) => y.at,
-            (None, None) => 0,
-        };
-        at as usize
-    }
-}
-
 /// A changed record longer than this is written in pieces, its large spans copied by the kernel
 /// (a node holding a tensor); a shorter one is put together in a buffer and written in one piece.
 const SPAN_ABOVE: usize = 1 << 16;
@@ -334,12 +520,14 @@ pub(super) struct Occurrence<'a> {
     before: &'a [(u32, Item)],
     pub removed: bool,
     changes: &'a [Change],
-    edit: &'a ListEdit,
+    edit: &'a Part,
 }
 
 /// Walks a finished [`ListEdit`] in occurrence order.
 pub(super) struct Cursor<'a> {
     edit: &'a ListEdit,
+    /// The part walked, and where the walk stands in its vectors.
+    part: usize,
     before: usize,
     changes: usize,
     removed: usize,
@@ -361,10 +549,34 @@ impl<'a> Cursor<'a> {
         o.splice(src, rec, at, out, &mut self.scratch)
     }
 
+    /// Places the walk in part `part`, at occurrence `at`.
+    fn enter(&mut self, part: usize, at: u32) {
+        self.part = part;
+        let Some(p) = self.edit.parts.get(part) else {
+            return;
+        };
+        self.before = p.before.partition_point(|b| b.0 < at);
+        self.changes = p.changes.partition_point(|c| c.at < at);
+        self.removed = p.removed.partition_point(|&r| r < at);
+    }
+
     /// The edit of occurrence `at`; occurrences must be asked for in increasing order.
     pub fn at(&mut self, at: usize) -> Occurrence<'a> {
-        let e = self.edit;
         let at = small(at);
+        let part = self.edit.part_of(at);
+        if part != self.part {
+            self.enter(part, at);
+        }
+        static NONE: Part = Part {
+            before: Vec::new(),
+            bytes: Vec::new(),
+            inserted: 0,
+            changes: Vec::new(),
+            text: Vec::new(),
+            removed: Vec::new(),
+            finished: true,
+        };
+        let e = self.edit.parts.get(part).unwrap_or(&NONE);
         while e.before.get(self.before).is_some_and(|b| b.0 < at) {
             self.before += 1;
         }

@@ -167,7 +167,11 @@ mod tests {
     /// `Shape`), a rewire, a dropped input, removals, and a node edited as a record (a spilled
     /// one), some of them on the same node.
     fn edit() -> Edit {
-        let mut list = ListEdit::new(1);
+        edit_in_parts(&[&|_| true])
+    }
+
+    /// The list's part of [`edit`] for the occurrences `keep` says, in `list`.
+    fn queue(list: &mut ListEdit, keep: &dyn Fn(usize) -> bool) {
         let extra = NodeProto {
             op_type: Some("Identity".into()),
             input: vec!["x".into()],
@@ -175,7 +179,7 @@ mod tests {
             ..Default::default()
         }
         .encode_to_vec();
-        for at in [0, 3, 3, 17, 39] {
+        for at in [0, 3, 3, 17, 39].into_iter().filter(|&a| keep(a)) {
             list.queue_record(at, extra.len()).extend_from_slice(&extra);
         }
         let recipe = |slot, shape_of| Recipe {
@@ -186,16 +190,35 @@ mod tests {
             k_shape: 0,
             known: None,
         };
-        for at in [1, 5, 6, 20, 21, 38] {
+        for at in [1, 5, 6, 20, 21, 38].into_iter().filter(|&a| keep(a)) {
             list.queue_expand(at, recipe(1, 0), None);
         }
-        for at in [2, 9, 30] {
+        for at in [2, 9, 30].into_iter().filter(|&a| keep(a)) {
             list.queue_expand(at, recipe(0, STATIC), Some("shape_const"));
         }
-        list.replace(4, 1, 0, b"renamed");
-        list.drop_sub(7, 1, 1);
-        for at in [8, 17, 25, 39] {
+        if keep(4) {
+            list.replace(4, 1, 0, b"renamed");
+        }
+        if keep(7) {
+            list.drop_sub(7, 1, 1);
+        }
+        for at in [8, 17, 25, 39].into_iter().filter(|&a| keep(a)) {
             list.remove(at);
+        }
+    }
+
+    /// [`edit`], its list made of one edit per `parts` (each queuing the occurrences it keeps),
+    /// appended to the first in order.
+    fn edit_in_parts(parts: &[&dyn Fn(usize) -> bool]) -> Edit {
+        let mut list = ListEdit::new(1);
+        for (i, keep) in parts.iter().enumerate() {
+            if i == 0 {
+                queue(&mut list, keep);
+            } else {
+                let mut other = ListEdit::new(1);
+                queue(&mut other, keep);
+                list.append(other);
+            }
         }
         let mut edit = Edit::default();
         let graph = edit.child(7, 0);
@@ -205,6 +228,33 @@ mod tests {
         graph.child(1, 12).at(1, 0).action = super::Action::Replace(input);
         graph.set_list(list);
         edit
+    }
+
+    #[test]
+    fn an_edit_taken_in_parts_writes_what_one_edit_writes() {
+        let src = model();
+        let one_edit = edit();
+        let whole = splice_at(&src, 0..src.len(), &one_edit, None).expect("splice");
+        let expected = whole.to_vec(&src);
+        // Parts of later occurrences (kept as parts), and parts that interleave (put together).
+        let ordered: [&dyn Fn(usize) -> bool; 3] = [&|a| a < 6, &|a| (6..21).contains(&a), &|a| a >= 21];
+        let interleaved: [&dyn Fn(usize) -> bool; 2] = [&|a| a % 2 == 0, &|a| a % 2 == 1];
+        let empty_first: [&dyn Fn(usize) -> bool; 2] = [&|_| false, &|_| true];
+        for (name, parts) in [
+            ("ordered", &ordered[..]),
+            ("interleaved", &interleaved[..]),
+            ("empty first", &empty_first[..]),
+        ] {
+            let edit = edit_in_parts(parts);
+            for at in 0..NODES + 2 {
+                let split = splice_at(&src, 0..src.len(), &edit, Some((graph_edit(&edit), at)))
+                    .expect("splice");
+                assert_eq!(split.len, whole.len, "{name}, split at {at}");
+                assert!(written(&split, &src, false) == expected, "{name}, split at {at}");
+            }
+            let one = splice_at(&src, 0..src.len(), &edit, None).expect("splice");
+            assert_eq!(one.to_vec(&src), expected, "{name}");
+        }
     }
 
     fn graph_edit(edit: &Edit) -> &Edit {
