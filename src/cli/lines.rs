@@ -14,6 +14,9 @@ pub(super) struct ShapeIds {
     shapes: Vec<Shape>,
     ids: HashMap<Shape, u32>,
     texts: Vec<String>,
+    /// The last two numbers given: a report's lines come node after node, and neighbours mostly
+    /// have the same shapes (one comparison, not a search of up to `FEW`).
+    recent: [u32; 2],
 }
 
 impl ShapeIds {
@@ -21,6 +24,19 @@ impl ShapeIds {
 
     /// The number of `shape`.
     pub(super) fn id(&mut self, shape: &Shape) -> u32 {
+        let id = self.find(shape);
+        if self.recent[0] != id {
+            self.recent = [id, self.recent[0]];
+        }
+        id
+    }
+
+    fn find(&mut self, shape: &Shape) -> u32 {
+        for id in self.recent {
+            if self.shapes.get(id as usize) == Some(shape) {
+                return id;
+            }
+        }
         let found = if self.shapes.len() <= Self::FEW {
             self.shapes.iter().position(|s| s == shape).map(small)
         } else {

@@ -61,31 +61,26 @@ impl Recipe {
         target: &[u8],
         out: &mut Vec<u8>,
     ) {
-        let input = node.input(self.slot);
+        let input = Input::Bytes(node.input(self.slot));
         let expand_len = node.name_len(self.slot, false, self.k_expand);
+        let expand_name = |o: &mut Vec<u8>| node.put_name(o, self.slot, false, self.k_expand);
         if self.shape_of == STATIC {
-            put_node(out, field, &[input, target], expand_len, b"Expand", |o| {
-                node.put_name(o, self.slot, false, self.k_expand)
-            });
+            let inputs = [input, Input::Bytes(target)];
+            put_node(out, field, &inputs, expand_len, b"Expand", expand_name);
             return;
         }
         let shape_len = node.name_len(self.slot, true, self.k_shape);
-        put_node(
+        let shape = put_node(
             out,
             field,
-            &[node.input(self.shape_of)],
+            &[Input::Bytes(node.input(self.shape_of))],
             shape_len,
             b"Shape",
             |o| node.put_name(o, self.slot, true, self.k_shape),
         );
-        // The Expand reads the Shape's output, whose name is made again rather than kept.
-        let start = out.len();
-        node.put_name(out, self.slot, true, self.k_shape);
-        let shape: smallvec::SmallVec<[u8; 256]> = out.get(start..).unwrap_or_default().into();
-        out.truncate(start);
-        put_node(out, field, &[input, &shape], expand_len, b"Expand", |o| {
-            node.put_name(o, self.slot, false, self.k_expand)
-        });
+        // The Expand reads the Shape's output, copied from the record just made.
+        let inputs = [input, Input::Made(shape)];
+        put_node(out, field, &inputs, expand_len, b"Expand", expand_name);
     }
 
     /// The length of what [`Recipe::write`] appends.
@@ -145,16 +140,31 @@ fn node_len(field: u32, inputs: &[usize], name: usize, op: usize) -> usize {
     varint_len(((field as usize) << 3) | usize::from(LEN)) + varint_len(payload) + payload
 }
 
+/// An input name of a node [`put_node`] makes: bytes, or bytes it already made.
+enum Input<'a> {
+    Bytes(&'a [u8]),
+    Made(Range<usize>),
+}
+
+impl Input<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Input::Bytes(b) => b.len(),
+            Input::Made(r) => r.len(),
+        }
+    }
+}
+
 /// Appends the record of a node of `op_type` reading `inputs`, named and writing the `name_len`
-/// bytes `name` appends.
+/// bytes `name` appends (made once, then copied). Returns where the name is in `out`.
 fn put_node(
     out: &mut Vec<u8>,
     field: u32,
-    inputs: &[&[u8]],
+    inputs: &[Input<'_>],
     name_len: usize,
     op_type: &[u8],
     name: impl Fn(&mut Vec<u8>),
-) {
+) -> Range<usize> {
     let payload = inputs.iter().map(|i| field_len(i.len())).sum::<usize>()
         + 2 * field_len(name_len)
         + field_len(op_type.len());
@@ -166,14 +176,20 @@ fn put_node(
     };
     for i in inputs {
         head(out, INPUT, i.len());
-        out.extend_from_slice(i);
+        match i {
+            Input::Bytes(b) => out.extend_from_slice(b),
+            Input::Made(r) => out.extend_from_within(r.clone()),
+        }
     }
     head(out, OUTPUT, name_len);
+    let at = out.len();
     name(out);
+    let made = at..out.len();
     head(out, NAME, name_len);
-    name(out);
+    out.extend_from_within(made.clone());
     head(out, OP_TYPE, op_type.len());
     out.extend_from_slice(op_type);
+    made
 }
 
 fn varint_len(value: usize) -> usize {

@@ -89,7 +89,6 @@ fn small(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX - 1)
 }
 
-
 impl ListEdit {
     pub fn new(field: u32) -> Self {
         ListEdit {
@@ -185,7 +184,11 @@ impl ListEdit {
         if self.parts.len() == 1 || !self.starts.is_empty() {
             return self.parts.iter().map(Part::removed).sum();
         }
-        let mut r: Vec<u32> = self.parts.iter().flat_map(|p| p.removed.iter().copied()).collect();
+        let mut r: Vec<u32> = self
+            .parts
+            .iter()
+            .flat_map(|p| p.removed.iter().copied())
+            .collect();
         r.sort_unstable();
         r.dedup();
         r.len()

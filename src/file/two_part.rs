@@ -237,7 +237,8 @@ mod tests {
         let whole = splice_at(&src, 0..src.len(), &one_edit, None).expect("splice");
         let expected = whole.to_vec(&src);
         // Parts of later occurrences (kept as parts), and parts that interleave (put together).
-        let ordered: [&dyn Fn(usize) -> bool; 3] = [&|a| a < 6, &|a| (6..21).contains(&a), &|a| a >= 21];
+        let ordered: [&dyn Fn(usize) -> bool; 3] =
+            [&|a| a < 6, &|a| (6..21).contains(&a), &|a| a >= 21];
         let interleaved: [&dyn Fn(usize) -> bool; 2] = [&|a| a % 2 == 0, &|a| a % 2 == 1];
         let empty_first: [&dyn Fn(usize) -> bool; 2] = [&|_| false, &|_| true];
         for (name, parts) in [
@@ -250,7 +251,10 @@ mod tests {
                 let split = splice_at(&src, 0..src.len(), &edit, Some((graph_edit(&edit), at)))
                     .expect("splice");
                 assert_eq!(split.len, whole.len, "{name}, split at {at}");
-                assert!(written(&split, &src, false) == expected, "{name}, split at {at}");
+                assert!(
+                    written(&split, &src, false) == expected,
+                    "{name}, split at {at}"
+                );
             }
             let one = splice_at(&src, 0..src.len(), &edit, None).expect("splice");
             assert_eq!(one.to_vec(&src), expected, "{name}");

@@ -180,7 +180,11 @@ fn run_split_above(
     split_above: usize,
 ) -> Result<Outcome, String> {
     let graphs = super::all_graphs(model);
-    let names_of = || Names::of(model, |n| n.contains(NAME_MARK) || n.starts_with(SHAPE_PREFIX));
+    let names_of = || {
+        Names::of(model, |n| {
+            n.contains(NAME_MARK) || n.starts_with(SHAPE_PREFIX)
+        })
+    };
     // Both walk every node of a large graph (~15 and ~35 ms for a million): apart, they overlap.
     let nodes: usize = graphs.iter().map(|(g, _)| g.ops.len()).sum();
     let (mut names, distinct_labels) = if nodes >= split_above {
@@ -641,7 +645,7 @@ impl<'a> GraphRewriter<'a, '_> {
             };
             let len = base.len();
             base.push_str("/shape");
-            let k_shape = self.names.fresh_suffix(base);
+            let k_shape = self.names.fresh_suffix_marked(base);
             base.truncate(len);
             (of, k_shape, None)
         };
@@ -649,7 +653,7 @@ impl<'a> GraphRewriter<'a, '_> {
             slot: slot32,
             shape_of,
             target: (0, 0),
-            k_expand: self.names.fresh_suffix(base),
+            k_expand: self.names.fresh_suffix_marked(base),
             k_shape,
             known: self.known(op, slot, shape_of),
         };
