@@ -510,6 +510,9 @@ impl Part {
     }
 }
 
+/// What a write walk puts together is handed on once it holds this much.
+const HAND_ON_ABOVE: usize = 1 << 20;
+
 /// A changed record longer than this is written in pieces, its large spans copied by the kernel
 /// (a node holding a tensor); a shorter one is put together in a buffer and written in one piece.
 const SPAN_ABOVE: usize = 1 << 16;
@@ -534,8 +537,10 @@ pub(super) struct Cursor<'a> {
     before: usize,
     changes: usize,
     removed: usize,
-    /// Where the records made for an occurrence are put together: one buffer for the walk, not
-    /// two allocations for each of a million occurrences.
+    /// Where what the walk writes is put together and handed on in pieces of about
+    /// [`HAND_ON_ABOVE`] bytes (see [`Cursor::flush`]): one buffer for the walk, not allocations
+    /// for each of a million occurrences, nor a piece (and a copy into the writer's buffer) for
+    /// each.
     scratch: Vec<u8>,
 }
 
@@ -550,6 +555,16 @@ impl<'a> Cursor<'a> {
     ) -> Result<u64, E> {
         let o = self.at(at);
         o.splice(src, rec, at, out, &mut self.scratch)
+    }
+
+    /// Hands on what the walk has put together and not yet handed on: at the end of the list, and
+    /// before anything else is written.
+    pub fn flush<E>(&mut self, f: Sink<'_, E>) -> Result<(), E> {
+        if !self.scratch.is_empty() {
+            f(Piece::Bytes(&self.scratch))?;
+            self.scratch.clear();
+        }
+        Ok(())
     }
 
     /// Places the walk in part `part`, at occurrence `at`.
@@ -665,8 +680,9 @@ impl Occurrence<'_> {
     /// or nothing if removed. With `out` `None`, only measures it; either way returns the length.
     /// Measuring and writing are this one walk, so they cannot disagree, but for a measure from
     /// [`Known`](super::expand_recipe::Known) lengths (see [`Occurrence::known_len`]), which the
-    /// writer checks against what it made. What is made is put together in `scratch` and handed on
-    /// as one piece.
+    /// writer checks against what it made. What is made is put together in `scratch`, after what
+    /// it holds, and handed on when it holds [`HAND_ON_ABOVE`] bytes or a span of the source
+    /// must follow (see [`Cursor::flush`]).
     pub fn splice<E: From<WireError>>(
         &self,
         src: &[u8],
@@ -692,7 +708,6 @@ impl Occurrence<'_> {
         let Some(f) = out else {
             return Ok(self.measure(node.as_ref(), rec));
         };
-        scratch.clear();
         let mut len = self.before(node.as_ref(), rec.field, Some(scratch));
         let whole = match node.filter(|_| !self.removed && !self.kept_whole()) {
             // A record holding a large tensor: its spans are handed on as spans of the source (a
@@ -726,12 +741,23 @@ impl Occurrence<'_> {
             }
             None => (!self.removed).then(|| rec.span.clone()),
         };
-        if !scratch.is_empty() {
-            f(Piece::Bytes(scratch))?;
-        }
         if let Some(span) = whole {
             len += span.len() as u64;
-            f(Piece::Source(span))?;
+            match src.get(span.clone()) {
+                // Nothing pending: a span, which joins the spans of the records left as they are
+                // around it (a kernel copy, when they are many).
+                _ if scratch.is_empty() => f(Piece::Source(span))?,
+                Some(bytes) if span.len() <= SPAN_ABOVE => scratch.extend_from_slice(bytes),
+                _ => {
+                    f(Piece::Bytes(scratch))?;
+                    scratch.clear();
+                    f(Piece::Source(span))?;
+                }
+            }
+        }
+        if scratch.len() >= HAND_ON_ABOVE {
+            f(Piece::Bytes(scratch))?;
+            scratch.clear();
         }
         Ok(len)
     }

@@ -138,11 +138,14 @@ mod tests {
     const NODES: usize = 40;
 
     fn model() -> Vec<u8> {
+        // Nodes 5 (changed) and 10 (left as it is) are records over `SPAN_ABOVE`, written as
+        // spans of the source.
         let node = |i: usize| NodeProto {
             op_type: Some("Add".into()),
             name: Some(format!("n{i}")),
             input: vec![format!("a{i}"), format!("b{i}")],
             output: vec![format!("c{i}")],
+            doc_string: [5, 10].contains(&i).then(|| "d".repeat(70_000)),
             ..Default::default()
         };
         let model = ModelProto {

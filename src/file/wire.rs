@@ -1067,6 +1067,7 @@ fn emit(
             if let Some(s) = split.as_deref_mut().filter(|_| splitting) {
                 match (s.part, occurrence >= s.split.at, s.reached) {
                     (Part::Head, true, _) => {
+                        cursor.flush(&mut |p| out.piece(p))?;
                         out.flush()?;
                         return Err(std::io::Error::other(SplitReached));
                     }
@@ -1081,6 +1082,10 @@ fn emit(
             let mut put = |p: Piece<'_>| out.piece(p);
             cursor.splice(occurrence, src, &rec, Some(&mut put))?;
             return Ok(());
+        }
+        // What the list's walk holds goes first.
+        if let Some((_, cursor)) = &mut list {
+            cursor.flush(&mut |p| out.piece(p))?;
         }
         let Some(re) = re else {
             return out.piece(Piece::Source(rec.span));
@@ -1110,6 +1115,9 @@ fn emit(
             }
         }
     })?;
+    if let Some((_, cursor)) = &mut list {
+        cursor.flush(&mut |p| out.piece(p))?;
+    }
     // No occurrence from the split on: the split is at the end of the list's message.
     if let Some(s) = split.filter(|s| splitting && !s.reached) {
         s.reached = true;

@@ -261,7 +261,7 @@ fn labels_distinct(graphs: &[(&Graph, Option<usize>)]) -> bool {
     let hasher = foldhash::quality::FixedState::with_seed(0);
     // Sorted, not put in a table: a table of a million hashes is read at random, and took 3x the
     // time of the sort (instrumented runs on `synthetic_1M`).
-    let mut hashes: Vec<u64> = Vec::new();
+    let mut hashes: Vec<u64> = Vec::with_capacity(graphs.iter().map(|(g, _)| g.ops.len()).sum());
     for (g, _) in graphs {
         hashes.extend(
             g.ops
