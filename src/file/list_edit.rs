@@ -708,6 +708,11 @@ impl Occurrence<'_> {
         let Some(f) = out else {
             return Ok(self.measure(node.as_ref(), rec));
         };
+        if scratch.capacity() < HAND_ON_ABOVE {
+            // Room for a piece and the record that ends it, at once: a buffer grown by doubling
+            // past the piece's size leaves the smaller ones behind (whole huge pages, with THP).
+            scratch.reserve_exact(HAND_ON_ABOVE + SPAN_ABOVE);
+        }
         let mut len = self.before(node.as_ref(), rec.field, Some(scratch));
         let whole = match node.filter(|_| !self.removed && !self.kept_whole()) {
             // A record holding a large tensor: its spans are handed on as spans of the source (a
