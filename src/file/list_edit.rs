@@ -797,7 +797,7 @@ impl Occurrence<'_> {
                     let known = r.known?;
                     let label = label_len(known.name as usize, self.at);
                     name = Some(label);
-                    let target = (r.target.1 - r.target.0) as usize;
+                    let target = r.target.1.saturating_sub(r.target.0) as usize;
                     len += r.len_of(label, known, rec.field, target) as u64;
                 }
             }
