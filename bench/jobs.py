@@ -7,7 +7,11 @@ bench/out/corpus<N>/. Each round runs every job count once, the order rotated by
 wall time is measured around the process, the peak RSS read from /usr/bin/time -v. Before timing, the
 outputs of every job count (text and JSON) are compared with --jobs 1, byte for byte.
 
-Usage: bench/jobs.py [--bin PATH] [--models 200] [--jobs 1,2] [--rounds 5]
+Usage: bench/jobs.py [--bin PATH] [--models 200] [--jobs 1,2] [--rounds 25]
+
+A run takes 0.1-0.3 s, less than the time over which this host's speed changes: 25 rounds (~15 s) make
+the median hold (1.76x, 1.77x, 1.75x in three runs in a row; 9-round runs an hour earlier, on a slower
+host, gave 1.37-1.59x).
 """
 
 import argparse
@@ -69,7 +73,7 @@ def main() -> None:
     ap.add_argument("--bin", default=str(ROOT / "target" / "release" / "onnx-lint"))
     ap.add_argument("--models", type=int, default=200)
     ap.add_argument("--jobs", default="1,2")
-    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--rounds", type=int, default=25)
     args = ap.parse_args()
     models = corpus()
     if not models:
