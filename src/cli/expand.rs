@@ -118,24 +118,9 @@ pub(super) fn expand(
     // The shapes were for the pass; the output is made from the source bytes and the edit.
     super::leave(found);
     let edit = patch.into_edit();
-    // The report (a line per broadcast: a million for a large graph) is written on another thread
-    // while the output is; what the write has to say comes after it.
-    let written = std::thread::scope(|s| {
-        let (m, report, rest) = (&m, &report, &rest);
-        let printer = std::thread::Builder::new()
-            .name("report".to_owned())
-            .spawn_scoped(s, move || say(m, report, rest, counts));
-        if printer.is_err() {
-            say(m, report, rest, counts);
-        }
-        let written = super::write_quietly(m, &edit, &output, write);
-        if let Ok(p) = printer {
-            let _ = p.join();
-        }
-        written
-    });
-    let status = super::say_written(&m, written, &output);
-    super::leave((m, edit, report));
+    let status =
+        super::write_beside_report(m, edit, &output, write, |m| say(m, &report, &rest, counts));
+    super::leave(report);
     status
 }
 

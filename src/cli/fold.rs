@@ -125,24 +125,8 @@ pub(super) fn fold(
         removed,
     };
     let edit = patch.into_edit();
-    // The report (a line per removal: a million for a large graph) is written on another thread
-    // while the output is; what the write has to say comes after it.
-    let written = std::thread::scope(|s| {
-        let (m, report, rest) = (&m, &report, &rest);
-        let printer = std::thread::Builder::new()
-            .name("report".to_owned())
-            .spawn_scoped(s, move || say(m, report, rest));
-        if printer.is_err() {
-            say(m, report, rest);
-        }
-        let written = super::write_quietly(m, &edit, &output, write);
-        if let Ok(p) = printer {
-            let _ = p.join();
-        }
-        written
-    });
-    let status = super::say_written(&m, written, &output);
-    super::leave((m, edit, report));
+    let status = super::write_beside_report(m, edit, &output, write, |m| say(m, &report, &rest));
+    super::leave(report);
     status
 }
 

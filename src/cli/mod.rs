@@ -392,6 +392,35 @@ fn write_quietly(
     write_model(m, edit, output, &opts)
 }
 
+/// Writes `edit` of `m` to `output` while `say` prints the report on another thread (a line per
+/// change: a million for a large graph, printed while the output is written), then what the write
+/// has to say; returns the exit status. The model and the edit are left to the exit to free.
+fn write_beside_report(
+    m: Model,
+    edit: Edit,
+    output: &std::path::Path,
+    write: WriteArgs,
+    say: impl Fn(&Model) + Sync,
+) -> u8 {
+    let written = std::thread::scope(|s| {
+        let (model, say) = (&m, &say);
+        let printer = std::thread::Builder::new()
+            .name("report".to_owned())
+            .spawn_scoped(s, move || say(model));
+        if printer.is_err() {
+            say(model);
+        }
+        let written = write_quietly(model, &edit, output, write);
+        if let Ok(p) = printer {
+            let _ = p.join();
+        }
+        written
+    });
+    let status = say_written(&m, written, output);
+    leave((m, edit));
+    status
+}
+
 /// Leaves `t` for the process's exit to free: what a rewrite is done with (the shapes, the model,
 /// the edit) is a million nodes' worth of allocations for a large graph, freed one by one in tens
 /// of milliseconds on the way to an exit that gives the memory back at once.

@@ -567,9 +567,8 @@ impl<'a> NodeParts<'a> {
         match r.field {
             f::INPUT => {
                 self.inputs.push(text()?);
-                let n = r.payload.len();
-                fields.plain_inputs &=
-                    r.span.len() == 1 + super::wire::varint_len(n as u64) as usize + n;
+                fields.plain_inputs &= r.span.len() as u64
+                    == super::wire::record_len(f::INPUT, r.payload.len() as u64);
             }
             f::OUTPUT => self.outputs.push(text()?),
             f::NAME => fields.name = Some(text()?),

@@ -10,7 +10,7 @@
 use super::expand_recipe::{
     INPUT, NodeRecord, Recipe, STATIC, field_len, label_len, made_name_len,
 };
-use super::wire::{LEN, Piece, Record, WireError, put_varint, varint_len, write_varint};
+use super::wire::{LEN, Piece, Record, WireError, put_varint, record_len, write_varint};
 use std::ops::Range;
 
 /// A sub-record's fate: replaced by a length-delimited record of its field holding `text[start..end]`,
@@ -778,8 +778,7 @@ impl Occurrence<'_> {
             return len + rec.span.len() as u64;
         };
         let Ok(inner) = self.pieces::<std::convert::Infallible>(node, None, None);
-        let tag = (u64::from(rec.field) << 3) | u64::from(LEN);
-        len + varint_len(tag) + varint_len(inner) + inner
+        len + record_len(rec.field, inner)
     }
 
     /// The length [`Occurrence::splice`] makes of the occurrence whose record is `rec`, found
@@ -823,8 +822,7 @@ impl Occurrence<'_> {
             let new = made_name_len(label, c.occurrence, false, c.end);
             inner = (inner + field_len(new) as u64).checked_sub(field_len(old) as u64)?;
         }
-        let tag = (u64::from(rec.field) << 3) | u64::from(LEN);
-        Some(len + varint_len(tag) + varint_len(inner) + inner)
+        Some(len + record_len(rec.field, inner))
     }
 
     /// Appends what is inserted before the occurrence to `out`; with `out` `None`, only measures

@@ -907,8 +907,13 @@ pub(super) fn put_varint(buf: &mut [u8; 20], mut at: usize, mut value: u64) -> u
     at + 1
 }
 
+/// Bytes of a length-delimited record of `field` whose payload is `payload` bytes.
+pub(super) fn record_len(field: u32, payload: u64) -> u64 {
+    varint_len((u64::from(field) << 3) | u64::from(LEN)) + varint_len(payload) + payload
+}
+
 /// Bytes of `value` as a varint.
-pub(super) fn varint_len(value: u64) -> u64 {
+fn varint_len(value: u64) -> u64 {
     u64::from((64 - (value | 1).leading_zeros()).div_ceil(7))
 }
 
@@ -1001,8 +1006,7 @@ pub(super) fn measure(
                 lens.push(0);
                 let inner = measure(src, rec.payload.clone(), child, lens, split.as_deref_mut())?;
                 lens[slot] = inner;
-                let tag = (u64::from(rec.field) << 3) | u64::from(LEN);
-                len += varint_len(tag) + varint_len(inner) + inner;
+                len += record_len(rec.field, inner);
             }
         }
         Ok(())
