@@ -62,17 +62,35 @@ pub fn load(origin: Origin) -> Result<(Model, Findings)> {
 
 /// [`load`], with what to keep (see [`LoadOptions`]).
 pub fn load_with(origin: Origin, opts: &LoadOptions) -> Result<(Model, Findings)> {
+    let Built { model, problems } = build(origin)?;
+    let findings = run(&model, problems, opts);
+    Ok((model, findings))
+}
+
+/// A model read, decoded and built into the IR, not yet checked (see [`build`]).
+pub struct Built {
+    pub model: Model,
+    /// The structural problems the build found, first in the findings of [`run`].
+    pub problems: Vec<Diagnostic>,
+}
+
+/// The first half of [`load`]: reads and builds the model at `origin`, for a caller that then runs
+/// work of its own beside the checks and inference ([`run_beside`]).
+pub fn build(origin: Origin) -> Result<Built> {
     let content = read(&origin)?;
-    match content.file {
+    let (model, problems) = match content.file {
         Some(file) if !content.bytes.is_empty() => {
             let d = decode_file_split::<NodeBatch>(&file, &content.bytes)?;
             let (mut model, built) = Model::build(d.model, d.main_nodes, content.bytes, origin);
             model.source_file = Some(std::sync::Arc::new(file));
-            let findings = run(&model, built, opts);
-            Ok((model, findings))
+            (model, built)
         }
-        _ => from_bytes_with(content.bytes, origin, opts),
-    }
+        _ => {
+            let d = decode_bytes_split::<NodeBatch>(&content.bytes)?;
+            Model::build(d.model, d.main_nodes, content.bytes, origin)
+        }
+    };
+    Ok(Built { model, problems })
 }
 
 /// Decodes `bytes` (zero-copy: tensor data stay slices of `bytes`), builds the IR and checks it.
@@ -96,14 +114,28 @@ pub fn from_bytes_with(
 /// Runs the structural checks and shape inference on a model built with [`Model::build`] (for a
 /// caller that decoded it itself); `built` are the problems the build found, first in the findings.
 pub fn run(model: &Model, built: Vec<Diagnostic>, opts: &LoadOptions) -> Findings {
-    let (found, inference) = checks_and_inference(model, opts);
+    run_beside(model, built, opts, || ()).0
+}
+
+/// [`run`], and `beside` on the thread of the structural checks once they are done: inference takes
+/// several times as long as the checks, and a caller's work that needs no shapes (a pass's look at
+/// the model's names) fills the core they leave idle. Without [`LoadOptions::parallel`], `beside`
+/// runs after inference.
+pub fn run_beside<T: Send>(
+    model: &Model,
+    built: Vec<Diagnostic>,
+    opts: &LoadOptions,
+    beside: impl FnOnce() -> T + Send,
+) -> (Findings, T) {
+    let (found, inference, t) = checks_and_inference(model, opts, beside);
     let mut all = built;
     all.extend(found);
     all.extend(inference.diagnostics);
-    Findings {
+    let findings = Findings {
         diagnostics: cap(all, MAX_PER_CODE_AND_GRAPH),
         shapes: inference.graphs,
-    }
+    };
+    (findings, t)
 }
 
 /// Stack of the thread that runs the structural checks: as deep as the main thread's, since the checks
@@ -111,25 +143,44 @@ pub fn run(model: &Model, built: Vec<Diagnostic>, opts: &LoadOptions) -> Finding
 const CHECKS_STACK: usize = 8 << 20;
 
 /// Runs the structural checks and shape inference, on two threads when one can be had: they only
-/// read the model, and on large graphs each takes a noticeable share of the load time.
-fn checks_and_inference(model: &Model, opts: &LoadOptions) -> (Vec<Diagnostic>, Inference) {
+/// read the model, and on large graphs each takes a noticeable share of the load time. `beside` runs
+/// after the checks, on their thread.
+fn checks_and_inference<T: Send>(
+    model: &Model,
+    opts: &LoadOptions,
+    beside: impl FnOnce() -> T + Send,
+) -> (Vec<Diagnostic>, Inference, T) {
     if !opts.parallel {
         let found = crate::checks::run(model);
-        return (found, infer_with(model, opts.keep_shapes));
+        let inference = infer_with(model, opts.keep_shapes);
+        return (found, inference, beside());
     }
-    std::thread::scope(|s| {
+    // Shared, so that it is still here to run if no thread can be had.
+    let beside = std::sync::Mutex::new(Some(beside));
+    let work = || {
+        let found = crate::checks::run(model);
+        // Poisoned only by a panic in `beside`, which is resumed below.
+        let f = beside.lock().ok().and_then(|mut b| b.take());
+        (found, f.map(|f| f()))
+    };
+    let (found, inference, t) = std::thread::scope(|s| {
         let checks = std::thread::Builder::new()
             .name("checks".to_owned())
             .stack_size(CHECKS_STACK)
-            .spawn_scoped(s, || crate::checks::run(model));
+            .spawn_scoped(s, work);
         let inference = infer_with(model, opts.keep_shapes);
-        let found = match checks.map(|h| h.join()) {
-            Ok(Ok(found)) => found,
+        let (found, t) = match checks.map(|h| h.join()) {
+            Ok(Ok(done)) => done,
             // No thread to be had: run them here.
-            Err(_) => crate::checks::run(model),
+            Err(_) => work(),
             // The checks panicked: that is a bug, and it must surface as one.
             Ok(Err(panic)) => std::panic::resume_unwind(panic),
         };
-        (found, inference)
-    })
+        (found, inference, t)
+    });
+    match t {
+        Some(t) => (found, inference, t),
+        // `work` ran once, and took `beside` then.
+        None => unreachable!("the work beside inference ran and returned"),
+    }
 }

@@ -2,7 +2,8 @@
 //! each insertion, and of each input left implicit for onnxruntime's kernels, on standard error.
 
 use super::lines::{ShapeIds, node_head, small};
-use super::{EXIT_FINDINGS, EXIT_UNLOADABLE, load_or_say, refuse_if_errors};
+use super::{EXIT_FINDINGS, EXIT_UNLOADABLE, build_or_say, refuse_if_errors};
+use crate::lint::{Built, LoadOptions};
 use crate::passes::explicit_broadcast::{self, Options};
 use crate::render;
 use std::fmt::Write;
@@ -67,15 +68,25 @@ pub(super) fn expand(
     write: super::WriteArgs,
     color: super::ColorChoice,
 ) -> u8 {
-    let Some((m, found)) = load_or_say(&model) else {
+    let Some(Built { model: m, problems }) = build_or_say(&model) else {
         return EXIT_UNLOADABLE;
     };
+    // What the pass needs of the model's names is found while inference runs.
+    let (found, prepared) = crate::lint::run_beside(&m, problems, &LoadOptions::default(), || {
+        explicit_broadcast::prepare(&m)
+    });
     if let Some(status) = refuse_if_errors(&found, &model, color) {
         return status;
     }
     let mut report = Lines::default();
     let mut line = |i: explicit_broadcast::Made<'_>| report.add(&i);
-    let outcome = match explicit_broadcast::run_reporting(&m, &found.shapes, opts, &mut line) {
+    let outcome = match explicit_broadcast::run_reporting_prepared(
+        &m,
+        &found.shapes,
+        opts,
+        &mut line,
+        prepared,
+    ) {
         Ok(o) => o,
         Err(why) => {
             eprintln!(

@@ -340,16 +340,24 @@ fn shorten(msg: &str) -> String {
 
 /// Loads and checks `model`, or says why not on standard error.
 fn load_or_say(model: &std::path::Path) -> Option<(Model, Findings)> {
-    load(model)
-        .map_err(|e| {
-            let shown = Origin::from_arg(model).display();
-            eprintln!(
-                "error: cannot load {}: {}",
-                render::escape(&shown),
-                render::escape(&e)
-            );
-        })
+    load(model).map_err(|e| say_unloadable(model, &e)).ok()
+}
+
+/// Reads and builds `model` without checking it (see [`crate::lint::build`]), or says why not on
+/// standard error.
+fn build_or_say(model: &std::path::Path) -> Option<crate::lint::Built> {
+    crate::lint::build(Origin::from_arg(model))
+        .map_err(|e| say_unloadable(model, &shorten(&format!("{e:#}"))))
         .ok()
+}
+
+fn say_unloadable(model: &std::path::Path, why: &str) {
+    let shown = Origin::from_arg(model).display();
+    eprintln!(
+        "error: cannot load {}: {}",
+        render::escape(&shown),
+        render::escape(why)
+    );
 }
 
 /// A pass writes nothing for a model with errors: prints them on standard error (coloured as

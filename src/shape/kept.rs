@@ -24,6 +24,9 @@ pub struct GraphShapes {
     /// Index of each entry of `distinct` by its hash, to find a type already stored.
     index: hashbrown::HashTable<u32>,
     hasher: hashbrown::DefaultHashBuilder,
+    /// 1 + the index in `distinct` of the type interned last, 0 for none (see
+    /// [`GraphShapes::intern`]).
+    last: u32,
 }
 
 impl GraphShapes {
@@ -88,6 +91,7 @@ impl GraphShapes {
         let old_types = std::mem::take(&mut self.types);
         let old_distinct = std::mem::take(&mut self.distinct);
         self.index.clear();
+        self.last = 0;
         self.types = old_types
             .iter()
             .enumerate()
@@ -100,9 +104,20 @@ impl GraphShapes {
 
     /// 1 + the index of `info` in `distinct`, stored there if it is new.
     fn intern(&mut self, info: ValueInfo) -> u32 {
+        // Values in a row mostly share a type (a chain of `[batch, 16]`): the last one stored is
+        // compared first, which costs less than hashing a shape of symbolic sizes.
+        if let Some(d) = self
+            .last
+            .checked_sub(1)
+            .and_then(|t| self.distinct.get(t as usize))
+            && same(d, &info)
+        {
+            return self.last;
+        }
         let h = hash(&self.hasher, &info);
         let distinct = &self.distinct;
         if let Some(&t) = self.index.find(h, |&t| same(&distinct[t as usize], &info)) {
+            self.last = t + 1;
             return t + 1;
         }
         // At most one entry per value of a graph, which has far fewer than 2^32 values.
@@ -111,6 +126,7 @@ impl GraphShapes {
         let (distinct, hasher) = (&self.distinct, &self.hasher);
         self.index
             .insert_unique(h, t, |&t| hash(hasher, &distinct[t as usize]));
+        self.last = t + 1;
         t + 1
     }
 }
@@ -189,5 +205,33 @@ mod tests {
         assert!(g.info(0).is_none());
         assert_eq!(g.name(0), "a");
         assert_eq!(g.info(2), Some(&t(&[2, 3], None)));
+    }
+
+    #[test]
+    fn the_type_set_last_is_found_again_and_a_different_one_is_not_taken_for_it() {
+        let names = ["a", "b", "c", "d", "e", "f"];
+        let mut g = GraphShapes::new("main".into(), names.into_iter());
+        let (x, y) = (t(&[4, 16], None), t(&[1, 16], None));
+        for (i, info) in [&x, &x, &y, &x, &y, &y].into_iter().enumerate() {
+            g.set(i, Some(info.clone()));
+        }
+        assert_eq!(g.distinct.len(), 2);
+        let got: Vec<_> = (0..6).map(|i| g.info(i).cloned()).collect();
+        let want: Vec<_> = [&x, &x, &y, &x, &y, &y].map(|v| Some(v.clone())).to_vec();
+        assert_eq!(got, want);
+        // After an update the types are stored anew: the last one must be of the new table.
+        g.update(|old, i| {
+            if i == 0 {
+                Some(y.clone())
+            } else {
+                old.cloned()
+            }
+        });
+        g.set(5, Some(y.clone()));
+        g.set(4, Some(x.clone()));
+        assert_eq!(g.distinct.len(), 2);
+        assert_eq!(g.info(0), Some(&y));
+        assert_eq!(g.info(4), Some(&x));
+        assert_eq!(g.info(5), Some(&y));
     }
 }

@@ -142,7 +142,7 @@ impl GraphRewriter<'_, '_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Options, run_split_above};
+    use super::super::{Options, prepare, run_split_above};
     use crate::proto::tensor_shape_proto::{Dimension, dimension::Value};
     use crate::proto::{
         GraphProto, ModelProto, NodeProto, OperatorSetIdProto, TensorShapeProto, TypeProto,
@@ -257,6 +257,15 @@ mod tests {
     /// The output (model bytes and report lines) of the pass over `bytes`, split when the graph has
     /// at least `split_above` nodes.
     fn rewrite(bytes: &[u8], split_above: usize) -> Result<(Vec<u8>, Vec<String>), String> {
+        rewrite_with(bytes, split_above, false)
+    }
+
+    /// [`rewrite`]; with `prepared`, what the pass needs of the model found first (see `prepare`).
+    fn rewrite_with(
+        bytes: &[u8],
+        split_above: usize,
+        prepared: bool,
+    ) -> Result<(Vec<u8>, Vec<String>), String> {
         let header = ModelProto::decode(bytes).map_err(|e| e.to_string())?;
         let source = bytes::Bytes::from(bytes.to_vec());
         let (m, _) = crate::ir::Model::build(header, None, source, crate::file::Origin::Stdin);
@@ -279,6 +288,7 @@ mod tests {
                 ))
             },
             split_above,
+            prepared.then(|| prepare(&m)),
         )?;
         for k in out.kept.iter().chain(&out.required) {
             lines.push(format!("kept {} {} {}", k.node, k.slot, k.reason));
@@ -307,6 +317,14 @@ mod tests {
                 let (two, two_lines) = rewrite(&bytes, split_above).expect("two threads");
                 assert_eq!(two_lines, one_lines, "{n} nodes, split above {split_above}");
                 assert!(two == one, "{n} nodes, split above {split_above}");
+            }
+            for split_above in [2, usize::MAX] {
+                let (p, p_lines) = rewrite_with(&bytes, split_above, true).expect("prepared");
+                assert_eq!(
+                    p_lines, one_lines,
+                    "{n} nodes prepared, split above {split_above}"
+                );
+                assert!(p == one, "{n} nodes prepared, split above {split_above}");
             }
         }
     }
@@ -349,6 +367,11 @@ mod tests {
             let bytes = model_of(n, |i| kinds[i]);
             let one = rewrite(&bytes, usize::MAX);
             assert_eq!(rewrite(&bytes, 2), one, "round {round}, {n} nodes");
+            assert_eq!(
+                rewrite_with(&bytes, 2, true),
+                one,
+                "round {round}, {n} nodes, prepared"
+            );
         }
     }
 }

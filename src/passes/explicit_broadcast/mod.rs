@@ -167,41 +167,78 @@ pub fn run_reporting(
     opts: &Options,
     made: &mut dyn FnMut(Made<'_>),
 ) -> Result<Outcome, String> {
-    run_split_above(model, shapes, opts, made, halves::SPLIT_ABOVE)
+    run_split_above(model, shapes, opts, made, halves::SPLIT_ABOVE, None)
+}
+
+/// [`run_reporting`], with what [`prepare`] found of the model (on another thread, while inference
+/// ran: the load leaves a core idle then).
+pub fn run_reporting_prepared<'m>(
+    model: &'m Model,
+    shapes: &[GraphShapes],
+    opts: &Options,
+    made: &mut dyn FnMut(Made<'_>),
+    prepared: Prepared<'m>,
+) -> Result<Outcome, String> {
+    run_split_above(
+        model,
+        shapes,
+        opts,
+        made,
+        halves::SPLIT_ABOVE,
+        Some(prepared),
+    )
+}
+
+/// What the pass needs of a model before it rewrites anything, and needs no shapes for: the names it
+/// must not clash with, and whether the nodes' labels are distinct. Both walk every node of a large
+/// graph (~15 and ~35 ms for a million).
+pub struct Prepared<'m> {
+    names: Names<'m>,
+    distinct_labels: bool,
+}
+
+/// Finds what [`run_reporting_prepared`] needs of `model` before the pass (see [`Prepared`]).
+pub fn prepare(model: &Model) -> Prepared<'_> {
+    Prepared {
+        names: names_of(model),
+        distinct_labels: labels_distinct(&super::all_graphs(model)),
+    }
+}
+
+fn names_of(model: &Model) -> Names<'_> {
+    Names::of(model, |n| {
+        n.contains(NAME_MARK) || n.starts_with(SHAPE_PREFIX)
+    })
 }
 
 /// [`run_reporting`], the main graph rewritten by two threads when it has at least `split_above`
 /// nodes (see [`halves`]).
-fn run_split_above(
-    model: &Model,
+fn run_split_above<'m>(
+    model: &'m Model,
     shapes: &[GraphShapes],
     opts: &Options,
     made: &mut dyn FnMut(Made<'_>),
     split_above: usize,
+    prepared: Option<Prepared<'m>>,
 ) -> Result<Outcome, String> {
     let graphs = super::all_graphs(model);
-    let names_of = || {
-        Names::of(model, |n| {
-            n.contains(NAME_MARK) || n.starts_with(SHAPE_PREFIX)
-        })
-    };
-    // Both walk every node of a large graph (~15 and ~35 ms for a million): apart, they overlap.
     let nodes: usize = graphs.iter().map(|(g, _)| g.ops.len()).sum();
-    let (mut names, distinct_labels) = if nodes >= split_above {
-        std::thread::scope(|s| {
+    let (mut names, distinct_labels) = match prepared {
+        Some(p) => (p.names, p.distinct_labels),
+        // Apart, the two walks overlap.
+        None if nodes >= split_above => std::thread::scope(|s| {
             let labels = std::thread::Builder::new()
                 .name("labels".to_owned())
                 .spawn_scoped(s, || labels_distinct(&graphs));
-            let names = names_of();
+            let names = names_of(model);
             let distinct = match labels {
                 Ok(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
                 // No thread to be had: here, then.
                 Err(_) => labels_distinct(&graphs),
             };
             (names, distinct)
-        })
-    } else {
-        (names_of(), labels_distinct(&graphs))
+        }),
+        None => (names_of(model), labels_distinct(&graphs)),
     };
     let mut out = Outcome::default();
     let shapes = super::shapes_by_path(shapes);
