@@ -881,6 +881,13 @@ impl Occurrence<'_> {
             &mut heap
         };
         let mut len = 0u64;
+        // Records left as they are, not yet copied: a run of them is one copy.
+        let mut kept: Option<Range<usize>> = None;
+        let copy = |out: &mut Vec<u8>, kept: &mut Option<Range<usize>>| {
+            if let Some(r) = kept.take() {
+                out.extend_from_slice(node.src.get(r).unwrap_or_default());
+            }
+        };
         for rec in &node.subs {
             let first = self.changes.iter().position(|c| c.field == rec.field);
             let change = first.and_then(|i| {
@@ -895,14 +902,20 @@ impl Occurrence<'_> {
                     len += rec.span.len() as u64;
                     match (&mut out, &mut large) {
                         (Some(out), Some(f)) if rec.span.len() > SPAN_ABOVE => {
+                            copy(out, &mut kept);
                             if !out.is_empty() {
                                 f(Piece::Bytes(out))?;
                                 out.clear();
                             }
                             f(Piece::Source(rec.span.clone()))?;
                         }
-                        (Some(out), _) => out
-                            .extend_from_slice(node.src.get(rec.span.clone()).unwrap_or_default()),
+                        (Some(out), _) => match &mut kept {
+                            Some(r) if r.end == rec.span.start => r.end = rec.span.end,
+                            _ => {
+                                copy(out, &mut kept);
+                                kept = Some(rec.span.clone());
+                            }
+                        },
                         (None, _) => {}
                     }
                     continue;
@@ -918,12 +931,16 @@ impl Occurrence<'_> {
             let (Some(out), Some(c)) = (&mut out, change) else {
                 continue;
             };
+            copy(out, &mut kept);
             out.extend_from_slice(&head[..n]);
             if c.start == MADE {
                 node.put_name(out, c.occurrence, false, c.end);
             } else {
                 out.extend_from_slice(self.text(c.start, c.end));
             }
+        }
+        if let Some(out) = &mut out {
+            copy(out, &mut kept);
         }
         Ok(len)
     }

@@ -96,6 +96,25 @@ pub struct Records<'a> {
 impl Records<'_> {
     fn next_record(&mut self) -> Result<Record, WireError> {
         let start = self.pos;
+        // Most records of a model's graph are short strings and messages under a one-byte tag with
+        // a one-byte length (a node's inputs, outputs, name and op type; small nodes): read at once.
+        if let Some(&[tag, len]) = self.buf.get(start..start.saturating_add(2))
+            && tag < 0x80
+            && tag & 7 == LEN
+            && tag >> 3 != 0
+            && len < 0x80
+        {
+            let payload = start + 2..start + 2 + usize::from(len);
+            if payload.end <= self.end {
+                self.pos = payload.end;
+                return Ok(Record {
+                    field: u32::from(tag >> 3),
+                    wire_type: LEN,
+                    span: start..payload.end,
+                    payload,
+                });
+            }
+        }
         let (key, after_tag) = read_varint(&self.buf[..self.end], start)?;
         let field = u32::try_from(key >> 3).map_err(|_| WireError::FieldZero(start))?;
         if field == 0 {
