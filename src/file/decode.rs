@@ -455,7 +455,7 @@ fn decode_nodes<B: NodeSink>(
 ) -> Result<Vec<B>> {
     // Each thread fills its own batch; the graph keeps both vectors as they are (see `NodeList`).
     let decode = |first: usize, rs: &[NodeRecord], room: usize| {
-        let mut out = vec![B::with_capacity(room, rs.len() * 24)];
+        let mut out = vec![B::with_capacity(room, names_room(rs))];
         for (k, r) in rs.iter().enumerate() {
             let (buf, range, copied) = if r.0 & NodeRecord::BIG == 0 {
                 let at = usize::try_from(r.0).context("offset out of range")?;
@@ -492,6 +492,19 @@ fn decode_nodes<B: NodeSink>(
         out.extend(rest);
         Ok(out)
     })
+}
+
+/// Room for the input and output names of the nodes `rs`: the bytes their records span in the file
+/// (names are part of them), but no more than 96 bytes a node (a record may hold a large tensor
+/// attribute) nor less than 24. A batch whose names outgrow it is copied as it doubles, into fresh
+/// pages: a tenth of the decode of a graph of long names (`synthetic_1M_expanded`).
+fn names_room(rs: &[NodeRecord]) -> usize {
+    let in_file = |r: &NodeRecord| (r.0 & NodeRecord::BIG == 0).then_some(r.0);
+    let span = match (rs.first().and_then(in_file), rs.last().and_then(in_file)) {
+        (Some(a), Some(b)) => usize::try_from(b.saturating_sub(a)).unwrap_or(usize::MAX),
+        _ => 0,
+    };
+    span.clamp(rs.len().saturating_mul(24), rs.len().saturating_mul(96))
 }
 
 /// `NodeProto` field numbers.
@@ -546,8 +559,9 @@ fn decode_node<B: NodeSink>(
 /// A node record as [`decode_node`] reads it, field by field.
 #[derive(Default)]
 struct NodeParts<'a> {
-    inputs: Vec<&'a str>,
-    outputs: Vec<&'a str>,
+    // Inline: a vector each would be two allocations per node, a million times.
+    inputs: smallvec::SmallVec<[&'a str; 4]>,
+    outputs: smallvec::SmallVec<[&'a str; 2]>,
     fields: NodeFields<'a>,
 }
 

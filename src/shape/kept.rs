@@ -31,10 +31,13 @@ pub struct GraphShapes {
 
 impl GraphShapes {
     /// The listing of a graph at `path` whose values have these names, nothing known of any yet.
-    pub fn new<'a>(path: String, names: impl ExactSizeIterator<Item = &'a str>) -> Self {
+    pub fn new<'a>(path: String, names: impl ExactSizeIterator<Item = &'a str> + Clone) -> Self {
         let mut g = GraphShapes {
             path,
             ends: Vec::with_capacity(names.len()),
+            // Sized first: grown by doubling, a million names were copied over and over into fresh
+            // pages.
+            names: String::with_capacity(names.clone().map(str::len).sum()),
             ..Default::default()
         };
         for name in names {
