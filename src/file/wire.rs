@@ -339,8 +339,9 @@ impl Edit {
     }
 }
 
-/// Bytes written between two reports to the flusher of a durable write (see [`Spliced::copy_to`]).
-const WRITEBACK_SLICE: u64 = 16 << 20;
+/// Bytes written between two reports to the flusher of a durable write (see [`Spliced::copy_to`]):
+/// as often as it flushes ([`crate::file::atomic::FLUSH_EVERY`]).
+const WRITEBACK_SLICE: u64 = crate::file::atomic::FLUSH_EVERY;
 
 /// A piece of the output: a span of the source, bytes of the edit, or bytes the splice made (the tag
 /// and length of an edited sub-message) in [`Spliced::made`].
