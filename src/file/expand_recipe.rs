@@ -6,7 +6,7 @@
 //! input, output, name and op_type, in field order); the pass chooses the names (a suffix `_k` where
 //! the plain name is taken) and the recipe only repeats that choice.
 
-use super::wire::{LEN, Record, WireError, records, write_varint};
+use super::wire::{LEN, Record, WireError, put_short, put_short_within, records, write_varint};
 use std::ops::Range;
 
 /// `NodeProto` fields.
@@ -177,8 +177,8 @@ fn put_node(
     for i in inputs {
         head(out, INPUT, i.len());
         match i {
-            Input::Bytes(b) => out.extend_from_slice(b),
-            Input::Made(r) => out.extend_from_within(r.clone()),
+            Input::Bytes(b) => put_short(out, b),
+            Input::Made(r) => put_short_within(out, r.clone()),
         }
     }
     head(out, OUTPUT, name_len);
@@ -186,7 +186,7 @@ fn put_node(
     name(out);
     let made = at..out.len();
     head(out, NAME, name_len);
-    out.extend_from_within(made.clone());
+    put_short_within(out, made.clone());
     head(out, OP_TYPE, op_type.len());
     out.extend_from_slice(op_type);
     made
@@ -219,7 +219,7 @@ pub(crate) fn put_u32(out: &mut Vec<u8>, n: u32) {
             break;
         }
     }
-    out.extend_from_slice(&buf[i..]);
+    put_short(out, &buf[i..]);
 }
 
 /// A node's record, read once: its sub-records, its name (the last one it holds, as a decoder
@@ -277,7 +277,7 @@ impl<'s> NodeRecord<'s> {
             out.push(b'#');
             put_u32(out, self.at);
         } else {
-            out.extend_from_slice(self.name);
+            put_short(out, self.name);
         }
         out.extend_from_slice(b"/expand_in");
         put_u32(out, slot);

@@ -10,7 +10,7 @@
 use super::expand_recipe::{
     INPUT, NodeRecord, Recipe, STATIC, field_len, label_len, made_name_len,
 };
-use super::wire::{LEN, Piece, Record, WireError, put_varint, record_len, write_varint};
+use super::wire::{LEN, Piece, Record, WireError, put_short, put_varint, record_len, write_varint};
 use std::ops::Range;
 
 /// A sub-record's fate: replaced by a length-delimited record of its field holding `text[start..end]`,
@@ -722,7 +722,7 @@ impl Occurrence<'_> {
                 let mut head = [0u8; 20];
                 let n = put_varint(&mut head, 0, (u64::from(rec.field) << 3) | u64::from(LEN));
                 let n = put_varint(&mut head, n, inner);
-                scratch.extend_from_slice(&head[..n]);
+                put_short(scratch, &head[..n]);
                 self.pieces(&node, Some(scratch), Some(&mut *f))?;
                 len += (n as u64) + inner;
                 None
@@ -752,7 +752,7 @@ impl Occurrence<'_> {
                 // Nothing pending: a span, which joins the spans of the records left as they are
                 // around it (a kernel copy, when they are many).
                 _ if scratch.is_empty() => f(Piece::Source(span))?,
-                Some(bytes) if span.len() <= SPAN_ABOVE => scratch.extend_from_slice(bytes),
+                Some(bytes) if span.len() <= SPAN_ABOVE => put_short(scratch, bytes),
                 _ => {
                     f(Piece::Bytes(scratch))?;
                     scratch.clear();
@@ -840,7 +840,7 @@ impl Occurrence<'_> {
                     let b = self.edit.bytes.get(start..end).unwrap_or_default();
                     len += b.len() as u64;
                     if let Some(out) = &mut out {
-                        out.extend_from_slice(b);
+                        put_short(out, b);
                     }
                 }
                 (Item::Expand(r), Some(node)) => {
@@ -885,7 +885,7 @@ impl Occurrence<'_> {
         let mut kept: Option<Range<usize>> = None;
         let copy = |out: &mut Vec<u8>, kept: &mut Option<Range<usize>>| {
             if let Some(r) = kept.take() {
-                out.extend_from_slice(node.src.get(r).unwrap_or_default());
+                put_short(out, node.src.get(r).unwrap_or_default());
             }
         };
         for rec in &node.subs {
@@ -932,11 +932,11 @@ impl Occurrence<'_> {
                 continue;
             };
             copy(out, &mut kept);
-            out.extend_from_slice(&head[..n]);
+            put_short(out, &head[..n]);
             if c.start == MADE {
                 node.put_name(out, c.occurrence, false, c.end);
             } else {
-                out.extend_from_slice(self.text(c.start, c.end));
+                put_short(out, self.text(c.start, c.end));
             }
         }
         if let Some(out) = &mut out {
