@@ -38,10 +38,15 @@ pub(super) fn check(args: &CheckArgs, color: ColorChoice) -> u8 {
     let mut planned = Vec::new();
     for target in find_models(&args.models) {
         planned.push(match target {
-            Target::Model(path) => match resolver.for_model(&path) {
-                Ok(s) => Planned::Model(path, s),
-                Err(e) => return usage_error(&e),
-            },
+            Target::Model(path, known) => {
+                // Canonical paths found by the walk spare the plan (one thread, before any check)
+                // ten `readlink`s a model.
+                let at = known.or_else(|| model_path(&path));
+                match resolver.for_model_at(at.as_deref()) {
+                    Ok(s) => Planned::Model(path, at, s),
+                    Err(e) => return usage_error(&e),
+                }
+            }
             Target::Unreadable { path, error } => Planned::Unreadable { path, error },
         });
     }
@@ -183,8 +188,8 @@ fn check_one(
     progress: &Progress,
     free: impl FnOnce((Model, Vec<GraphShapes>)),
 ) -> Checked {
-    let (path, settings) = match item {
-        Planned::Model(path, settings) => (path, settings),
+    let (path, at, settings) = match item {
+        Planned::Model(path, at, settings) => (path, at, settings),
         Planned::Unreadable { path, error } => {
             return Checked {
                 report: FileReport {
@@ -198,7 +203,6 @@ fn check_one(
     };
     let file = Origin::from_arg(path).display();
     progress.set_message(escape(&file));
-    let at = model_path(path);
     // Findings only, unless B001 needs every value's shape afterwards.
     let b001 = settings.wants(at.as_deref(), Code::ImplicitBroadcast);
     let opts = LoadOptions {
@@ -221,7 +225,7 @@ fn check_one(
     });
     Checked {
         report: FileReport { file, outcome },
-        at,
+        at: at.clone(),
         suppressed,
     }
 }
@@ -367,14 +371,14 @@ fn usage_error(e: &str) -> u8 {
 fn show_settings(planned: &[Planned]) -> u8 {
     let mut out = String::new();
     for item in planned {
-        if let Planned::Model(path, s) = item {
+        if let Planned::Model(path, at, s) = item {
             if !out.is_empty() {
                 out.push('\n');
             }
             let shown = Origin::from_arg(path).display();
             // Paths and patterns come from the file system and the configuration: each line is
             // escaped, the line breaks between them kept.
-            for line in s.describe(&shown, model_path(path).as_deref()).lines() {
+            for line in s.describe(&shown, at.as_deref()).lines() {
                 out.push_str(&escape(line));
                 out.push('\n');
             }
@@ -534,15 +538,24 @@ fn write_failed(e: &std::io::Error) -> u8 {
 
 /// A [`Target`] with the settings it is checked under.
 enum Planned {
-    Model(PathBuf, Arc<Settings>),
-    Unreadable { path: PathBuf, error: String },
+    /// A model, its canonical path (`None` for standard input) and its settings.
+    Model(PathBuf, Option<PathBuf>, Arc<Settings>),
+    Unreadable {
+        path: PathBuf,
+        error: String,
+    },
 }
 
 /// One thing `check` reports on: a model to load, or a folder that could not be searched.
 #[derive(Debug, PartialEq, Eq)]
 enum Target {
-    Model(PathBuf),
-    Unreadable { path: PathBuf, error: String },
+    /// A model, and its canonical path when the walk knows it (a regular file in folders walked
+    /// from a canonical root: no symlink on the way).
+    Model(PathBuf, Option<PathBuf>),
+    Unreadable {
+        path: PathBuf,
+        error: String,
+    },
 }
 
 /// The models the arguments name, in a stable order: an argument that is a folder (or a symlink to
@@ -553,11 +566,12 @@ fn find_models(args: &[PathBuf]) -> Vec<Target> {
     for arg in args {
         let is_dir = arg.as_os_str() != "-" && fs::metadata(arg).is_ok_and(|m| m.is_dir());
         if !is_dir {
-            out.push(Target::Model(arg.clone()));
+            out.push(Target::Model(arg.clone(), None));
             continue;
         }
         let before = out.len();
-        walk(arg, &mut Vec::new(), &mut out);
+        let canonical = fs::canonicalize(arg).ok();
+        walk(arg, canonical.as_deref(), &mut Vec::new(), &mut out);
         if out.len() == before {
             eprintln!(
                 "warning: no *.onnx file in {}",
@@ -573,7 +587,13 @@ fn find_models(args: &[PathBuf]) -> Vec<Target> {
 /// loop, no leaving the tree); a symlink to a regular file is checked, and one that resolves to nothing
 /// is reported by the load. Other special files (FIFOs, sockets, devices) are skipped: reading a FIFO
 /// would block. A folder that cannot be read is reported with its path.
-fn walk(dir: &Path, ancestors: &mut Vec<(u64, u64)>, out: &mut Vec<Target>) {
+/// `canonical` is `dir`'s canonical path, if known: then a regular file's is that and its name.
+fn walk(
+    dir: &Path,
+    canonical: Option<&Path>,
+    ancestors: &mut Vec<(u64, u64)>,
+    out: &mut Vec<Target>,
+) {
     // Without symlinks a folder can still be reached from itself through a bind mount.
     let id = fs::metadata(dir).ok().and_then(|m| identity(&m));
     if let Some(id) = id {
@@ -609,15 +629,18 @@ fn walk(dir: &Path, ancestors: &mut Vec<(u64, u64)>, out: &mut Vec<Target>) {
                 continue;
             }
         };
+        // Not a symlink: its canonical path is its folder's and its name.
+        let canonical_entry = canonical.map(|c| c.join(entry.file_name()));
         if file_type.is_dir() {
-            walk(&path, ancestors, out);
+            walk(&path, canonical_entry.as_deref(), ancestors, out);
         } else if is_onnx(&path) {
             let wanted = file_type.is_file()
                 || (file_type.is_symlink()
                     // A dangling or looping link is kept: the load says why it cannot be read.
                     && fs::metadata(&path).map_or(true, |m| m.is_file()));
             if wanted {
-                out.push(Target::Model(path));
+                let known = canonical_entry.filter(|_| file_type.is_file());
+                out.push(Target::Model(path, known));
             }
         }
     }
@@ -739,7 +762,7 @@ mod tests {
         targets
             .iter()
             .map(|t| match t {
-                Target::Model(p) => p.strip_prefix(root).unwrap().display().to_string(),
+                Target::Model(p, _) => p.strip_prefix(root).unwrap().display().to_string(),
                 Target::Unreadable { path, .. } => format!("!{}", path.display()),
             })
             .collect()
@@ -790,5 +813,32 @@ mod tests {
             models(&found, root),
             ["sub/dangling.onnx", "sub/link.onnx", "sub/m.onnx"]
         );
+        // The walk's canonical paths: a regular file's is what the file system says; a link's is
+        // left to be found (it is the file linked to).
+        let known: Vec<_> = found
+            .iter()
+            .map(|t| match t {
+                Target::Model(_, known) => known.clone(),
+                Target::Unreadable { .. } => None,
+            })
+            .collect();
+        let m = fs::canonicalize(root.join("sub/m.onnx")).unwrap();
+        assert_eq!(known, [None, None, Some(m)]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_folder_reached_through_a_symlink_gives_the_canonical_paths_of_its_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::create_dir_all(root.join("real/a")).unwrap();
+        fs::write(root.join("real/a/m.onnx"), b"").unwrap();
+        std::os::unix::fs::symlink("real", root.join("via")).unwrap();
+        let found = find_models(&[root.join("via/./a/..")]);
+        let [Target::Model(path, Some(known))] = &found[..] else {
+            panic!("one model with a known canonical path: {found:?}");
+        };
+        assert_eq!(known, &fs::canonicalize(path).unwrap());
+        assert!(known.ends_with("real/a/m.onnx"), "{}", known.display());
     }
 }

@@ -360,10 +360,16 @@ impl Resolver {
     /// The settings for `model` (a path as given; `-` is standard input, whose settings are those
     /// of the current folder).
     pub fn for_model(&mut self, model: &Path) -> Result<Arc<Settings>, String> {
+        self.for_model_at(model_path(model).as_deref())
+    }
+
+    /// [`Resolver::for_model`] of the model whose canonical path is `at` ([`model_path`]; `None`
+    /// for standard input).
+    pub fn for_model_at(&mut self, at: Option<&Path>) -> Result<Arc<Settings>, String> {
         let settings = match &self.source {
             Source::Fixed(s) => s.clone(),
             Source::Discover => {
-                let folder = match model_path(model) {
+                let folder = match at {
                     Some(m) => m.parent().map(Path::to_owned).unwrap_or_default(),
                     None => canonical(Path::new(".")),
                 };
