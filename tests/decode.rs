@@ -147,14 +147,19 @@ fn a_file_that_is_not_a_model_reports_prosts_field_path() {
     assert!(err.contains("ModelProto"), "{err}");
 }
 
-/// Writes `bytes` to a file and decodes it with the file decoder.
+/// Writes `bytes` to a file and decodes it with the file decoder, which walks a file this small in
+/// its mapping; the walk with reads (a larger file's) must give the same model.
 fn decode_via_file(bytes: &[u8]) -> ModelProto {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("m.onnx");
     std::fs::write(&path, bytes).unwrap();
     let file = std::fs::File::open(&path).unwrap();
     let map = Bytes::from(std::fs::read(&path).unwrap());
-    onnx_lint::file::decode::decode_file(&file, &map).unwrap()
+    assert!(map.len() <= onnx_lint::file::decode::WALK_MAPPING_BELOW);
+    let mapped = onnx_lint::file::decode::decode_file(&file, &map).unwrap();
+    let read = onnx_lint::file::decode::decode_file_by_reads(&file, &map).unwrap();
+    assert_eq!(mapped, read, "walked in the mapping and with reads");
+    mapped
 }
 
 fn node(name: &str, input: &str) -> NodeProto {

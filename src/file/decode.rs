@@ -353,14 +353,24 @@ pub struct Decoded<B> {
 
 /// Decodes the model in `file` (whose full content is `map`) without reading its large weights.
 pub fn decode_file(file: &std::fs::File, map: &Bytes) -> Result<ModelProto> {
+    decode_file_split::<NodeProtos>(file, map).map(joined)
+}
+
+/// [`decode_file`] by [`decode_file_split_by_reads`].
+pub fn decode_file_by_reads(file: &std::fs::File, map: &Bytes) -> Result<ModelProto> {
+    decode_file_split_by_reads::<NodeProtos>(file, map).map(joined)
+}
+
+/// The model with its main graph's nodes back in it.
+fn joined(d: Decoded<NodeProtos>) -> ModelProto {
     let Decoded {
         mut model,
         main_nodes,
-    } = decode_file_split::<NodeProtos>(file, map)?;
+    } = d;
     if let (Some(g), Some(batches)) = (&mut model.graph, main_nodes) {
         g.node = batches.into_iter().flat_map(|b| b.0).collect();
     }
-    Ok(model)
+    model
 }
 
 /// Decodes a model held in memory (standard input) with prost, whole: tensor data stay slices of
@@ -375,8 +385,25 @@ pub fn decode_bytes(bytes: Bytes) -> Result<ModelProto> {
 
 /// [`decode_file`], with the main graph's nodes apart, in sinks of type `B` (see [`Decoded`]).
 pub fn decode_file_split<B: NodeSink>(file: &std::fs::File, map: &Bytes) -> Result<Decoded<B>> {
+    if map.len() <= WALK_MAPPING_BELOW {
+        return decode_split(std::io::Cursor::new(&map[..]), map, SKIP_ABOVE);
+    }
+    decode_file_split_by_reads(file, map)
+}
+
+/// [`decode_file_split`] walking the file with reads whatever its size (what a file over
+/// [`WALK_MAPPING_BELOW`] gets); the result is the same either way.
+pub fn decode_file_split_by_reads<B: NodeSink>(
+    file: &std::fs::File,
+    map: &Bytes,
+) -> Result<Decoded<B>> {
     decode_split(BufReader::with_capacity(64 * 1024, file), map, SKIP_ABOVE)
 }
+
+/// A file this small is walked in its mapping rather than with reads: all of it paged in is little
+/// memory, and the reads copied every byte walked (with their system calls, a tenth of `check` of a
+/// folder of real models).
+pub const WALK_MAPPING_BELOW: usize = 16 << 20;
 
 /// [`decode_bytes`], with the main graph's nodes apart as [`decode_file_split`] gives them: a graph
 /// of many nodes held in memory (standard input, bytes from a caller) is decoded as compactly as
