@@ -78,7 +78,13 @@ pub(super) fn expand(
     if let Some(status) = refuse_if_errors(&found, &model, color) {
         return status;
     }
-    let mut report = Lines::default();
+    // Room for a line per node (most rewrites make one): grown by doubling, the entries were
+    // copied into fresh memory at each step and the old copies left behind.
+    let nodes: usize = m.graphs().iter().map(|g| g.ops.len()).sum();
+    let mut report = Lines {
+        entries: Vec::with_capacity(nodes),
+        shapes: ShapeIds::default(),
+    };
     let mut line = |i: explicit_broadcast::Made<'_>| report.add(&i);
     let outcome = match explicit_broadcast::run_reporting_prepared(
         &m,
