@@ -3,7 +3,9 @@
 //! Decoding straight from a memory map reads every field header, and the kernel maps whole page-cache
 //! folios (up to megabytes each, on recent kernels) around each one: a 400 MB model with 170 weight
 //! tensors peaked at 351 MB of RSS that way. Instead, the file is walked with buffered reads following
-//! the ONNX schema; every large `TensorProto.raw_data` payload is skipped (a seek) and replaced in a
+//! the ONNX schema (a file of at most [`WALK_MAPPING_BELOW`] bytes is walked in its mapping, where all
+//! of it paged in is little memory and the reads' copies cost more); every large
+//! `TensorProto.raw_data` payload is skipped (a seek) and replaced in a
 //! compact copy by a 32-byte placeholder naming its offset and length. prost decodes the compact copy,
 //! and each placeholder is then swapped for a zero-copy slice of the (untouched) mapping. Weight bytes
 //! are never read, copied or mapped in while checking.
