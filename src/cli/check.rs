@@ -629,17 +629,17 @@ fn walk(
                 continue;
             }
         };
-        // Not a symlink: its canonical path is its folder's and its name.
-        let canonical_entry = canonical.map(|c| c.join(entry.file_name()));
+        // An entry that is not a symlink: its canonical path is its folder's and its name.
+        let canonical_entry = || canonical.map(|c| c.join(entry.file_name()));
         if file_type.is_dir() {
-            walk(&path, canonical_entry.as_deref(), ancestors, out);
+            walk(&path, canonical_entry().as_deref(), ancestors, out);
         } else if is_onnx(&path) {
             let wanted = file_type.is_file()
                 || (file_type.is_symlink()
                     // A dangling or looping link is kept: the load says why it cannot be read.
                     && fs::metadata(&path).map_or(true, |m| m.is_file()));
             if wanted {
-                let known = canonical_entry.filter(|_| file_type.is_file());
+                let known = file_type.is_file().then(canonical_entry).flatten();
                 out.push(Target::Model(path, known));
             }
         }
