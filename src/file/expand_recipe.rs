@@ -6,7 +6,7 @@
 //! input, output, name and op_type, in field order); the pass chooses the names (a suffix `_k` where
 //! the plain name is taken) and the recipe only repeats that choice.
 
-use super::wire::{LEN, Record, WireError, put_short, put_short_within, records, write_varint};
+use super::wire::{LEN, Record, WireError, put_short, records, write_varint};
 use std::ops::Range;
 
 /// `NodeProto` fields.
@@ -70,16 +70,17 @@ impl Recipe {
             return;
         }
         let shape_len = node.name_len(self.slot, true, self.k_shape);
-        let shape = put_node(
+        let shape_name = |o: &mut Vec<u8>| node.put_name(o, self.slot, true, self.k_shape);
+        put_node(
             out,
             field,
             &[Input::Bytes(node.input(self.shape_of))],
             shape_len,
             b"Shape",
-            |o| node.put_name(o, self.slot, true, self.k_shape),
+            shape_name,
         );
-        // The Expand reads the Shape's output, copied from the record just made.
-        let inputs = [input, Input::Made(shape)];
+        // The Expand reads the Shape's output.
+        let inputs = [input, Input::Made(shape_len, &shape_name)];
         put_node(out, field, &inputs, expand_len, b"Expand", expand_name);
     }
 
@@ -140,23 +141,26 @@ fn node_len(field: u32, inputs: &[usize], name: usize, op: usize) -> usize {
     varint_len(((field as usize) << 3) | usize::from(LEN)) + varint_len(payload) + payload
 }
 
-/// An input name of a node [`put_node`] makes: bytes, or bytes it already made.
+/// An input name of a node [`put_node`] makes: bytes, or a name of this length that the function
+/// appends.
 enum Input<'a> {
     Bytes(&'a [u8]),
-    Made(Range<usize>),
+    Made(usize, &'a dyn Fn(&mut Vec<u8>)),
 }
 
 impl Input<'_> {
     fn len(&self) -> usize {
         match self {
             Input::Bytes(b) => b.len(),
-            Input::Made(r) => r.len(),
+            Input::Made(n, _) => *n,
         }
     }
 }
 
 /// Appends the record of a node of `op_type` reading `inputs`, named and writing the `name_len`
-/// bytes `name` appends (made once, then copied). Returns where the name is in `out`.
+/// bytes `name` appends. A name is made each time it is written, not copied from where it was just
+/// made: read back right after being stored, its bytes stalled the loads (see
+/// [`super::wire::put_short`]).
 fn put_node(
     out: &mut Vec<u8>,
     field: u32,
@@ -164,7 +168,7 @@ fn put_node(
     name_len: usize,
     op_type: &[u8],
     name: impl Fn(&mut Vec<u8>),
-) -> Range<usize> {
+) {
     let payload = inputs.iter().map(|i| field_len(i.len())).sum::<usize>()
         + 2 * field_len(name_len)
         + field_len(op_type.len());
@@ -178,18 +182,15 @@ fn put_node(
         head(out, INPUT, i.len());
         match i {
             Input::Bytes(b) => put_short(out, b),
-            Input::Made(r) => put_short_within(out, r.clone()),
+            Input::Made(_, made) => made(out),
         }
     }
     head(out, OUTPUT, name_len);
-    let at = out.len();
     name(out);
-    let made = at..out.len();
     head(out, NAME, name_len);
-    put_short_within(out, made.clone());
+    name(out);
     head(out, OP_TYPE, op_type.len());
     out.extend_from_slice(op_type);
-    made
 }
 
 fn varint_len(value: usize) -> usize {
@@ -206,20 +207,21 @@ fn digits(mut n: u32) -> usize {
     d
 }
 
-/// Appends `n` in decimal.
+/// Appends `n` in decimal, written in place (see [`put_short`] on bytes read back from the stack).
 pub(crate) fn put_u32(out: &mut Vec<u8>, n: u32) {
-    let mut buf = [0u8; 10];
-    let mut i = buf.len();
-    let mut n = n;
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
+    if n < 10 {
+        // An input's slot, nearly always.
+        out.push(b'0' + n as u8);
+        return;
     }
-    put_short(out, &buf[i..]);
+    let end = out.len() + digits(n);
+    out.resize(end, b'0');
+    let (mut i, mut n) = (end, n);
+    while n > 0 {
+        i -= 1;
+        out[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+    }
 }
 
 /// A node's record, read once: its sub-records, its name (the last one it holds, as a decoder
@@ -232,22 +234,27 @@ pub(super) struct NodeRecord<'s> {
 }
 
 impl<'s> NodeRecord<'s> {
-    pub(super) fn parse(src: &'s [u8], payload: Range<usize>, at: u32) -> Result<Self, WireError> {
-        let mut subs = smallvec::SmallVec::new();
-        let mut name: &[u8] = &[];
-        for rec in records(src, payload) {
+    /// A record not yet read (see [`NodeRecord::read`]).
+    pub(super) fn new(src: &'s [u8], at: u32) -> Self {
+        NodeRecord {
+            src,
+            subs: smallvec::SmallVec::new(),
+            name: &[],
+            at,
+        }
+    }
+
+    /// Reads the record `src[payload]` into this one, in place: the record is ~370 bytes, and
+    /// returned by value it was copied three times a node on its way to the writer.
+    pub(super) fn read(&mut self, payload: Range<usize>) -> Result<(), WireError> {
+        for rec in records(self.src, payload) {
             let rec = rec?;
             if rec.field == NAME && rec.wire_type == LEN {
-                name = src.get(rec.payload.clone()).unwrap_or_default();
+                self.name = self.src.get(rec.payload.clone()).unwrap_or_default();
             }
-            subs.push(rec);
+            self.subs.push(rec);
         }
-        Ok(NodeRecord {
-            src,
-            subs,
-            name,
-            at,
-        })
+        Ok(())
     }
 
     /// Input `j` (empty if the node has fewer).

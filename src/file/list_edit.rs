@@ -658,21 +658,18 @@ impl Occurrence<'_> {
         !self.removed && self.changes.is_empty()
     }
 
-    /// The occurrence's record `src[payload]` read, if what is inserted before it or its changes
-    /// need it.
-    fn read<'s>(
-        &self,
-        src: &'s [u8],
-        payload: Range<usize>,
-    ) -> Result<Option<NodeRecord<'s>>, WireError> {
+    /// Reads the occurrence's record (`payload` of `node`'s source) into `node`, if what is
+    /// inserted before it or its changes need it; returns whether it did.
+    fn read(&self, node: &mut NodeRecord<'_>, payload: Range<usize>) -> Result<bool, WireError> {
         let made_before = self
             .before
             .iter()
             .any(|(_, i)| matches!(i, Item::Expand(_)));
         if !made_before && (self.removed || self.changes.is_empty()) {
-            return Ok(None);
+            return Ok(false);
         }
-        NodeRecord::parse(src, payload, self.at).map(Some)
+        node.read(payload)?;
+        Ok(true)
     }
 
     /// Hands what the edit makes of the occurrence, whose record is `rec` (occurrence `occurrence`
@@ -704,26 +701,29 @@ impl Occurrence<'_> {
         {
             return Ok(len);
         }
-        let node = self.read(src, rec.payload.clone())?;
+        let mut record = NodeRecord::new(src, self.at);
+        let node = self
+            .read(&mut record, rec.payload.clone())?
+            .then_some(&record);
         let Some(f) = out else {
-            return Ok(self.measure(node.as_ref(), rec));
+            return Ok(self.measure(node, rec));
         };
         if scratch.capacity() < HAND_ON_ABOVE {
             // Room for a piece and the record that ends it, at once: a buffer grown by doubling
             // past the piece's size leaves the smaller ones behind (whole huge pages, with THP).
             scratch.reserve_exact(HAND_ON_ABOVE + SPAN_ABOVE);
         }
-        let mut len = self.before(node.as_ref(), rec.field, Some(scratch));
+        let mut len = self.before(node, rec.field, Some(scratch));
         let whole = match node.filter(|_| !self.removed && !self.kept_whole()) {
             // A record holding a large tensor: its spans are handed on as spans of the source (a
             // kernel copy), not put together here.
             Some(node) if rec.payload.len() > SPAN_ABOVE => {
-                let inner = self.pieces(&node, None, None)?;
+                let inner = self.pieces(node, None, None)?;
                 let mut head = [0u8; 20];
                 let n = put_varint(&mut head, 0, (u64::from(rec.field) << 3) | u64::from(LEN));
                 let n = put_varint(&mut head, n, inner);
                 put_short(scratch, &head[..n]);
-                self.pieces(&node, Some(scratch), Some(&mut *f))?;
+                self.pieces(node, Some(scratch), Some(&mut *f))?;
                 len += (n as u64) + inner;
                 None
             }
@@ -733,7 +733,7 @@ impl Occurrence<'_> {
                 const ROOM: usize = 20;
                 let head_at = scratch.len();
                 scratch.resize(head_at + ROOM, 0);
-                let inner = self.pieces(&node, Some(scratch), None)?;
+                let inner = self.pieces(node, Some(scratch), None)?;
                 let mut head = [0u8; ROOM];
                 let n = put_varint(&mut head, 0, (u64::from(rec.field) << 3) | u64::from(LEN));
                 let n = put_varint(&mut head, n, inner);
