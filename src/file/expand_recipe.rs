@@ -297,3 +297,18 @@ impl<'s> NodeRecord<'s> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{digits, put_u32};
+
+    #[test]
+    fn put_u32_appends_what_format_writes() {
+        for n in [0u32, 7, 9, 10, 42, 99, 100, 999_999, 1_000_000, u32::MAX] {
+            let mut got = b"#".to_vec();
+            put_u32(&mut got, n);
+            assert_eq!(got, format!("#{n}").into_bytes(), "{n}");
+            assert_eq!(digits(n), n.to_string().len(), "{n}");
+        }
+    }
+}

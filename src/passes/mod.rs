@@ -10,7 +10,7 @@ pub mod explicit_broadcast;
 pub mod fold_expand;
 
 use crate::file::expand_recipe::Recipe;
-use crate::file::list_edit::{ListEdit, ListMark};
+use crate::file::list_edit::{ListEdit, ListMark, Room};
 use crate::file::wire::{Action, Edit, LEN, write_len_record, write_varint};
 use crate::ir::{Graph, Model, WirePath};
 use crate::proto::{AttributeProto, NodeProto, TensorProto, ValueInfoProto};
@@ -86,6 +86,11 @@ impl GraphPatch {
     /// copies itself over and over (a tenth of a million-node rewrite's time).
     pub fn reserve(&mut self, nodes: usize) {
         self.nodes.reserve(nodes);
+    }
+
+    /// Takes room made ahead for the node list's edit (see [`Room`]), if nothing is queued yet.
+    pub fn use_room(&mut self, room: Room) {
+        self.nodes.use_room(room);
     }
 
     pub fn inserted_nodes(&self) -> usize {

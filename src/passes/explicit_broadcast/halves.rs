@@ -11,11 +11,20 @@
 //! and lists as if it had made them, and goes on from where it stopped.
 
 use super::{GraphRewriter, Made, Outcome};
+use crate::file::list_edit::Room;
 use crate::passes::GraphPatch;
 use std::collections::HashMap;
 
 /// Graphs with fewer nodes are rewritten by one thread: a second would cost more than it saves.
 pub(super) const SPLIT_ABOVE: usize = 1 << 16;
+
+/// The first node of the other thread's half, of `n`. Halves: what this thread does after the
+/// other's part (taking its edit, telling its reports) cannot overlap it, so the parts are best the
+/// same. Timed on `synthetic_1M` (6 alternating runs), the other thread took 1.0-1.5x this one's
+/// time for as many nodes; with 2/5 of the nodes here, this thread waited for it ~0.1 s.
+pub(super) fn split_point(n: usize) -> usize {
+    n / 2
+}
 
 /// Counts kept in 32 bits saturate (a model under 2 GiB has fewer nodes).
 pub(super) fn small(n: usize) -> u32 {
@@ -33,13 +42,13 @@ struct Half {
 
 /// Rewrites the nodes of `rw`'s graph, the second half on another thread (see the module
 /// documentation).
-pub(super) fn rewrite_in_two(rw: &mut GraphRewriter<'_, '_>) -> Result<(), String> {
+/// `room`, if given, is the room made ahead for the other half's recipes.
+pub(super) fn rewrite_in_two(
+    rw: &mut GraphRewriter<'_, '_>,
+    room: Option<Room>,
+) -> Result<(), String> {
     let n = rw.g.ops.len();
-    // Halves: what this thread does after the other's part (taking its edit, telling its reports)
-    // cannot overlap it, so the parts are best the same. Timed on `synthetic_1M` (6 alternating
-    // runs), the other thread took 1.0-1.5x this one's time for as many nodes; with 2/5 of the nodes
-    // here, this thread waited for it ~0.1 s.
-    let mid = n / 2;
+    let mid = split_point(n);
     let mut names = rw.names.speculative();
     let (g, infos, opts, legacy_ir, opset) = (rw.g, rw.infos, rw.opts, rw.legacy_ir, rw.opset);
     std::thread::scope(|s| {
@@ -66,7 +75,10 @@ pub(super) fn rewrite_in_two(rw: &mut GraphRewriter<'_, '_>) -> Result<(), Strin
                     speculative: Some(Vec::new()),
                     aborted: false,
                 };
-                w.patch.reserve(n - mid);
+                match room {
+                    Some(room) => w.patch.use_room(room),
+                    None => w.patch.reserve(n - mid),
+                }
                 let stopped = w.rewrite_speculatively(mid..n);
                 let made = w.speculative.take().unwrap_or_default();
                 let patch = std::mem::replace(&mut w.patch, GraphPatch::new(g));
@@ -142,7 +154,7 @@ impl GraphRewriter<'_, '_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Options, prepare, run_split_above};
+    use super::super::{Options, prepare_split_above, run_split_above};
     use crate::proto::tensor_shape_proto::{Dimension, dimension::Value};
     use crate::proto::{
         GraphProto, ModelProto, NodeProto, OperatorSetIdProto, TensorShapeProto, TypeProto,
@@ -288,7 +300,7 @@ mod tests {
                 ))
             },
             split_above,
-            prepared.then(|| prepare(&m)),
+            prepared.then(|| prepare_split_above(&m, split_above)),
         )?;
         for k in out.kept.iter().chain(&out.required) {
             lines.push(format!("kept {} {} {}", k.node, k.slot, k.reason));
@@ -303,7 +315,7 @@ mod tests {
 
     #[test]
     fn two_threads_rewrite_as_one_does() {
-        // 100 nodes: the other thread rewrites 40 to 99; 300: it stops at the static target of
+        // 100 nodes: the other thread rewrites 50 to 99; 300: it stops at the static target of
         // node 201, and the rest is rewritten here.
         for n in [100, 300] {
             let bytes = model(n, None);

@@ -29,6 +29,7 @@ pub(crate) use kinds::{Kind, attention_bias_target, kind, num_heads};
 use super::{GraphPatch, Names, Patch};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::file::expand_recipe::{Known, Recipe, STATIC};
+use crate::file::list_edit::Room;
 use crate::ir::{Graph, Model, OpNode, ValueId, opset_domain};
 use crate::proto::attribute_proto::AttributeType;
 use crate::proto::tensor_proto::DataType;
@@ -36,7 +37,6 @@ use crate::proto::{AttributeProto, NodeProto, TensorProto, ValueInfoProto};
 use crate::shape::dim::{Dim, Shape, format_shape};
 use crate::shape::infer::GraphShapes;
 use std::collections::HashMap;
-use std::fmt::Write as _;
 
 /// Options of the pass.
 #[derive(Clone, Debug, Default)]
@@ -195,14 +195,54 @@ pub fn run_reporting_prepared<'m>(
 pub struct Prepared<'m> {
     names: Names<'m>,
     distinct_labels: bool,
+    /// For a main graph rewritten in two halves, the room for each half's recipes (see [`Room`]).
+    rooms: Option<(Room, Room)>,
 }
 
 /// Finds what [`run_reporting_prepared`] needs of `model` before the pass (see [`Prepared`]).
 pub fn prepare(model: &Model) -> Prepared<'_> {
+    prepare_split_above(model, halves::SPLIT_ABOVE)
+}
+
+/// [`prepare`] for a pass that rewrites the main graph in two halves when it has at least
+/// `split_above` nodes.
+fn prepare_split_above(model: &Model, split_above: usize) -> Prepared<'_> {
+    let graphs = super::all_graphs(model);
     Prepared {
         names: names_of(model),
-        distinct_labels: labels_distinct(&super::all_graphs(model)),
+        distinct_labels: labels_distinct(&graphs),
+        rooms: graphs
+            .first()
+            .filter(|(g, function)| function.is_none() && g.ops.len() >= split_above)
+            .map(|&(g, _)| halves_rooms(model, g)),
     }
+}
+
+/// Appends `n` in decimal (an input's slot: one digit nearly always).
+fn push_decimal(s: &mut String, n: usize) {
+    match u8::try_from(n) {
+        Ok(d) if d < 10 => s.push(char::from(b'0' + d)),
+        _ => s.push_str(&n.to_string()),
+    }
+}
+
+/// Room for the recipes of each half of `g` (see [`halves`]): as many as the half has broadcasting
+/// nodes (most have one), not a recipe a node, so that a large graph with few broadcasts is not
+/// given memory it will not use.
+fn halves_rooms(model: &Model, g: &Graph) -> (Room, Room) {
+    let opset = model.opset_imports(None).get("").copied().unwrap_or(0);
+    let broadcasting = |ordinals: &[crate::ir::NodeId]| {
+        ordinals
+            .iter()
+            .filter_map(|&id| g.op(id))
+            .filter(|op| kind(op, opset).is_some())
+            .count()
+    };
+    let (first, second) = g.ops.split_at(halves::split_point(g.ops.len()));
+    (
+        Room::touched(broadcasting(first)),
+        Room::touched(broadcasting(second)),
+    )
 }
 
 fn names_of(model: &Model) -> Names<'_> {
@@ -223,8 +263,8 @@ fn run_split_above<'m>(
 ) -> Result<Outcome, String> {
     let graphs = super::all_graphs(model);
     let nodes: usize = graphs.iter().map(|(g, _)| g.ops.len()).sum();
-    let (mut names, distinct_labels) = match prepared {
-        Some(p) => (p.names, p.distinct_labels),
+    let (mut names, distinct_labels, mut rooms) = match prepared {
+        Some(p) => (p.names, p.distinct_labels, p.rooms),
         // Apart, the two walks overlap.
         None if nodes >= split_above => std::thread::scope(|s| {
             let labels = std::thread::Builder::new()
@@ -236,9 +276,9 @@ fn run_split_above<'m>(
                 // No thread to be had: here, then.
                 Err(_) => labels_distinct(&graphs),
             };
-            (names, distinct)
+            (names, distinct, None)
         }),
-        None => (names_of(model), labels_distinct(&graphs)),
+        None => (names_of(model), labels_distinct(&graphs), None),
     };
     let mut out = Outcome::default();
     let shapes = super::shapes_by_path(shapes);
@@ -277,11 +317,20 @@ fn run_split_above<'m>(
             speculative: None,
             aborted: false,
         };
-        rw.patch.reserve(g.ops.len());
-        if distinct && graph_index == 0 && !in_function && g.ops.len() >= split_above {
-            halves::rewrite_in_two(&mut rw)?;
-        } else {
-            rw.rewrite(0..g.ops.len())?;
+        let halved = distinct && graph_index == 0 && !in_function && g.ops.len() >= split_above;
+        match rooms.take().filter(|_| halved) {
+            Some((first, second)) => {
+                rw.patch.use_room(first);
+                halves::rewrite_in_two(&mut rw, Some(second))?;
+            }
+            None if halved => {
+                rw.patch.reserve(g.ops.len());
+                halves::rewrite_in_two(&mut rw, None)?;
+            }
+            None => {
+                rw.patch.reserve(g.ops.len());
+                rw.rewrite(0..g.ops.len())?;
+            }
         }
         let patch = rw.patch;
         if !patch.is_empty() {
@@ -578,9 +627,12 @@ impl<'a> GraphRewriter<'a, '_> {
                 });
                 continue;
             }
+            // Put together from its pieces, not with `write!`: the formatting machinery was a twentieth
+            // of the pass of a million nodes.
             base.clear();
-            // Writing into a String cannot fail.
-            let _ = write!(base, "{label}/expand_in{slot}");
+            base.push_str(&label);
+            base.push_str("/expand_in");
+            push_decimal(base, slot);
             if self.speculative.is_some() && self.opset < EXPAND_SINCE {
                 self.aborted = true;
                 return Ok(());
