@@ -15,7 +15,7 @@ use crate::diagnostics::{Diagnostic, MAX_PER_CODE_AND_GRAPH, cap};
 use crate::file::decode::{decode_bytes_split, decode_file_split};
 use crate::file::{Origin, read};
 use crate::ir::{Model, NodeBatch};
-use crate::shape::infer::{GraphShapes, Inference, infer_with};
+use crate::shape::infer::{GraphShapes, Inference, Keep, infer_keeping};
 use anyhow::Result;
 use bytes::Bytes;
 
@@ -38,16 +38,30 @@ pub struct LoadOptions {
     /// passes need it). Without it each value's type is freed after its last reader, and a large graph
     /// is checked in a fraction of the memory.
     pub keep_shapes: bool,
+    /// With [`LoadOptions::keep_shapes`], keep each value's name beside its type (the `shapes`
+    /// listing needs them; the passes read the types by value id, and leave them out).
+    pub keep_names: bool,
     /// Run the structural checks on a second thread, beside inference. A caller that already keeps
     /// every core busy (`check --jobs N` over many models) turns it off: two threads per model would
     /// only contend.
     pub parallel: bool,
 }
 
+impl LoadOptions {
+    fn keep(&self) -> Keep {
+        match (self.keep_shapes, self.keep_names) {
+            (false, _) => Keep::Nothing,
+            (true, false) => Keep::Types,
+            (true, true) => Keep::TypesAndNames,
+        }
+    }
+}
+
 impl Default for LoadOptions {
     fn default() -> Self {
         LoadOptions {
             keep_shapes: true,
+            keep_names: true,
             parallel: true,
         }
     }
@@ -152,7 +166,7 @@ fn checks_and_inference<T: Send>(
 ) -> (Vec<Diagnostic>, Inference, T) {
     if !opts.parallel {
         let found = crate::checks::run(model);
-        let inference = infer_with(model, opts.keep_shapes);
+        let inference = infer_keeping(model, opts.keep());
         return (found, inference, beside());
     }
     // Shared, so that it is still here to run if no thread can be had.
@@ -168,7 +182,7 @@ fn checks_and_inference<T: Send>(
             .name("checks".to_owned())
             .stack_size(CHECKS_STACK)
             .spawn_scoped(s, work);
-        let inference = infer_with(model, opts.keep_shapes);
+        let inference = infer_keeping(model, opts.keep());
         let (found, t) = match checks.map(|h| h.join()) {
             Ok(Ok(done)) => done,
             // No thread to be had: run them here.

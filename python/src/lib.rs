@@ -305,6 +305,7 @@ fn run_check(source: &Source, file: String, settings: &Settings) -> Result<Check
     let explicit = settings.wants(None, Code::ImplicitBroadcast);
     let opts = LoadOptions {
         keep_shapes: explicit,
+        keep_names: false,
         ..LoadOptions::default()
     };
     let (model, found) = source.load(&opts).map_err(Fail::Load)?;

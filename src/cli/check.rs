@@ -218,6 +218,7 @@ fn check_one(
     let b001 = settings.wants(at.as_deref(), Code::ImplicitBroadcast);
     let opts = LoadOptions {
         keep_shapes: b001,
+        keep_names: false,
         parallel,
     };
     let mut suppressed = 0;

@@ -2,7 +2,7 @@
 //! `expand`) and write the model, with a report of each removal on standard error.
 
 use super::lines::{ShapeIds, node_head, put_escaped, small};
-use super::{EXIT_UNLOADABLE, load_or_say, refuse_if_errors};
+use super::{EXIT_UNLOADABLE, load_or_say_with, refuse_if_errors};
 use crate::ir::{Graph, NodeId};
 use crate::passes::fold_expand;
 use crate::render;
@@ -100,7 +100,12 @@ pub(super) fn fold(
     write: super::WriteArgs,
     color: super::ColorChoice,
 ) -> u8 {
-    let Some((m, found)) = load_or_say(&model) else {
+    // The pass reads the types by value id: the names are not kept.
+    let opts = crate::lint::LoadOptions {
+        keep_names: false,
+        ..Default::default()
+    };
+    let Some((m, found)) = load_or_say_with(&model, &opts) else {
         return EXIT_UNLOADABLE;
     };
     if let Some(status) = refuse_if_errors(&found, &model, color) {

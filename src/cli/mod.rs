@@ -320,10 +320,6 @@ pub fn run(cli: Cli) -> u8 {
 /// kilobytes, and the middle of them repeats.
 const MAX_ERROR_CHARS: usize = 400;
 
-fn load(path: &std::path::Path) -> Result<(Model, Findings), String> {
-    load_with(path, &LoadOptions::default())
-}
-
 fn load_with(path: &std::path::Path, opts: &LoadOptions) -> Result<(Model, Findings), String> {
     crate::lint::load_with(Origin::from_arg(path), opts).map_err(|e| shorten(&format!("{e:#}")))
 }
@@ -340,7 +336,14 @@ fn shorten(msg: &str) -> String {
 
 /// Loads and checks `model`, or says why not on standard error.
 fn load_or_say(model: &std::path::Path) -> Option<(Model, Findings)> {
-    load(model).map_err(|e| say_unloadable(model, &e)).ok()
+    load_or_say_with(model, &LoadOptions::default())
+}
+
+/// [`load_or_say`], keeping what `opts` says.
+fn load_or_say_with(model: &std::path::Path, opts: &LoadOptions) -> Option<(Model, Findings)> {
+    load_with(model, opts)
+        .map_err(|e| say_unloadable(model, &e))
+        .ok()
 }
 
 /// Reads and builds `model` without checking it (see [`crate::lint::build`]), or says why not on

@@ -38,8 +38,32 @@ pub fn infer(model: &Model) -> Inference {
 /// [`infer`]; with `keep` false, what is known of each value is dropped after its last reader and
 /// [`Inference::graphs`] stays empty: the findings are the same.
 pub fn infer_with(model: &Model, keep: bool) -> Inference {
+    infer_keeping(
+        model,
+        if keep {
+            Keep::TypesAndNames
+        } else {
+            Keep::Nothing
+        },
+    )
+}
+
+/// What inference keeps of every value in [`Inference::graphs`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Keep {
+    /// Nothing: each value's type is dropped after its last reader.
+    Nothing,
+    /// The types, by value id; the names are left empty (see [`GraphShapes::unnamed`]).
+    Types,
+    /// The types and the values' names (the `shapes` listing).
+    TypesAndNames,
+}
+
+/// [`infer`], keeping `keep` of each value; the findings are the same whatever it keeps.
+pub fn infer_keeping(model: &Model, keep: Keep) -> Inference {
     let mut d = Driver {
-        keep,
+        keep: keep != Keep::Nothing,
+        names: keep == Keep::TypesAndNames,
         model,
         out: Inference::default(),
         calls: Vec::new(),
@@ -232,6 +256,8 @@ struct CallSite {
 struct Driver<'m> {
     /// Record every graph's values in `out.graphs` (else free each value after its last reader).
     keep: bool,
+    /// With their names.
+    names: bool,
     model: &'m Model,
     out: Inference,
     /// Functions being inferred, outermost first (to stop recursion).
@@ -261,9 +287,13 @@ impl<'m> Driver<'m> {
         // is first added to the graph's compact listing (which stores each distinct type once), so a
         // large graph is never held as one box per value.
         let mut readers = readers_left(g);
-        let mut kept = self
-            .keep
-            .then(|| GraphShapes::new(g.path.clone(), g.values.iter().map(|v| &*v.name)));
+        let mut kept = self.keep.then(|| {
+            if self.names {
+                GraphShapes::new(g.path.clone(), g.values.iter().map(|v| &*v.name))
+            } else {
+                GraphShapes::unnamed(g.path.clone(), g.values.len())
+            }
+        });
         for (node, op) in g.ops_in_order() {
             let mut outputs = self
                 .infer_node(g, op, imports, env, site, &infos)
