@@ -4,32 +4,40 @@
 
 use onnx_lint::file::Origin;
 use onnx_lint::lint::{self, LoadOptions};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-#[test]
-fn findings_do_not_depend_on_keeping_the_shapes() {
+/// Every example model, broken ones included.
+fn example_models() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
-    let mut seen = 0;
+    let mut paths = Vec::new();
     for dir in [root.clone(), root.join("broken")] {
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
-            if path.extension().is_none_or(|e| e != "onnx") {
-                continue;
+            if path.extension().is_some_and(|e| e == "onnx") {
+                paths.push(path);
             }
-            let (_, full) = lint::load(Origin::File(path.clone())).unwrap();
-            let (_, lean) = lint::load_with(
-                Origin::File(path.clone()),
-                &LoadOptions {
-                    keep_shapes: false,
-                    ..Default::default()
-                },
-            )
-            .unwrap();
-            assert_eq!(full.diagnostics, lean.diagnostics, "{}", path.display());
-            assert!(!full.shapes.is_empty(), "{}", path.display());
-            assert!(lean.shapes.is_empty(), "{}", path.display());
-            seen += 1;
         }
+    }
+    paths
+}
+
+#[test]
+fn findings_do_not_depend_on_keeping_the_shapes() {
+    let mut seen = 0;
+    for path in example_models() {
+        let (_, full) = lint::load(Origin::File(path.clone())).unwrap();
+        let (_, lean) = lint::load_with(
+            Origin::File(path.clone()),
+            &LoadOptions {
+                keep_shapes: false,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(full.diagnostics, lean.diagnostics, "{}", path.display());
+        assert!(!full.shapes.is_empty(), "{}", path.display());
+        assert!(lean.shapes.is_empty(), "{}", path.display());
+        seen += 1;
     }
     // The broken models hold E1s in subgraphs and functions, which read values through captures.
     assert!(seen >= 20, "only {seen} models");
@@ -38,44 +46,37 @@ fn findings_do_not_depend_on_keeping_the_shapes() {
 /// `keep_names: false` (what the passes use) keeps the same types by value id, with empty names.
 #[test]
 fn types_kept_without_names_are_the_types_kept_with_them() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
     let mut values = 0;
-    for dir in [root.clone(), root.join("broken")] {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.extension().is_none_or(|e| e != "onnx") {
-                continue;
-            }
-            let (_, full) = lint::load(Origin::File(path.clone())).unwrap();
-            let (_, unnamed) = lint::load_with(
-                Origin::File(path.clone()),
-                &LoadOptions {
-                    keep_names: false,
-                    ..Default::default()
-                },
-            )
-            .unwrap();
-            assert_eq!(full.diagnostics, unnamed.diagnostics, "{}", path.display());
-            assert_eq!(
-                full.shapes.len(),
-                unnamed.shapes.len(),
-                "{}",
-                path.display()
-            );
-            for (a, b) in full.shapes.iter().zip(&unnamed.shapes) {
-                assert_eq!(a.path, b.path);
-                assert_eq!(a.len(), b.len(), "{} {}", path.display(), a.path);
-                for i in 0..a.len() {
-                    assert_eq!(
-                        a.info(i),
-                        b.info(i),
-                        "{} {} value {i}",
-                        path.display(),
-                        a.path
-                    );
-                    assert_eq!(b.name(i), "");
-                    values += 1;
-                }
+    for path in example_models() {
+        let (_, full) = lint::load(Origin::File(path.clone())).unwrap();
+        let (_, unnamed) = lint::load_with(
+            Origin::File(path.clone()),
+            &LoadOptions {
+                keep_names: false,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(full.diagnostics, unnamed.diagnostics, "{}", path.display());
+        assert_eq!(
+            full.shapes.len(),
+            unnamed.shapes.len(),
+            "{}",
+            path.display()
+        );
+        for (a, b) in full.shapes.iter().zip(&unnamed.shapes) {
+            assert_eq!(a.path, b.path);
+            assert_eq!(a.len(), b.len(), "{} {}", path.display(), a.path);
+            for i in 0..a.len() {
+                assert_eq!(
+                    a.info(i),
+                    b.info(i),
+                    "{} {} value {i}",
+                    path.display(),
+                    a.path
+                );
+                assert_eq!(b.name(i), "");
+                values += 1;
             }
         }
     }
