@@ -240,6 +240,33 @@ fn unknown_keys_and_codes_in_a_configuration_give_status_2_naming_them() {
     }
 }
 
+/// With several jobs the plan runs beside the first checks: a bad configuration met late in the
+/// folder still stops the run with nothing reported, as with one job.
+#[test]
+fn a_bad_configuration_late_in_a_folder_stops_every_number_of_jobs_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    for i in 0..12 {
+        place(&root, E1, &format!("a{i:02}/m.onnx"));
+    }
+    place(&root, E1, "z/m.onnx");
+    fs::write(root.join("z/onnx-lint.toml"), "slect = [\"E1\"]\n").unwrap();
+    let one = check(&root, &["--jobs", "1", "."]);
+    assert_eq!(one.0, 2, "{}", one.2);
+    assert!(one.1.is_empty(), "{}", one.1);
+    assert!(one.2.contains("slect"), "{}", one.2);
+    for jobs in ["2", "3", "8"] {
+        assert_eq!(check(&root, &["--jobs", jobs, "."]), one, "--jobs {jobs}");
+    }
+    // Without it, every job count reports the same.
+    fs::remove_file(root.join("z/onnx-lint.toml")).unwrap();
+    let one = check(&root, &["--jobs", "1", "."]);
+    assert_eq!(one.0, 1, "{}", one.2);
+    for jobs in ["2", "3", "8"] {
+        assert_eq!(check(&root, &["--jobs", jobs, "."]), one, "--jobs {jobs}");
+    }
+}
+
 #[test]
 fn show_settings_prints_what_applies_to_each_model() {
     let dir = tempfile::tempdir().unwrap();
