@@ -48,6 +48,14 @@ pub struct LoadOptions {
 }
 
 impl LoadOptions {
+    /// What a pass needs: every value's type, by value id, without the values' names.
+    pub fn for_pass() -> Self {
+        LoadOptions {
+            keep_names: false,
+            ..Self::default()
+        }
+    }
+
     fn keep(&self) -> Keep {
         match (self.keep_shapes, self.keep_names) {
             (false, _) => Keep::Nothing,

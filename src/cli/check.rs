@@ -321,32 +321,27 @@ fn in_parallel(
 ) -> Result<std::io::Result<()>, String> {
     use std::collections::BTreeMap;
     use std::sync::OnceLock;
-    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-    let planned: Vec<OnceLock<Planned>> = targets.iter().map(|_| OnceLock::new()).collect();
-    let cancelled = AtomicBool::new(false);
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    // Each model's settings once planned; `None` for one cancelled (see `CancelOnDrop`).
+    let planned: Vec<OnceLock<Option<Planned>>> = targets.iter().map(|_| OnceLock::new()).collect();
     let next = AtomicUsize::new(0);
     thread::scope(|scope| {
         // Every model still unplanned when this scope's work ends (a bad configuration, a panic)
         // is marked cancelled, so that no worker waits for it and the scope can end.
-        let _release = CancelOnDrop {
-            planned: &planned,
-            cancelled: &cancelled,
-        };
+        let _release = CancelOnDrop(&planned);
         // Bounded, so that workers wait when the writer is behind rather than pile up reports;
         // room for what they check while the plan goes on.
         let (tx, rx) = mpsc::sync_channel::<(usize, Checked)>(jobs * 16);
         let mut started = 0;
         for k in 0..jobs {
             let tx = tx.clone();
-            let (next, progress, planned, cancelled) = (&next, run.progress, &planned, &cancelled);
+            let (next, progress, planned) = (&next, run.progress, &planned);
             let worker = move || {
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(slot) = planned.get(i) else { break };
-                    let item = slot.wait();
-                    if cancelled.load(Ordering::SeqCst) {
+                    let Some(Some(item)) = planned.get(i).map(OnceLock::wait) else {
                         break;
-                    }
+                    };
                     // A send fails only when the writer has stopped (the output is gone).
                     if tx
                         .send((i, check_one(item, parallel, progress, drop)))
@@ -367,7 +362,7 @@ fn in_parallel(
         drop(tx);
         for (slot, target) in planned.iter().zip(targets) {
             // Set once, here: `set` fails only on a slot already set, which none is.
-            let _ = slot.set(plan_one(target, resolver)?);
+            let _ = slot.set(Some(plan_one(target, resolver)?));
         }
         let settled = (|| {
             let mut early = BTreeMap::new();
@@ -381,7 +376,7 @@ fn in_parallel(
             }
             // No worker could be started (the system refused threads): check here, one at a time.
             if started == 0 {
-                for item in planned[want..].iter().filter_map(OnceLock::get) {
+                for item in planned[want..].iter().filter_map(|p| p.get()?.as_ref()) {
                     run.settle(check_one(item, parallel, run.progress, drop), out)?;
                 }
             }
@@ -391,25 +386,15 @@ fn in_parallel(
     })
 }
 
-/// Marks the models of [`in_parallel`] not yet planned as cancelled when dropped (see there).
-struct CancelOnDrop<'a> {
-    planned: &'a [std::sync::OnceLock<Planned>],
-    cancelled: &'a std::sync::atomic::AtomicBool,
-}
+/// Marks the models of [`in_parallel`] not yet planned as cancelled (`None`) when dropped, so that
+/// no worker waits for them (see there).
+struct CancelOnDrop<'a>(&'a [std::sync::OnceLock<Option<Planned>>]);
 
 impl Drop for CancelOnDrop<'_> {
     fn drop(&mut self) {
-        if self.planned.iter().all(|p| p.get().is_some()) {
-            return;
-        }
-        // Before the slots are filled: a worker woken by one reads the flag after.
-        self.cancelled
-            .store(true, std::sync::atomic::Ordering::SeqCst);
-        for p in self.planned {
-            let _ = p.set(Planned::Unreadable {
-                path: PathBuf::new(),
-                error: "cancelled".to_owned(),
-            });
+        for p in self.0 {
+            // Fails only on a model planned already, which is left as it is.
+            let _ = p.set(None);
         }
     }
 }

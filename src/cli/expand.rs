@@ -72,13 +72,9 @@ pub(super) fn expand(
         return EXIT_UNLOADABLE;
     };
     // What the pass needs of the model's names is found while inference runs.
-    // The pass reads the types by value id: the names are not kept.
-    let load = LoadOptions {
-        keep_names: false,
-        ..LoadOptions::default()
-    };
-    let (found, prepared) =
-        crate::lint::run_beside(&m, problems, &load, || explicit_broadcast::prepare(&m));
+    let (found, prepared) = crate::lint::run_beside(&m, problems, &LoadOptions::for_pass(), || {
+        explicit_broadcast::prepare(&m)
+    });
     if let Some(status) = refuse_if_errors(&found, &model, color) {
         return status;
     }

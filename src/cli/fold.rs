@@ -100,12 +100,7 @@ pub(super) fn fold(
     write: super::WriteArgs,
     color: super::ColorChoice,
 ) -> u8 {
-    // The pass reads the types by value id: the names are not kept.
-    let opts = crate::lint::LoadOptions {
-        keep_names: false,
-        ..Default::default()
-    };
-    let Some((m, found)) = load_or_say_with(&model, &opts) else {
+    let Some((m, found)) = load_or_say_with(&model, &crate::lint::LoadOptions::for_pass()) else {
         return EXIT_UNLOADABLE;
     };
     if let Some(status) = refuse_if_errors(&found, &model, color) {

@@ -62,8 +62,7 @@ pub enum Keep {
 /// [`infer`], keeping `keep` of each value; the findings are the same whatever it keeps.
 pub fn infer_keeping(model: &Model, keep: Keep) -> Inference {
     let mut d = Driver {
-        keep: keep != Keep::Nothing,
-        names: keep == Keep::TypesAndNames,
+        keep,
         model,
         out: Inference::default(),
         calls: Vec::new(),
@@ -254,10 +253,9 @@ struct CallSite {
 }
 
 struct Driver<'m> {
-    /// Record every graph's values in `out.graphs` (else free each value after its last reader).
-    keep: bool,
-    /// With their names.
-    names: bool,
+    /// What to record of every graph's values in `out.graphs` (with [`Keep::Nothing`], each value
+    /// is freed after its last reader).
+    keep: Keep,
     model: &'m Model,
     out: Inference,
     /// Functions being inferred, outermost first (to stop recursion).
@@ -287,13 +285,14 @@ impl<'m> Driver<'m> {
         // is first added to the graph's compact listing (which stores each distinct type once), so a
         // large graph is never held as one box per value.
         let mut readers = readers_left(g);
-        let mut kept = self.keep.then(|| {
-            if self.names {
-                GraphShapes::new(g.path.clone(), g.values.iter().map(|v| &*v.name))
-            } else {
-                GraphShapes::unnamed(g.path.clone(), g.values.len())
-            }
-        });
+        let mut kept = match self.keep {
+            Keep::Nothing => None,
+            Keep::Types => Some(GraphShapes::unnamed(g.path.clone(), g.values.len())),
+            Keep::TypesAndNames => Some(GraphShapes::new(
+                g.path.clone(),
+                g.values.iter().map(|v| &*v.name),
+            )),
+        };
         for (node, op) in g.ops_in_order() {
             let mut outputs = self
                 .infer_node(g, op, imports, env, site, &infos)
