@@ -261,7 +261,7 @@ impl<'a> Builder<'a> {
         let order: Vec<NodeId> = g.dag.node_indices().collect();
         // The value each source node (initializer, outer value) produces, and the graph's outputs.
         let source_name: HashMap<NodeId, &str> =
-            g.values.iter().map(|v| (v.producer.0, &*v.name)).collect();
+            g.values.iter().map(|v| (v.producer.0, v.name)).collect();
         let outputs: std::collections::HashSet<&str> =
             g.header.output.iter().map(|o| o.name()).collect();
         for &id in &order {

@@ -10,7 +10,7 @@
 
 use super::{
     Edge, Graph, NameIndex, NamesOf, Node, NodeBatch, NodeId, NodeKind, NodeList, Slot, Subgraph,
-    Value, ValueId, WirePath, position,
+    ValueId, Values, WirePath, position,
 };
 use crate::diagnostics::{Code, Diagnostic};
 use crate::proto::{AttributeProto, GraphProto};
@@ -21,7 +21,7 @@ use std::collections::HashSet;
 /// The names visible from enclosing graphs, innermost first.
 pub struct Scope<'a> {
     names: &'a NameIndex,
-    values: &'a [Value],
+    values: &'a Values,
     parent: Option<&'a Scope<'a>>,
 }
 
@@ -66,10 +66,12 @@ pub fn build_graph_from(
     let count: usize = nodes.iter().map(NodeBatch::len).sum();
     let io: usize = nodes.iter().map(NodeBatch::io_len).sum();
     let sources = proto.input.len() + proto.initializer.len() + proto.sparse_initializer.len();
+    // Every value's name is one of the nodes' names or a source's: their sum bounds the names' text.
+    let text = nodes.iter().map(NodeBatch::text_len).sum::<usize>() + source_names_len(&proto);
     let mut g = Graph {
         path,
         dag: StableDiGraph::with_capacity(count + sources, io.saturating_sub(count)),
-        values: Vec::with_capacity(count + sources),
+        values: Values::with_capacity(count + sources, text),
         io: Vec::with_capacity(io),
         unresolved: hashbrown::HashMap::new(),
         by_name: NameIndex::with_capacity(count + sources),
@@ -132,11 +134,7 @@ pub fn build_graph_from(
 }
 
 fn add_value(g: &mut Graph, name: &str, producer: (NodeId, u32)) -> ValueId {
-    let id = ValueId::new(g.values.len());
-    g.values.push(Value {
-        name: name.into(),
-        producer,
-    });
+    let id = g.values.push(name, producer);
     g.by_name.insert(&g.values, id);
     id
 }
@@ -238,6 +236,17 @@ fn define_sources(g: &mut Graph, diags: &mut Vec<Diagnostic>) {
     }
 }
 
+/// The bytes of the names of `proto`'s inputs, initializers and sparse initializers.
+fn source_names_len(proto: &GraphProto) -> usize {
+    let inputs = proto.input.iter().map(|v| v.name().len());
+    let dense = proto.initializer.iter().map(|t| t.name().len());
+    let sparse = proto
+        .sparse_initializer
+        .iter()
+        .map(|s| s.values.as_ref().map_or(0, |v| v.name().len()));
+    inputs.chain(dense).chain(sparse).sum()
+}
+
 /// A node's graph-valued attributes, taken out of it to be built once the scope is complete.
 struct PendingSubgraph {
     node: NodeId,
@@ -287,12 +296,8 @@ fn add_op(
         if name.is_empty() {
             continue; // an omitted optional output
         }
-        let value = Value {
-            name: name.into(),
-            // Slots count the outputs of one node, which number fewer than 2^32 (see `OpNode`).
-            producer: (id, slot as u32),
-        };
-        let Ok(value) = g.by_name.define(&mut g.values, value) else {
+        // Slots count the outputs of one node, which number fewer than 2^32 (see `OpNode`).
+        let Ok(value) = g.by_name.define(&mut g.values, name, (id, slot as u32)) else {
             let (label, op_type) = op_label(g, id);
             let d = duplicate(g, name, &format!("output of node '{label}' ({op_type})"))
                 .at_node(&label, &op_type);
@@ -346,7 +351,7 @@ fn add_op(
 /// Records that input `slot` of node `id` (entry `io` of [`Graph::io`]) reads `value`.
 fn connect(g: &mut Graph, value: ValueId, id: NodeId, io: usize, slot: usize) {
     g.io[io] = Some(value);
-    let producer = g.values[value.index()].producer.0;
+    let producer = g.value(value).producer.0;
     g.dag.add_edge(
         producer,
         id,
@@ -418,7 +423,7 @@ fn attach_subgraphs(
             }
             let value = resolve_outer(g, &name);
             g.dag.add_edge(
-                g.values[value.index()].producer.0,
+                g.value(value).producer.0,
                 node,
                 Edge::new(value, Slot::Capture),
             );
@@ -486,9 +491,8 @@ fn connect_later(
         connect(g, value, input.node, input.io, input.slot);
     }
     // Outer values created while attaching subgraphs are read from enclosing scopes too.
-    for v in &g.values {
-        if matches!(g.dag[v.producer.0].kind, NodeKind::Outer)
-            && !free.iter().any(|f| **f == *v.name)
+    for v in g.values.iter() {
+        if matches!(g.dag[v.producer.0].kind, NodeKind::Outer) && !free.iter().any(|f| f == v.name)
         {
             free.push(v.name.to_string());
         }

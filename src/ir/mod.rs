@@ -13,13 +13,16 @@ pub(crate) mod build;
 mod model;
 mod names;
 mod node;
+mod node_name;
 pub mod tensor;
+mod values;
 
 pub use build::{build_graph, build_graph_from};
 pub(crate) use model::ExternalLocations;
 pub use model::{Function, Imports, Model, opset_domain};
 pub use names::NameIndex;
 pub use node::{Interner, NamesOf, NodeBatch, NodeList, OpNode};
+pub use values::{Value, Values};
 
 use crate::proto::{
     GraphProto, NodeProto, SparseTensorProto, TensorProto, TypeProto, ValueInfoProto,
@@ -64,7 +67,7 @@ pub struct Graph {
     /// Path for diagnostics: `main`, `main/loop_1/body`, `function:custom.MyFn`.
     pub path: String,
     pub dag: StableDiGraph<Node, Edge>,
-    pub values: Vec<Value>,
+    pub values: Values,
     pub by_name: NameIndex,
     /// The types the graph declares for its values (input, value_info or output; the first declaration
     /// counts). Beside the values rather than in them: most values of a large graph have none.
@@ -125,15 +128,6 @@ pub struct Subgraph {
     pub graph: Graph,
 }
 
-/// A tensor value: its name and where it comes from. The type its graph declares for it, if any, is
-/// in [`Graph::declared`].
-#[derive(Debug)]
-pub struct Value {
-    pub name: Box<str>,
-    /// The node that defines the value, and which of its outputs it is (0 for source nodes).
-    pub producer: (NodeId, u32),
-}
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Edge {
     pub value: ValueId,
@@ -189,8 +183,11 @@ pub enum TensorAt<'a> {
 }
 
 impl Graph {
-    pub fn value(&self, id: ValueId) -> &Value {
-        &self.values[id.index()]
+    pub fn value(&self, id: ValueId) -> Value<'_> {
+        // The ids a graph hands out index its own values, which are never removed.
+        self.values
+            .get(id)
+            .expect("a value id indexes the values of the graph that made it")
     }
 
     /// The type the graph declares for value `id`, if any.
@@ -234,7 +231,7 @@ impl Graph {
     /// for an omitted optional input or output.
     fn io_name(&self, k: usize) -> &str {
         match self.io.get(k).copied().flatten() {
-            Some(id) => &self.value(id).name,
+            Some(id) => self.values.name(id),
             None => self.unresolved.get(&k).map_or("", |n| n),
         }
     }

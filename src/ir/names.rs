@@ -1,9 +1,9 @@
-//! The name -> value index of a graph. Each name is stored once, in its [`Value`]; the index holds only
+//! The name -> value index of a graph. Each name is stored once, in its graph's [`Values`]; the index holds only
 //! value ids and finds a name by hashing it and comparing against the values it points to. A graph of a
 //! million nodes has two million names, and a second copy of each was a quarter of the IR's memory.
 //!
 //! The table is our own open addressing over one array of 8-byte slots (32 bits of the hash, the value
-//! id), probed linearly and kept at most half full. One probe is one cache line, and the graph builder
+//! id), probed linearly and kept at most three quarters full. One probe is one cache line, and the graph builder
 //! can ask for a slot's line ahead of time ([`NameIndex::prefetch`]): on a graph of a million nodes
 //! every new name lands in a random place of a 16 MB table, and waiting for that line was a fifth of
 //! the time of building the graph.
@@ -11,8 +11,9 @@
 //! The hasher is seeded per process (foldhash's `RandomState`): names come from untrusted files, and a
 //! fixed seed would let a crafted model make every lookup collide.
 
-use super::{Value, ValueId};
+use super::{ValueId, Values};
 use hashbrown::DefaultHashBuilder;
+use petgraph::stable_graph::NodeIndex;
 use std::hash::BuildHasher;
 
 #[derive(Debug, Default)]
@@ -43,7 +44,7 @@ impl NameIndex {
         NameHash(self.hasher.hash_one(name))
     }
 
-    pub fn get(&self, values: &[Value], name: &str) -> Option<ValueId> {
+    pub fn get(&self, values: &Values, name: &str) -> Option<ValueId> {
         match self.probe(values, name, self.hash(name)) {
             Probe::Found(_, id) => Some(id),
             Probe::Free(_) => None,
@@ -59,27 +60,31 @@ impl NameIndex {
         }
     }
 
-    /// Appends `value` to `values` and indexes it, unless a value of its name is indexed already:
-    /// then that one's id is the error and `values` is unchanged. One probe of the table, where a
-    /// lookup followed by an insert would be two.
-    pub fn define(&mut self, values: &mut Vec<Value>, value: Value) -> Result<ValueId, ValueId> {
-        let hash = self.hash(&value.name);
+    /// Appends a value `name` made by `producer` to `values` and indexes it, unless a value of that
+    /// name is indexed already: then that one's id is the error and `values` is unchanged. One probe
+    /// of the table, where a lookup followed by an insert would be two.
+    pub fn define(
+        &mut self,
+        values: &mut Values,
+        name: &str,
+        producer: (NodeIndex, u32),
+    ) -> Result<ValueId, ValueId> {
+        let hash = self.hash(name);
         self.reserve_one(values);
-        match self.probe(values, &value.name, hash) {
+        match self.probe(values, name, hash) {
             Probe::Found(_, id) => Err(id),
             Probe::Free(at) => {
-                let id = ValueId::new(values.len());
+                let id = values.push(name, producer);
                 self.fill(at, hash, id);
-                values.push(value);
                 Ok(id)
             }
         }
     }
 
     /// Indexes `values[id]` under its name, replacing an earlier value of that name.
-    pub fn insert(&mut self, values: &[Value], id: ValueId) {
+    pub fn insert(&mut self, values: &Values, id: ValueId) {
         self.reserve_one(values);
-        let name = name_of(values, id);
+        let name = values.name(id);
         let hash = self.hash(name);
         match self.probe(values, name, hash) {
             Probe::Found(at, _) => self.slots[at] = slot_of(hash, id),
@@ -94,8 +99,9 @@ impl NameIndex {
     }
 
     /// Finds the slot of `name`, or the free slot where it would go. The table is never full (at most
-    /// half its slots are taken), so the walk ends; an empty table has no slot at all.
-    fn probe(&self, values: &[Value], name: &str, hash: NameHash) -> Probe {
+    /// three quarters of its slots are taken), so the walk ends; an empty table has no slot at all.
+    #[inline]
+    fn probe(&self, values: &Values, name: &str, hash: NameHash) -> Probe {
         let mask = self.slots.len().wrapping_sub(1);
         let tag = hash.0 >> 32;
         let mut at = self.home(hash);
@@ -105,7 +111,7 @@ impl NameIndex {
                 return Probe::Free(at);
             }
             let id = id_of(slot);
-            if slot >> 32 == tag && name_of(values, id) == name {
+            if slot >> 32 == tag && values.name(id) == name {
                 return Probe::Found(at, id);
             }
             at = (at + 1) & mask;
@@ -120,16 +126,17 @@ impl NameIndex {
         }
     }
 
-    /// Makes room for one more name, doubling the table when it would be more than half full.
-    fn reserve_one(&mut self, values: &[Value]) {
-        if (self.len + 1) * 2 <= self.slots.len() {
+    /// Makes room for one more name, doubling the table when it would be more than three quarters
+    /// full.
+    fn reserve_one(&mut self, values: &Values) {
+        if (self.len + 1).saturating_mul(4) <= self.slots.len().saturating_mul(3) {
             return;
         }
         let old = std::mem::replace(&mut self.slots, vec![0; slots_for(self.len + 1)]);
         let mask = self.slots.len() - 1;
         for slot in old.into_iter().filter(|&s| s != 0) {
             let id = id_of(slot);
-            let mut at = self.hash(name_of(values, id)).0 as usize & mask;
+            let mut at = self.hash(values.name(id)).0 as usize & mask;
             while self.slots[at] != 0 {
                 at = (at + 1) & mask;
             }
@@ -143,9 +150,12 @@ enum Probe {
     Free(usize),
 }
 
-/// Slots for `n` names: a power of two, at least twice `n`.
+/// Slots for `n` names: a power of two, at least four thirds of `n`. A fuller table costs longer probes
+/// (at three quarters full, about two slots for a name that is there and six for one that is not, most
+/// on the same cache line); an emptier one costs memory the kernel has to zero: at half full, the
+/// index of a 2.8M-node graph took 64 MB.
 fn slots_for(n: usize) -> usize {
-    n.saturating_mul(2)
+    n.saturating_add(n / 3 + 1)
         .max(MIN_SLOTS)
         .checked_next_power_of_two()
         .unwrap_or(1 << (usize::BITS - 1))
@@ -158,12 +168,6 @@ fn slot_of(hash: NameHash, id: ValueId) -> u64 {
 
 fn id_of(slot: u64) -> ValueId {
     ValueId::new((slot as u32).wrapping_sub(1) as usize)
-}
-
-/// Ids in the table always index `values`: values are only ever appended, and the index is built
-/// alongside them.
-fn name_of(values: &[Value], id: ValueId) -> &str {
-    values.get(id.index()).map_or("", |v| &*v.name)
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -180,24 +184,23 @@ fn prefetch_line<T>(_at: &T) {}
 #[cfg(test)]
 mod tests {
     use super::*;
-    use petgraph::stable_graph::NodeIndex;
 
-    fn value(name: &str) -> Value {
-        Value {
-            name: name.into(),
-            producer: (NodeIndex::new(0), 0),
-        }
+    fn made() -> (NodeIndex, u32) {
+        (NodeIndex::new(0), 0)
     }
 
     #[test]
     fn defines_finds_and_refuses_a_second_definition_while_growing() {
         let mut index = NameIndex::default();
-        let mut values = Vec::new();
+        let mut values = Values::default();
         for i in 0..10_000 {
-            let id = index.define(&mut values, value(&format!("v{i}")));
+            let id = index.define(&mut values, &format!("v{i}"), made());
             assert_eq!(id, Ok(ValueId::new(i as usize)));
         }
-        assert!(index.slots.len() >= 20_000, "kept at most half full");
+        assert!(
+            index.slots.len() * 3 >= 10_000 * 4,
+            "kept at most three quarters full"
+        );
         for i in (0..10_000).step_by(7) {
             assert_eq!(
                 index.get(&values, &format!("v{i}")),
@@ -207,7 +210,7 @@ mod tests {
         assert_eq!(index.get(&values, "v10000"), None);
         assert_eq!(index.get(&values, ""), None);
         assert_eq!(
-            index.define(&mut values, value("v42")),
+            index.define(&mut values, "v42", made()),
             Err(ValueId::new(42))
         );
         assert_eq!(values.len(), 10_000, "a refused definition adds no value");
@@ -216,7 +219,10 @@ mod tests {
     #[test]
     fn insert_replaces_the_value_of_a_name() {
         let mut index = NameIndex::with_capacity(2);
-        let values = vec![value("x"), value("y"), value("x")];
+        let mut values = Values::default();
+        for name in ["x", "y", "x"] {
+            values.push(name, made());
+        }
         index.insert(&values, ValueId::new(0));
         index.insert(&values, ValueId::new(1));
         index.insert(&values, ValueId::new(2));
@@ -228,16 +234,16 @@ mod tests {
     fn an_empty_index_finds_nothing_and_prefetch_is_harmless() {
         let index = NameIndex::default();
         index.prefetch("x");
-        assert_eq!(index.get(&[], "x"), None);
+        assert_eq!(index.get(&Values::default(), "x"), None);
     }
 
     #[test]
     fn names_that_share_a_home_slot_are_told_apart() {
         // Sixteen slots and a hundred names: many share a home slot and the upper hash bits.
         let mut index = NameIndex::with_capacity(1);
-        let mut values = Vec::new();
+        let mut values = Values::default();
         for i in 0..100 {
-            assert!(index.define(&mut values, value(&i.to_string())).is_ok());
+            assert!(index.define(&mut values, &i.to_string(), made()).is_ok());
         }
         for i in 0..100usize {
             assert_eq!(index.get(&values, &i.to_string()), Some(ValueId::new(i)));

@@ -7,6 +7,7 @@
 //! the name. Fields that checks and inference never read (`doc_string`, metadata) live in a box that
 //! most nodes do not have.
 
+use super::node_name::NodeName;
 use super::{Subgraph, position};
 use crate::file::sink::{NodeFields, NodeSink};
 use crate::proto::{
@@ -18,7 +19,7 @@ use std::sync::Arc;
 /// An ONNX node. Graph-valued attributes are moved out of its attributes into its subgraphs.
 #[derive(Debug)]
 pub struct OpNode {
-    name: Box<str>,
+    name: NodeName,
     kind: Arc<OpKind>,
     /// Attributes, subgraphs and the rarely set fields, for the nodes that have any: most nodes of a
     /// large graph (Add, Mul, MatMul...) have none, and then this costs one pointer.
@@ -29,13 +30,19 @@ pub struct OpNode {
     index: u32,
     /// Where this node's entries start in [`super::Graph::io`]: its inputs, then its outputs.
     io_start: u32,
-    /// How many inputs and outputs the node has (fewer than 2^32 each: see [`NodeBatch::push`]).
+    /// How many inputs the node has (fewer than 2^32: see [`NodeBatch::push`]).
     inputs: u32,
+    /// How many outputs the node has, in the low [`COUNT_BITS`] bits (fewer than 2^28: see
+    /// [`NodeBatch::push`]), and in the top four which of name, op_type and domain the record set (to
+    /// an empty string, possibly; a node written back as a `NodeProto` is then the one that was read)
+    /// and [`PLAIN_INPUTS`]. Together in one word, so that a node with its name in place takes 56
+    /// bytes, as it did with its name boxed.
     outputs: u32,
-    /// Which of name, op_type and domain the record set (to an empty string, possibly): a node written
-    /// back as a `NodeProto` is then the one that was read.
-    present: u8,
 }
+
+/// The bits of [`OpNode::outputs`] that count the outputs.
+const COUNT_BITS: u32 = 28;
+const COUNT_MASK: u32 = (1 << COUNT_BITS) - 1;
 
 /// What a node is: its op type in its domain, shared by every node of that kind.
 #[derive(Debug, PartialEq, Eq, Hash)]
@@ -51,11 +58,11 @@ struct Extra {
     rare: Rare,
 }
 
-const NAME_SET: u8 = 1;
-const OP_TYPE_SET: u8 = 2;
-const DOMAIN_SET: u8 = 4;
+const NAME_SET: u32 = 1 << COUNT_BITS;
+const OP_TYPE_SET: u32 = 2 << COUNT_BITS;
+const DOMAIN_SET: u32 = 4 << COUNT_BITS;
 /// See [`NodeFields::plain_inputs`].
-const PLAIN_INPUTS: u8 = 8;
+const PLAIN_INPUTS: u32 = 8 << COUNT_BITS;
 
 /// The fields of a `NodeProto` that few nodes set and no analysis reads.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -68,7 +75,7 @@ struct Rare {
 
 impl OpNode {
     pub fn name(&self) -> &str {
-        &self.name
+        self.name.as_str()
     }
     pub fn op_type(&self) -> &str {
         &self.kind.op_type
@@ -76,7 +83,7 @@ impl OpNode {
     /// True when the node's record holds each of its inputs in the shortest encoding (see
     /// [`NodeFields::plain_inputs`]).
     pub fn plain_inputs(&self) -> bool {
-        self.present & PLAIN_INPUTS != 0
+        self.outputs & PLAIN_INPUTS != 0
     }
     pub fn domain(&self) -> &str {
         &self.kind.domain
@@ -105,7 +112,7 @@ impl OpNode {
         self.inputs as usize
     }
     pub fn num_outputs(&self) -> usize {
-        self.outputs as usize
+        (self.outputs & COUNT_MASK) as usize
     }
 
     /// The node's attributes (graph-valued ones without their graph, which is in [`OpNode::subgraphs`]).
@@ -166,7 +173,7 @@ impl OpNode {
         attribute: Vec<AttributeProto>,
         rare: Rare,
     ) -> NodeProto {
-        let set = |bit: u8, s: &str| (self.present & bit != 0).then(|| s.to_owned());
+        let set = |bit: u32, s: &str| (self.outputs & bit != 0).then(|| s.to_owned());
         NodeProto {
             input,
             output,
@@ -322,9 +329,11 @@ impl NodeSink for NodeBatch {
         inputs: impl ExactSizeIterator<Item = &'a str>,
         outputs: impl ExactSizeIterator<Item = &'a str>,
     ) {
-        // A node with 2^32 inputs would be a file of 8 GB of empty names: not a model; its names
-        // are then cut to the first 2^32 - 1, and nothing indexes past them.
-        let (n_in, n_out) = (position(inputs.len()), position(outputs.len()));
+        // A node with 2^32 inputs would be a file of 8 GB of empty names, one with 2^28 outputs of
+        // 512 MB: not a model; its names are then cut to the first 2^32 - 1 inputs and 2^28 - 1
+        // outputs, and nothing indexes past them.
+        let n_in = position(inputs.len());
+        let n_out = position(outputs.len()).min(COUNT_MASK);
         let (inputs, outputs) = (inputs.take(n_in as usize), outputs.take(n_out as usize));
         for s in inputs.chain(outputs) {
             self.names.push_str(s);
@@ -354,7 +363,7 @@ impl NodeSink for NodeBatch {
             })
         });
         self.nodes.push(OpNode {
-            name: fields.name.unwrap_or("").into(),
+            name: NodeName::new(fields.name.unwrap_or("")),
             kind: self
                 .interner
                 .get(fields.domain.unwrap_or(""), fields.op_type.unwrap_or("")),
@@ -362,8 +371,7 @@ impl NodeSink for NodeBatch {
             index: position(index),
             io_start: 0,
             inputs: n_in,
-            outputs: n_out,
-            present,
+            outputs: n_out | present,
         });
     }
 }
@@ -414,6 +422,11 @@ impl NodeBatch {
 
     pub fn len(&self) -> usize {
         self.nodes.len()
+    }
+
+    /// The bytes of the input and output names of the batch's nodes.
+    pub fn text_len(&self) -> usize {
+        self.names.len()
     }
 
     /// How many input and output entries the batch's nodes have in all.
@@ -503,5 +516,65 @@ impl<'b> NamesOf<'b> {
     }
     pub fn outputs(&self) -> impl Iterator<Item = &'b str> + '_ {
         (self.inputs..self.bounds.len().saturating_sub(1)).map(|k| self.get(k))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pushed(name: Option<&str>, outputs: usize, plain: bool) -> OpNode {
+        let mut batch = NodeBatch::with_capacity(1, 64);
+        let fields = NodeFields {
+            name,
+            op_type: Some("Add"),
+            domain: None,
+            overload: None,
+            attribute: Vec::new(),
+            doc_string: None,
+            metadata_props: Vec::new(),
+            device_configurations: Vec::new(),
+            plain_inputs: plain,
+        };
+        let outs: Vec<String> = (0..outputs).map(|k| format!("y{k}")).collect();
+        batch.push(
+            7,
+            fields,
+            ["a", "b"].into_iter(),
+            outs.iter().map(String::as_str),
+        );
+        let (mut nodes, _) = batch.into_parts();
+        nodes.pop().expect("one node pushed")
+    }
+
+    #[test]
+    fn counts_and_flags_share_a_word_without_mixing() {
+        let op = pushed(Some("add_1"), 3, true);
+        assert_eq!((op.num_inputs(), op.num_outputs()), (2, 3));
+        assert!(op.plain_inputs());
+        let proto = op.to_proto(vec![], vec![]);
+        assert_eq!(
+            (
+                proto.name.as_deref(),
+                proto.op_type.as_deref(),
+                proto.domain
+            ),
+            (Some("add_1"), Some("Add"), None)
+        );
+        let op = pushed(None, 0, false);
+        assert_eq!(
+            (op.num_outputs(), op.plain_inputs(), op.name()),
+            (0, false, "")
+        );
+        assert_eq!(op.to_proto(vec![], vec![]).name, None);
+        let long = "n".repeat(40);
+        assert_eq!(pushed(Some(&long), 1, false).name(), long);
+    }
+
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn a_node_takes_56_bytes() {
+        // A million-node graph holds a million of them; the name kept in place must not grow it.
+        assert_eq!(std::mem::size_of::<OpNode>(), 56);
     }
 }

@@ -363,7 +363,7 @@ impl<'a> GraphFolder<'a> {
     fn name(&self, i: In<'a>) -> &'a str {
         match i {
             In::Omitted => "",
-            In::Value(id) => &self.g.value(id).name,
+            In::Value(id) => self.g.value(id).name,
             In::Unknown(name) => name,
         }
     }
@@ -598,7 +598,7 @@ impl<'a> GraphFolder<'a> {
     /// (`op`, writing `y`) is gone.
     fn commit(&mut self, id: NodeId, op: &'a OpNode, x: ValueId, y: ValueId, s: &Scratch<'a>) {
         let g: &'a Graph = self.g;
-        let x_name: &'a str = &g.value(x).name;
+        let x_name: &'a str = g.value(x).name;
         for c in &s.checked {
             let rop = g.op(c.reader);
             let index = rop.map(|o| o.index()).unwrap_or_default();
@@ -934,7 +934,7 @@ impl<'a> GraphFolder<'a> {
                         .header
                         .initializer
                         .iter()
-                        .any(|t| t.name() == &*self.g.value(v).name) =>
+                        .any(|t| t.name() == self.g.value(v).name) =>
                 {
                     out.left.push(format!(
                         "graph {}, initializer '{}': no node reads it any more, but it is also a graph input (as IR < 4 requires), and removing it would change the model's inputs",

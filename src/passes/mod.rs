@@ -362,7 +362,7 @@ impl<'m> Names<'m> {
         let mut existing = hashbrown::HashSet::new();
         for g in model.graphs() {
             // Every input and output name is a value's, or one that did not resolve.
-            existing.extend(g.values.iter().map(|v| &*v.name).filter(|n| keep(n)));
+            existing.extend(g.values.iter().map(|v| v.name).filter(|n| keep(n)));
             existing.extend(g.unresolved.values().map(|n| &**n).filter(|n| keep(n)));
             for &id in &g.ops {
                 if let Some(op) = g.op(id)

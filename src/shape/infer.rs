@@ -290,7 +290,7 @@ impl<'m> Driver<'m> {
             Keep::Types => Some(GraphShapes::unnamed(g.path.clone(), g.values.len())),
             Keep::TypesAndNames => Some(GraphShapes::new(
                 g.path.clone(),
-                g.values.iter().map(|v| &*v.name),
+                g.values.iter().map(|v| v.name),
             )),
         };
         for (node, op) in g.ops_in_order() {
@@ -303,7 +303,7 @@ impl<'m> Driver<'m> {
                 let Some(id) = *value else { continue };
                 let v = g.value(id);
                 let declared = g.declared_type(id);
-                let merged = self.merge_declared(g, op, &v.name, inferred, declared, site);
+                let merged = self.merge_declared(g, op, v.name, inferred, declared, site);
                 infos[id.index()] = merged.map(Box::new);
             }
             for e in g.dag.edges_directed(node, petgraph::Direction::Incoming) {
@@ -374,7 +374,7 @@ impl<'m> Driver<'m> {
                     if formal.is_none()
                         && let (Some(p), Some(d)) = (proto, declared.as_mut())
                     {
-                        name_anonymous_dims(&v.name, p, d);
+                        name_anonymous_dims(v.name, p, d);
                     }
                     let given = formal.and_then(|f| f.get(*k as usize)).cloned();
                     if given.is_some() {
@@ -383,7 +383,7 @@ impl<'m> Driver<'m> {
                         // An input with an initializer of its name (all inputs, in models before IR 4)
                         // holds the initializer unless fed: keep its shape and values when they agree
                         // with the declaration.
-                        let init = defaults.get(&*v.name).map(|t| from_tensor(t));
+                        let init = defaults.get(v.name).map(|t| from_tensor(t));
                         match (init, declared) {
                             (Some(i), Some(d)) if compatible(&i, &d) => Some(i),
                             (i, d) => d.or(i),
@@ -406,7 +406,7 @@ impl<'m> Driver<'m> {
                         v
                     })
                 }
-                NodeKind::Outer => env.get(&v.name),
+                NodeKind::Outer => env.get(v.name),
                 NodeKind::Op(_) => continue,
             };
             infos[i] = info.map(Box::new);
