@@ -20,7 +20,7 @@ pub fn check(model: &Model) -> Vec<Diagnostic> {
         .map(|f| {
             let mut out = Vec::new();
             f.body.walk(&mut |g| {
-                for op in g.ops.iter().filter_map(|&id| g.op(id)) {
+                for op in g.ops_in_source_order() {
                     if let Some(&j) = index.get(&(op.domain(), op.op_type()))
                         && !out.contains(&j)
                     {

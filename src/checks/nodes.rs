@@ -21,8 +21,7 @@ pub fn check(model: &Model) -> Vec<Diagnostic> {
 }
 
 fn check_graph(g: &Graph, imports: &crate::ir::Imports<'_>, out: &mut Vec<Diagnostic>) {
-    for &id in &g.ops {
-        let Some(op) = g.op(id) else { continue };
+    for op in g.ops_in_source_order() {
         let label = op.label();
         let at = |d: Diagnostic| d.at_node(&label, op.op_type());
         if op.op_type().is_empty() {

@@ -79,6 +79,7 @@ pub fn build_graph_from(
         header: proto,
         ops: Vec::with_capacity(count),
         nodes: NodeList::default(),
+        owners: Vec::new(),
         topo: None,
         wire,
         node_field,
@@ -436,6 +437,10 @@ fn attach_subgraphs(
                 item,
                 graph,
             });
+            // A node's subgraphs come one after another, and nodes in source order (`pending`).
+            if g.owners.last() != Some(&k) {
+                g.owners.push(k);
+            }
         }
     }
 }

@@ -90,6 +90,9 @@ pub struct Graph {
     /// its node weights: the decoder's vectors become this list without a copy, and walks over the
     /// graph's structure stay within a small node array.
     pub nodes: NodeList,
+    /// Positions in `nodes` of the op nodes that own subgraphs, in source order: a walk of a
+    /// million-node graph with none visits none.
+    owners: Vec<u32>,
     /// All nodes in a topological order (source order where the dependencies allow); `None` when the
     /// graph has a cycle.
     pub topo: Option<Vec<NodeId>>,
@@ -215,6 +218,14 @@ impl Graph {
             .filter_map(|&id| self.op(id).map(|op| (id, op)))
     }
 
+    /// Op nodes in source order. For whole-graph scans that do not need the topological order: the
+    /// nodes' own memory in sequence, where going through [`Graph::ops`] reads the graph's node
+    /// table and finds each node's run (a million-node graph missed the cache on each, and such
+    /// scans took 1.4-1.8x as long per node at 1M nodes as at 100k; perf).
+    pub fn ops_in_source_order(&self) -> impl Iterator<Item = &OpNode> {
+        self.nodes.iter()
+    }
+
     /// The value each input slot of `op` reads (see [`Graph::io`]).
     pub fn input_ids(&self, op: &OpNode) -> &[Option<ValueId>] {
         let n = op.num_inputs();
@@ -291,11 +302,13 @@ impl Graph {
     /// Calls `f` on this graph and every graph nested in it, parents first.
     pub fn walk<'a>(&'a self, f: &mut dyn FnMut(&'a Graph)) {
         f(self);
-        for &id in &self.ops {
-            if let Some(op) = self.op(id) {
-                for sub in op.subgraphs() {
-                    sub.graph.walk(f);
-                }
+        for &k in &self.owners {
+            for sub in self
+                .nodes
+                .get(k as usize)
+                .map_or(&[][..], OpNode::subgraphs)
+            {
+                sub.graph.walk(f);
             }
         }
     }
@@ -315,8 +328,7 @@ impl Graph {
                 }
             }
         }
-        for &id in &self.ops {
-            let Some(op) = self.op(id) else { continue };
+        for op in self.ops_in_source_order() {
             for a in op.attributes() {
                 let sparse = a.sparse_tensor.iter().chain(&a.sparse_tensors);
                 let sparse_parts = sparse.flat_map(|s| s.values.iter().chain(&s.indices));

@@ -275,6 +275,12 @@ impl NodeList {
         self.runs.get(run)?.get(at)
     }
 
+    /// The nodes in source order, run after run: a scan of the runs' memory, without the lookups
+    /// that [`NodeList::get`] makes for each node.
+    pub fn iter(&self) -> impl Iterator<Item = &OpNode> {
+        self.runs.iter().flatten()
+    }
+
     pub fn get_mut(&mut self, k: usize) -> Option<&mut OpNode> {
         let (run, at) = self.locate(k)?;
         self.runs.get_mut(run)?.get_mut(at)
