@@ -354,3 +354,66 @@ fn a_node_record_prost_refuses_is_a_load_error() {
     let err = format!("{:#}", lint::load(Origin::File(path)).unwrap_err());
     assert!(err.contains("NodeProto.input"), "{err}");
 }
+
+#[test]
+fn runs_of_small_node_records_end_where_anything_else_starts() {
+    use prost::encoding::{bytes as pb_bytes, message, string};
+    // The walker notes a run of small node records straight from the mapping and leaves the rest to
+    // its general walk: a large record (a Constant holding a weight), another field, a node key
+    // written in two bytes (valid protobuf, not the usual one byte) must each end a run, and the
+    // nodes keep their order and contents whichever way each was found.
+    let mut graph = Vec::new();
+    for i in 0..30 {
+        message::encode(1, &node(&format!("a{i}"), "x"), &mut graph);
+    }
+    message::encode(1, &constant("w", big("w", 3)), &mut graph);
+    for i in 0..30 {
+        message::encode(1, &node(&format!("b{i}"), "x"), &mut graph);
+    }
+    string::encode(2, &"g".to_owned(), &mut graph);
+    let late = node("c0", "x").encode_to_vec();
+    graph.extend_from_slice(&[0x8a, 0x00, late.len() as u8]);
+    graph.extend_from_slice(&late);
+    message::encode(1, &node("c1", "x"), &mut graph);
+    let mut bytes = ModelProto {
+        ir_version: Some(8),
+        ..Default::default()
+    }
+    .encode_to_vec();
+    pb_bytes::encode(7, &graph, &mut bytes);
+    let expected = ModelProto::decode(bytes.as_slice()).unwrap();
+    assert_eq!(expected.graph.as_ref().unwrap().node.len(), 63);
+    assert_eq!(decode_via_file(&bytes), expected);
+    // Decoded apart, not by the whole-model fallback that a walk gone wrong ends in.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("runs.onnx");
+    std::fs::write(&path, &bytes).unwrap();
+    let file = std::fs::File::open(&path).unwrap();
+    let map = Bytes::from(bytes.clone());
+    use onnx_lint::file::decode::{decode_file_split, decode_file_split_by_reads};
+    use onnx_lint::ir::NodeBatch;
+    for split in [
+        decode_file_split::<NodeBatch>(&file, &map).unwrap(),
+        decode_file_split_by_reads::<NodeBatch>(&file, &map).unwrap(),
+    ] {
+        let batches = split
+            .main_nodes
+            .expect("the main graph's nodes decoded apart");
+        let nodes: Vec<NodeProto> = batches
+            .into_iter()
+            .flat_map(NodeBatch::into_protos)
+            .collect();
+        assert_eq!(nodes, expected.graph.as_ref().unwrap().node);
+    }
+
+    // A record whose length runs past the graph's end is refused as before: with prost's error.
+    let mut cut = graph.clone();
+    cut.extend_from_slice(&[0x0a, 0x7f, 0x00]);
+    let mut bytes = ModelProto::default().encode_to_vec();
+    pb_bytes::encode(7, &cut, &mut bytes);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cut.onnx");
+    std::fs::write(&path, &bytes).unwrap();
+    let err = format!("{:#}", lint::load(Origin::File(path)).unwrap_err());
+    assert!(err.contains("not an ONNX model"), "{err}");
+}
