@@ -6,8 +6,8 @@
 //! owns subgraphs gets a `Capture` edge from every outer value its subgraphs read, so the outer graph's
 //! topological order accounts for them. An op node's weight is its kind and an index into
 //! [`Graph::nodes`], which holds the compact [`OpNode`]s; each input and output is resolved once to a
-//! value ([`Graph::io`]), and the value holds the name. The graph's other protobuf messages are moved,
-//! not copied, into the IR, and tensor bytes stay slices of the loaded buffer.
+//! value ([`Graph::io`]), and the value holds the name (in [`Values`]). The graph's other protobuf
+//! messages are moved, not copied, into the IR, and tensor bytes stay slices of the loaded buffer.
 
 pub(crate) mod build;
 mod model;
