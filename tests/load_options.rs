@@ -21,19 +21,22 @@ fn example_models() -> Vec<PathBuf> {
     paths
 }
 
+/// What a full load finds in `path`, and what a load with `options` finds.
+fn full_and_with(path: &Path, options: &LoadOptions) -> (lint::Findings, lint::Findings) {
+    let (_, full) = lint::load(Origin::File(path.to_owned())).unwrap();
+    let (_, with) = lint::load_with(Origin::File(path.to_owned()), options).unwrap();
+    (full, with)
+}
+
 #[test]
 fn findings_do_not_depend_on_keeping_the_shapes() {
     let mut seen = 0;
     for path in example_models() {
-        let (_, full) = lint::load(Origin::File(path.clone())).unwrap();
-        let (_, lean) = lint::load_with(
-            Origin::File(path.clone()),
-            &LoadOptions {
-                keep_shapes: false,
-                ..Default::default()
-            },
-        )
-        .unwrap();
+        let lean_options = LoadOptions {
+            keep_shapes: false,
+            ..Default::default()
+        };
+        let (full, lean) = full_and_with(&path, &lean_options);
         assert_eq!(full.diagnostics, lean.diagnostics, "{}", path.display());
         assert!(!full.shapes.is_empty(), "{}", path.display());
         assert!(lean.shapes.is_empty(), "{}", path.display());
@@ -48,15 +51,11 @@ fn findings_do_not_depend_on_keeping_the_shapes() {
 fn types_kept_without_names_are_the_types_kept_with_them() {
     let mut values = 0;
     for path in example_models() {
-        let (_, full) = lint::load(Origin::File(path.clone())).unwrap();
-        let (_, unnamed) = lint::load_with(
-            Origin::File(path.clone()),
-            &LoadOptions {
-                keep_names: false,
-                ..Default::default()
-            },
-        )
-        .unwrap();
+        let unnamed_options = LoadOptions {
+            keep_names: false,
+            ..Default::default()
+        };
+        let (full, unnamed) = full_and_with(&path, &unnamed_options);
         assert_eq!(full.diagnostics, unnamed.diagnostics, "{}", path.display());
         assert_eq!(
             full.shapes.len(),

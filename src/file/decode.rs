@@ -185,13 +185,13 @@ impl<R: BufRead + Seek> Walker<'_, R> {
             else {
                 break;
             };
-            let Some((&NODE_KEY, header)) = rest.split_first() else {
+            if rest.first() != Some(&NODE_KEY) {
+                break;
+            }
+            let Ok((n, body)) = super::wire::read_varint(rest, 1) else {
                 break;
             };
-            let Some((n, len_len)) = small_varint(header) else {
-                break;
-            };
-            let body_at = at + 1 + len_len as u64;
+            let body_at = at + body as u64;
             if n > SKIP_ABOVE || n > end - body_at {
                 break;
             }
@@ -328,19 +328,6 @@ impl<R: BufRead + Seek> Walker<'_, R> {
         }
         Ok(())
     }
-}
-
-/// The varint at the start of `bytes` and its length, if it is complete in at most three bytes (a
-/// length of at most [`SKIP_ABOVE`] takes two).
-fn small_varint(bytes: &[u8]) -> Option<(u64, usize)> {
-    let mut v = 0u64;
-    for (i, &b) in bytes.iter().take(3).enumerate() {
-        v |= u64::from(b & 0x7f) << (7 * i);
-        if b & 0x80 == 0 {
-            return Some((v, i + 1));
-        }
-    }
-    None
 }
 
 /// A nonce that real tensor data will not start with by chance; it marks placeholders.

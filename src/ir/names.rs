@@ -1,12 +1,13 @@
-//! The name -> value index of a graph. Each name is stored once, in its graph's [`Values`]; the index holds only
-//! value ids and finds a name by hashing it and comparing against the values it points to. A graph of a
-//! million nodes has two million names, and a second copy of each was a quarter of the IR's memory.
+//! The name -> value index of a graph. Each name is stored once, in its graph's [`Values`]; the index
+//! holds only value ids and finds a name by hashing it and comparing against the values it points to.
+//! A graph of a million nodes has two million names, and a second copy of each was a quarter of the
+//! IR's memory.
 //!
 //! The table is our own open addressing over one array of 8-byte slots (32 bits of the hash, the value
-//! id), probed linearly and kept at most three quarters full. One probe is one cache line, and the graph builder
-//! can ask for a slot's line ahead of time ([`NameIndex::prefetch`]): on a graph of a million nodes
-//! every new name lands in a random place of a 16 MB table, and waiting for that line was a fifth of
-//! the time of building the graph.
+//! id), probed linearly and kept at most three quarters full. One probe is one cache line, and the
+//! graph builder can ask for a slot's line ahead of time ([`NameIndex::prefetch`]): on a graph of a
+//! million nodes every new name lands in a random place of a 16 MB table, and waiting for that line
+//! was a fifth of the time of building the graph.
 //!
 //! The hasher is seeded per process (foldhash's `RandomState`): names come from untrusted files, and a
 //! fixed seed would let a crafted model make every lookup collide.

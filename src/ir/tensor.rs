@@ -24,9 +24,15 @@ pub fn elem_bits(data_type: i32) -> Option<u64> {
 
 /// The name onnx uses for an element type (`FLOAT`, `INT64`...), or the number when unknown.
 pub fn elem_type_name(data_type: i32) -> String {
+    elem_type_str(data_type).into_owned()
+}
+
+/// [`elem_type_name`], borrowed for the known types: a listing of a million values makes no string
+/// for each.
+pub fn elem_type_str(data_type: i32) -> std::borrow::Cow<'static, str> {
     match DataType::try_from(data_type) {
-        Ok(t) => t.as_str_name().to_owned(),
-        Err(_) => format!("<unknown type {data_type}>"),
+        Ok(t) => std::borrow::Cow::Borrowed(t.as_str_name()),
+        Err(_) => std::borrow::Cow::Owned(format!("<unknown type {data_type}>")),
     }
 }
 

@@ -8,8 +8,8 @@
 //! bytes as serializing the whole document at once.
 
 use super::escaped;
-use crate::ir::tensor::elem_type_name;
-use crate::shape::dim::Dim;
+use crate::ir::tensor::{elem_type_name, elem_type_str};
+use crate::shape::dim::{Dim, write_shape};
 use crate::shape::infer::GraphShapes;
 use crate::shape::value::ValueInfo;
 use serde::ser::{SerializeMap, SerializeSeq, Serializer};
@@ -31,63 +31,17 @@ pub fn write_shapes_text(out: &mut impl Write, graphs: &[GraphShapes]) -> io::Re
             line.push_str("  ");
             line.push_str(&escaped(name));
             line.push_str(": ");
-            push_elem(&mut line, info);
-            push_shape(&mut line, info.and_then(|i| i.shape.as_deref()));
+            match info.and_then(|i| i.elem) {
+                Some(t) => line.push_str(&elem_type_str(t)),
+                None => line.push('?'),
+            }
+            // Writing to a string cannot fail.
+            let _ = write_shape(&mut line, info.and_then(|i| i.shape.as_deref()));
             line.push('\n');
             out.write_all(line.as_bytes())?;
         }
     }
     Ok(())
-}
-
-/// What [`elem`] names, pushed without an allocation for the known types.
-fn push_elem(line: &mut String, info: Option<&ValueInfo>) {
-    match info.and_then(|i| i.elem) {
-        None => line.push('?'),
-        Some(t) => match crate::proto::tensor_proto::DataType::try_from(t) {
-            Ok(known) => line.push_str(known.as_str_name()),
-            Err(_) => line.push_str(&elem_type_name(t)),
-        },
-    }
-}
-
-/// What [`crate::shape::dim::ShapeText`] writes, with known dimensions' digits pushed directly.
-fn push_shape(line: &mut String, dims: Option<&[Dim]>) {
-    let Some(dims) = dims else {
-        line.push('?');
-        return;
-    };
-    line.push('[');
-    for (i, d) in dims.iter().enumerate() {
-        if i > 0 {
-            line.push_str(", ");
-        }
-        match d {
-            Dim::Known(n) => push_u64(line, *n),
-            other => {
-                use std::fmt::Write as _;
-                // Writing to a string cannot fail.
-                let _ = write!(line, "{other}");
-            }
-        }
-    }
-    line.push(']');
-}
-
-/// `n` in decimal.
-fn push_u64(line: &mut String, mut n: u64) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    // The bytes are ASCII digits.
-    line.push_str(std::str::from_utf8(&digits[at..]).unwrap_or("?"));
 }
 
 /// The text listing of `graphs`, as one string.
@@ -176,29 +130,4 @@ pub fn shapes_json(graphs: &[GraphShapes]) -> String {
     // Writing to a vector cannot fail.
     let _ = write_shapes_json(&mut out, graphs);
     String::from_utf8(out).unwrap_or_default()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn digits_and_shapes_as_display_writes_them() {
-        for n in [0, 7, 9, 10, 99, 100, 12_345, u64::from(u32::MAX), u64::MAX] {
-            let mut s = String::new();
-            push_u64(&mut s, n);
-            assert_eq!(s, n.to_string());
-        }
-        let dims = [
-            Dim::Known(0),
-            Dim::sym("N"),
-            Dim::Unknown,
-            Dim::Known(1 << 40),
-        ];
-        for shape in [None, Some(&dims[..0]), Some(&dims[..])] {
-            let mut s = String::new();
-            push_shape(&mut s, shape);
-            assert_eq!(s, crate::shape::dim::ShapeText(shape).to_string());
-        }
-    }
 }

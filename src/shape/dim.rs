@@ -372,23 +372,70 @@ pub struct ShapeText<'a>(pub Option<&'a [Dim]>);
 
 impl fmt::Display for ShapeText<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let Some(dims) = self.0 else {
-            return f.write_str("?");
-        };
-        f.write_str("[")?;
-        for (i, d) in dims.iter().enumerate() {
-            if i > 0 {
-                f.write_str(", ")?;
-            }
-            write!(f, "{d}")?;
-        }
-        f.write_str("]")
+        write_shape(f, self.0)
     }
+}
+
+/// Writes `dims` as [`ShapeText`] displays them. Known sizes go in as digits rather than through
+/// the formatting machinery, which was most of the time of listing a million shapes (perf).
+pub fn write_shape(out: &mut impl fmt::Write, dims: Option<&[Dim]>) -> fmt::Result {
+    let Some(dims) = dims else {
+        return out.write_str("?");
+    };
+    out.write_str("[")?;
+    for (i, d) in dims.iter().enumerate() {
+        if i > 0 {
+            out.write_str(", ")?;
+        }
+        match d {
+            Dim::Known(n) => write_digits(out, *n)?,
+            other => write!(out, "{other}")?,
+        }
+    }
+    out.write_str("]")
+}
+
+/// `n` in decimal.
+fn write_digits(out: &mut impl fmt::Write, mut n: u64) -> fmt::Result {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    // ASCII digits: always UTF-8.
+    out.write_str(std::str::from_utf8(&digits[at..]).unwrap_or("?"))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shapes_written_with_digits_are_what_display_writes() {
+        for n in [0, 7, 9, 10, 99, 100, 12_345, u64::from(u32::MAX), u64::MAX] {
+            let mut s = String::new();
+            let _ = write_digits(&mut s, n);
+            assert_eq!(s, n.to_string());
+        }
+        let dims = [
+            Dim::Known(0),
+            Dim::sym("N"),
+            Dim::Unknown,
+            Dim::Known(1 << 40),
+        ];
+        let each: Vec<String> = dims.iter().map(Dim::to_string).collect();
+        assert_eq!(
+            format_shape(&Some(dims.to_vec())),
+            format!("[{}]", each.join(", "))
+        );
+        assert_eq!(format_shape(&Some(vec![])), "[]");
+        assert_eq!(format_shape(&None), "?");
+    }
 
     #[test]
     fn display_of_each_kind_of_dim() {
