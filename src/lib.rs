@@ -86,4 +86,5 @@ pub mod proto;
 pub mod render;
 pub mod settings;
 pub mod shape;
+pub mod text;
 pub mod write;

@@ -112,9 +112,10 @@ impl Model {
 
     /// The model-local function `domain.name` (overload `overload`, empty for none).
     pub fn function(&self, domain: &str, name: &str, overload: &str) -> Option<&Function> {
-        self.functions
-            .iter()
-            .find(|f| f.domain() == domain && f.name() == name && f.header.overload() == overload)
+        self.functions.iter().find(|f| {
+            use crate::text::same;
+            same(f.name(), name) && same(f.domain(), domain) && same(f.header.overload(), overload)
+        })
     }
 
     /// The version of `domain` the model imports (the first import, if imported twice).
@@ -153,8 +154,32 @@ impl Model {
     }
 }
 
-/// Opset version by domain (`ai.onnx` as ""). Looked up once per node, hence the fast hasher.
-pub type Imports<'a> = hashbrown::HashMap<&'a str, i64>;
+/// Opset version by domain (`ai.onnx` as ""), looked up once per node. A model imports a handful of
+/// domains, so a scan of them in a vector beats hashing; a domain imported twice takes its last
+/// version, as the map this replaced did.
+#[derive(Debug, Default, Clone)]
+pub struct Imports<'a>(Vec<(&'a str, i64)>);
+
+impl<'a> Imports<'a> {
+    /// The version `domain` is imported at.
+    pub fn get(&self, domain: &str) -> Option<&i64> {
+        self.0
+            .iter()
+            .rev()
+            .find(|(d, _)| crate::text::same(d, domain))
+            .map(|(_, v)| v)
+    }
+
+    pub fn contains_key(&self, domain: &str) -> bool {
+        self.get(domain).is_some()
+    }
+}
+
+impl<'a> FromIterator<(&'a str, i64)> for Imports<'a> {
+    fn from_iter<I: IntoIterator<Item = (&'a str, i64)>>(iter: I) -> Self {
+        Imports(iter.into_iter().collect())
+    }
+}
 
 fn build_function(mut f: FunctionProto, index: usize, diags: &mut Vec<Diagnostic>) -> Function {
     let names = |v: &[String]| -> Vec<ValueInfoProto> {

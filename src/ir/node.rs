@@ -13,6 +13,7 @@ use crate::file::sink::{NodeFields, NodeSink};
 use crate::proto::{
     AttributeProto, NodeDeviceConfigurationProto, NodeProto, StringStringEntryProto,
 };
+use crate::text::{OpKey, same};
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -200,12 +201,12 @@ pub struct Interner {
 impl Interner {
     fn get(&mut self, domain: &str, op_type: &str) -> Arc<OpKind> {
         if let Some(k) = &self.last
-            && &*k.op_type == op_type
-            && &*k.domain == domain
+            && same(&k.op_type, op_type)
+            && same(&k.domain, domain)
         {
             return k.clone();
         }
-        let kind = match self.kinds.get(&KindRef(domain, op_type)) {
+        let kind = match self.kinds.get(&OpKey(domain, op_type)) {
             Some(k) => k.clone(),
             None => {
                 let k = Arc::new(OpKind {
@@ -219,16 +220,6 @@ impl Interner {
         };
         self.last = Some(kind.clone());
         kind
-    }
-}
-
-/// A `(domain, op_type)` key of [`Interner::kinds`], borrowed: a lookup allocates nothing.
-#[derive(Hash)]
-struct KindRef<'a>(&'a str, &'a str);
-
-impl hashbrown::Equivalent<(Box<str>, Box<str>)> for KindRef<'_> {
-    fn equivalent(&self, key: &(Box<str>, Box<str>)) -> bool {
-        *key.0 == *self.0 && *key.1 == *self.1
     }
 }
 

@@ -3,6 +3,7 @@
 
 use super::ctx::NodeCtx;
 use super::value::ValueInfo;
+use crate::text::OpKey;
 use std::sync::OnceLock;
 
 /// A shape rule: reads the node's inputs and attributes, reports findings through the context, and
@@ -34,7 +35,7 @@ impl Registry {
     /// The rule in force for `op_type` at `opset`: the latest registered at or before it.
     pub fn lookup(&self, domain: &str, op_type: &str, opset: i64) -> Option<Rule> {
         self.rules
-            .get(&(domain, op_type))?
+            .get(&OpKey(domain, op_type))?
             .iter()
             .rev()
             .find(|(since, _)| *since <= opset)
