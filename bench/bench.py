@@ -31,6 +31,7 @@ Options:
   --bin PATH        the onnx-lint binary (default target/release/onnx-lint)
   --python PATH     the python with onnx for the anchor (default: this interpreter)
   --fast-repeat K   a run of under 0.1 s is repeated K times in its slot (default 5), every repetition a sample
+  --warmup W        untimed runs of the same command at the start of every slot (default 1; see below)
   --anchor-timeout S  give up an anchor run after S seconds (default 120) and skip it in the later rounds
   --wait-load L     before starting, wait (at most --wait-max seconds, default 1800) until the 1-minute load
                     average is below L
@@ -43,6 +44,14 @@ once before the first round (page cache warm: every run reads from memory, not f
 also keeps the run's user and system CPU time (the kernel's accounting of the reaped process, in
 microseconds); the scaling targets are reported in user CPU time too, for information: on a VM the cost
 of a fresh page (system time) is the host's to decide and grows with the memory a run touches.
+
+Every slot starts with --warmup runs of its command that are not counted, as hyperfine's --warmup does.
+Without them the slots were measured unlike each other: a run under 0.1 s is repeated, so its slot's
+median is of runs that each follow an identical one and reuse the memory it freed, while a longer run
+had one sample, which found the host's memory warm or cold depending on what ran before it (on this VM,
+`check` of 1M nodes 0.41-0.43 s right after another run, 0.65-0.69 s after 2.5 s idle). The warm-ups
+are kept in the JSON (`"warmup": true`), and the report gives the 1M/100k ratios of the first runs too,
+for information.
 """
 
 import argparse
@@ -179,6 +188,7 @@ class Sample:
         # CPU seconds in the program (user) and in the kernel on its behalf (sys: mostly page faults).
         self.user, self.sys = user, sys_
         self.round = 0  # the round the sample was taken in (see `by_round`)
+        self.warmup = False  # an untimed run at the start of its slot (see --warmup): in no median
 
 
 def timed(argv: list, timeout: float = None) -> Sample:
@@ -254,6 +264,7 @@ def main() -> int:
     ap.add_argument("--bin", default=os.path.join(ROOT, "target", "release", "onnx-lint"))
     ap.add_argument("--python", default=sys.executable)
     ap.add_argument("--fast-repeat", type=int, default=5)
+    ap.add_argument("--warmup", type=int, default=1)
     ap.add_argument("--anchor-timeout", type=float, default=120.0)
     ap.add_argument("--wait-load", type=float, default=None)
     ap.add_argument("--wait-max", type=float, default=1800.0)
@@ -271,6 +282,8 @@ def main() -> int:
         ap.error(f"--only {args.only}: no input matches ({', '.join(i[0] for i in INPUTS)})")
     if args.rounds < 1:
         ap.error("--rounds must be >= 1")
+    if args.warmup < 0:
+        ap.error("--warmup must be >= 0")
     if any(t in tools for t in ("check", "shapes", "expand", "expand-nofsync", "fold")) and not os.access(args.bin, os.X_OK):
         sys.exit(f"bench: {args.bin} not found; build it (cargo build --release) or use bench/run.sh")
     if args.wait_load is not None:
@@ -341,7 +354,7 @@ def main() -> int:
         onnx_version = "?"
     out(f"- onnx {onnx_version}; {args.rounds} interleaved rounds, median wall time (the median over the rounds of "
         f"each round's median); peak RSS = max over the runs of /usr/bin/time -v 'Maximum resident set size'; "
-        f"runs under 0.1 s repeated {args.fast_repeat}x per slot")
+        f"runs under 0.1 s repeated {args.fast_repeat}x per slot, after {args.warmup} untimed warm-up run(s) of the same command")
 
     # Overheads: /usr/bin/time + process start, and python + import onnx (part of every anchor run).
     base = [timed(["true"]).wall for _ in range(20)]
@@ -388,10 +401,11 @@ def main() -> int:
                     continue
                 timeout = args.anchor_timeout if tool == "onnx" else None
                 reps = 1
-                i = 0
+                i = -args.warmup
                 while i < reps:
                     s = timed(command(tool, m), timeout)
                     s.round = r
+                    s.warmup = i < 0
                     clear_tmp()
                     if tool in WRITERS:
                         os.sync()  # untimed: no writeback of this run spills into the next one
@@ -405,7 +419,9 @@ def main() -> int:
                     if i == 0 and s.wall < 0.1:
                         reps = max(1, args.fast_repeat)
                     i += 1
-                note(f"round {r + 1}/{args.rounds} {m['name']:15} {tool:6} {fmt_time(statistics.median(x.wall for x in m['samples'][tool] if x.round == r))}")
+                timed_here = [x.wall for x in m["samples"][tool] if x.round == r and not x.warmup]
+                if timed_here:
+                    note(f"round {r + 1}/{args.rounds} {m['name']:15} {tool:6} {fmt_time(statistics.median(timed_here))}")
         loads.append(loadavg()[0])
         others.append(max(0.0, (busy_seconds() - b0) - (own_seconds() - o0)) / (time.perf_counter() - w0))
     elapsed = time.time() - t_start
@@ -414,7 +430,18 @@ def main() -> int:
     def good(m, tool):
         if m is None or tool not in m["samples"]:
             return []
-        return [s for s in m["samples"][tool] if s.rc == 0 or (tool == "check" and s.rc == 1)]
+        return [s for s in m["samples"][tool] if not s.warmup and (s.rc == 0 or (tool == "check" and s.rc == 1))]
+
+    def first_runs(m, tool):
+        # The first run of each slot (the warm-up, or the first timed run without one): the median
+        # over the rounds, for the first-run ratios.
+        if m is None or tool not in m["samples"]:
+            return None
+        firsts = {}
+        for s in m["samples"][tool]:
+            if s.rc == 0 or (tool == "check" and s.rc == 1):
+                firsts.setdefault(s.round, s.wall)
+        return statistics.median(firsts.values()) if firsts else None
 
     def by_round(samples, value):
         # Each round counts once: the median of its slot's repetitions, then the median over the rounds.
@@ -555,6 +582,10 @@ def main() -> int:
             sr = ratio(med(by.get(a), tool), med(by.get(b), tool))
             rows.append((f"{tool} {a} / {b} <= {SCALING_1M:g}x", "-" if sr is None else f"{sr:.1f}x",
                          verdict(None if sr is None else sr <= SCALING_1M)))
+            fa, fb = first_runs(by.get(a), tool), first_runs(by.get(b), tool)
+            fr = ratio(fa, fb)
+            rows.append((f"{tool} {a} / {b}, the first run of each slot (info: {fmt_time(fa)} vs {fmt_time(fb)}; "
+                         f"memory as the run before left it)", "-" if fr is None else f"{fr:.1f}x", ""))
     for m in models:  # the other ratios, for information
         sp = ratio(med(m, "onnx"), med(m, "check"))
         if sp is not None and m["name"] not in ("bert_base", "bert_base_ext"):
