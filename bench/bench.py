@@ -427,10 +427,13 @@ def main() -> int:
     elapsed = time.time() - t_start
     load1 = loadavg()
 
+    def ran(s, tool):
+        return s.rc == 0 or (tool == "check" and s.rc == 1)  # check exits 1 on findings
+
     def good(m, tool):
         if m is None or tool not in m["samples"]:
             return []
-        return [s for s in m["samples"][tool] if not s.warmup and (s.rc == 0 or (tool == "check" and s.rc == 1))]
+        return [s for s in m["samples"][tool] if not s.warmup and ran(s, tool)]
 
     def first_runs(m, tool):
         # The first run of each slot (the warm-up, or the first timed run without one): the median
@@ -439,7 +442,7 @@ def main() -> int:
             return None
         firsts = {}
         for s in m["samples"][tool]:
-            if s.rc == 0 or (tool == "check" and s.rc == 1):
+            if ran(s, tool):
                 firsts.setdefault(s.round, s.wall)
         return statistics.median(firsts.values()) if firsts else None
 

@@ -7,6 +7,7 @@ use super::{Graph, NodeBatch, build_graph, build_graph_from};
 use crate::diagnostics::Diagnostic;
 use crate::file::Origin;
 use crate::proto::{FunctionProto, GraphProto, ModelProto, ValueInfoProto};
+use crate::text::same;
 use bytes::Bytes;
 
 /// `ModelProto.graph`.
@@ -113,7 +114,6 @@ impl Model {
     /// The model-local function `domain.name` (overload `overload`, empty for none).
     pub fn function(&self, domain: &str, name: &str, overload: &str) -> Option<&Function> {
         self.functions.iter().find(|f| {
-            use crate::text::same;
             same(f.name(), name) && same(f.domain(), domain) && same(f.header.overload(), overload)
         })
     }
@@ -166,7 +166,7 @@ impl<'a> Imports<'a> {
         self.0
             .iter()
             .rev()
-            .find(|(d, _)| crate::text::same(d, domain))
+            .find(|(d, _)| same(d, domain))
             .map(|(_, v)| v)
     }
 
