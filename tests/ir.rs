@@ -6,6 +6,7 @@ use onnx_lint::diagnostics::Code;
 use onnx_lint::ir::{Graph, NodeKind, Slot};
 use onnx_lint::proto::attribute_proto::AttributeType;
 use onnx_lint::proto::*;
+use petgraph::visit::{EdgeRef, IntoEdgeReferences};
 use prost::Message;
 
 mod common;
@@ -126,6 +127,45 @@ fn omitted_optional_input_keeps_the_slots_of_the_others() {
         [
             ("x".to_string(), Slot::Input(0)),
             ("hi".to_string(), Slot::Input(2))
+        ]
+    );
+}
+
+#[test]
+fn edges_are_listed_node_by_node_then_those_of_names_defined_further_down() {
+    // `a` reads `x` and `t`, which `b`, listed after it, defines: `a`'s second input is resolved
+    // once every node is in, so its edge comes after those of the inputs defined earlier.
+    let m = load(&model(graph(
+        vec![
+            node("Add", "a", &["x", "t"], &["y"]),
+            node("Neg", "b", &["x"], &["t"]),
+            node("Mul", "c", &["t", "x"], &["z"]),
+        ],
+        &["x"],
+        &["y", "z"],
+    )));
+    assert!(findings(&m).is_empty(), "{:?}", m.diagnostics);
+    let g = m.graph.as_ref().unwrap();
+    let listed: Vec<_> = g
+        .dag
+        .edge_references()
+        .map(|e| {
+            (
+                g.op(e.target()).unwrap().name().to_owned(),
+                g.value(e.weight().value).name.to_owned(),
+                e.weight().slot(),
+            )
+        })
+        .collect();
+    let edge = |n: &str, v: &str, k: u32| (n.to_owned(), v.to_owned(), Slot::Input(k));
+    assert_eq!(
+        listed,
+        [
+            edge("a", "x", 0),
+            edge("b", "x", 0),
+            edge("c", "t", 0),
+            edge("c", "x", 1),
+            edge("a", "t", 1),
         ]
     );
 }
