@@ -207,6 +207,19 @@ impl Removed {
 /// Who reads a value: (reading node, slot).
 type Readers = Vec<(NodeId, Slot)>;
 
+/// The readers of a value a fold changed: the graph's readers of it when `graph`, then those the
+/// folds added, in order. The graph's are walked only when asked for: a fold hands the Expand's
+/// readers to its input, and when that is a constant that thousands of Expands read, listing its
+/// readers up front meant a walk of petgraph's edge list, a cache miss an edge, for each such
+/// constant (in `synthetic_1M_expanded`, 900,000 edges; walking them lazily took its `fold` from
+/// 1.90 to 1.79 s). What asks for them afterwards is mostly dead-code removal, which needs only one
+/// live reader, and finds it among those added.
+#[derive(Default)]
+struct ReaderList {
+    graph: bool,
+    added: Readers,
+}
+
 /// A node's input or output as the pass compares them: what [`Graph::lookup`] finds for its name,
 /// read from [`Graph::io`] where the graph resolved it. A fold compared a dozen names, each a hash
 /// and a few cache misses on a graph of millions of values. Two of these are equal exactly when the
@@ -264,7 +277,7 @@ struct GraphFolder<'a> {
     readers: Vec<u32>,
     /// The lists `readers` points at; the first one is empty (the readers of a removed Expand's
     /// output: they read its input now).
-    reader_lists: Vec<Readers>,
+    reader_lists: Vec<ReaderList>,
     /// The positions of the `value_info` entries of each name, made at the first removal.
     value_info: Option<hashbrown::HashMap<&'a str, Vec<usize>>>,
     /// Per node index: 0 when no fold rewired the node, else 1 + where its inputs start in
@@ -304,7 +317,7 @@ impl<'a> GraphFolder<'a> {
                 .collect(),
             // Zeroed by the allocator as pages are first touched, not up front.
             readers: vec![GRAPH_READERS; g.values.len()],
-            reader_lists: vec![Vec::new()],
+            reader_lists: vec![ReaderList::default()],
             value_info: None,
             rewired_at: vec![0; nodes],
             rewired: Vec::new(),
@@ -393,11 +406,13 @@ impl<'a> GraphFolder<'a> {
                 out.retain(|(n, _)| !self.removed.contains(*n));
             }
             Some(list) => {
-                let all = self
-                    .reader_lists
-                    .get(list as usize - 1)
-                    .map_or(&[][..], |r| r);
-                out.extend(all.iter().filter(|(n, _)| !self.removed.contains(*n)));
+                if let Some(r) = self.reader_lists.get(list as usize - 1) {
+                    if r.graph {
+                        self.graph_readers(v, out);
+                    }
+                    out.extend_from_slice(&r.added);
+                    out.retain(|(n, _)| !self.removed.contains(*n));
+                }
             }
         }
     }
@@ -405,18 +420,21 @@ impl<'a> GraphFolder<'a> {
     /// True when something live reads `v`.
     fn has_live_reader(&self, v: ValueId) -> bool {
         match self.readers.get(v.index()).copied() {
-            None | Some(GRAPH_READERS) => {
-                let producer = self.g.value(v).producer.0;
-                self.g
-                    .dag
-                    .edges_directed(producer, petgraph::Direction::Outgoing)
-                    .any(|e| e.weight().value == v && !self.removed.contains(e.target()))
-            }
-            Some(list) => self
-                .reader_lists
-                .get(list as usize - 1)
-                .is_some_and(|r| r.iter().any(|(n, _)| !self.removed.contains(*n))),
+            None | Some(GRAPH_READERS) => self.graph_has_live_reader(v),
+            Some(list) => self.reader_lists.get(list as usize - 1).is_some_and(|r| {
+                r.added.iter().any(|(n, _)| !self.removed.contains(*n))
+                    || (r.graph && self.graph_has_live_reader(v))
+            }),
         }
+    }
+
+    /// True when one of the graph's readers of `v` is live.
+    fn graph_has_live_reader(&self, v: ValueId) -> bool {
+        let producer = self.g.value(v).producer.0;
+        self.g
+            .dag
+            .edges_directed(producer, petgraph::Direction::Outgoing)
+            .any(|e| e.weight().value == v && !self.removed.contains(e.target()))
     }
 
     /// Appends the readers of `v` in the graph as read to `out`: the edges out of its producer that
@@ -636,11 +654,10 @@ impl<'a> GraphFolder<'a> {
             Some(list) if list != GRAPH_READERS && list != NO_READERS => Some(list),
             Some(list) => {
                 // A list of its own (the empty one is shared).
-                let mut r = Readers::new();
-                if list == GRAPH_READERS {
-                    self.graph_readers(x, &mut r);
-                }
-                self.reader_lists.push(r);
+                self.reader_lists.push(ReaderList {
+                    graph: list == GRAPH_READERS,
+                    added: Readers::new(),
+                });
                 // Fewer lists than values, whose ids are 32-bit.
                 let list = u32::try_from(self.reader_lists.len()).ok();
                 if let (Some(e), Some(list)) = (self.readers.get_mut(x.index()), list) {
@@ -650,7 +667,7 @@ impl<'a> GraphFolder<'a> {
             }
         };
         if let Some(xr) = list.and_then(|l| self.reader_lists.get_mut(l as usize - 1)) {
-            xr.extend(s.readers.iter().copied());
+            xr.added.extend(s.readers.iter().copied());
         }
         if let Some(e) = self.readers.get_mut(y.index()) {
             *e = NO_READERS;
