@@ -1,49 +1,70 @@
-"""ab.py: `check` of the benchmark inputs by several onnx-lint binaries, interleaved, to compare builds.
+"""ab.py: a command of onnx-lint on benchmark inputs by several binaries, interleaved, to compare builds.
 
-Usage: python3 bench/ab.py [--rounds N] NAME=BINARY [NAME=BINARY ...]
+Usage: python3 bench/ab.py [--rounds N] [--models LIST] [--args TEMPLATE] [--warm] NAME=BINARY [NAME=BINARY ...]
 
-Each round runs every binary on each input (bench/out/bert_base.onnx and bench/out/synthetic_1M.onnx, made
-by bench/run.sh), in an order that alternates round by round so that drift in the machine's speed falls on
-all alike. BERT-base is timed as the fastest of 20 runs per round (one run is a few milliseconds), 1M
-nodes once per round. Prints the median over the rounds of the wall time and of the peak RSS (wait4's
-ru_maxrss) per input and binary.
+Each round runs every binary on each input (bench/out/<model>.onnx, made by bench/run.sh; default
+bert_base and synthetic_1M), in an order that alternates round by round so that drift in the machine's
+speed falls on all alike. The command is TEMPLATE (default `check --format json {model}`), with `{model}`
+the input and `{out}` an output path of the binary's own under bench/out/tmp (for `expand` and `fold`).
+BERT-base is timed as the fastest of 20 runs per round (one run is a few milliseconds), other inputs
+once per round. With --warm, every timed run follows an untimed run of the same command: on a VM whose
+host takes freed memory back within about a second, a run after a different one meets cold memory by
+chance (bench/README.md, "Issue 20, ninth session"). Prints the median over the rounds of the wall
+time, the user and system CPU time and the peak RSS (wait4's rusage) per input and binary.
 """
 
 import argparse
 import os
+import shlex
 import statistics
 import subprocess
 import time
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "out")
-MODELS = {"bert_base": (os.path.join(OUT, "bert_base.onnx"), 20), "synthetic_1M": (os.path.join(OUT, "synthetic_1M.onnx"), 1)}
+# Runs per round, the fastest kept, for inputs whose run takes a few milliseconds.
+REPEAT = {"bert_base": 20}
 
 
-def run(binary: str, model: str) -> tuple[float, float]:
+def run(argv: list[str]) -> tuple[float, float, float, float]:
     start = time.perf_counter()
-    p = subprocess.Popen([binary, "check", "--format", "json", model], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, _, usage = os.wait4(p.pid, 0)
-    return time.perf_counter() - start, usage.ru_maxrss / 1024
+    return time.perf_counter() - start, usage.ru_utime, usage.ru_stime, usage.ru_maxrss / 1024
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=10)
+    ap.add_argument("--models", default="bert_base,synthetic_1M")
+    ap.add_argument("--args", default="check --format json {model}")
+    ap.add_argument("--warm", action="store_true")
     ap.add_argument("binaries", nargs="+", help="NAME=BINARY")
     args = ap.parse_args()
     bins = dict(b.split("=", 1) for b in args.binaries)
-    samples: dict[tuple[str, str], list[tuple[float, float]]] = {(b, m): [] for b in bins for m in MODELS}
+    models = args.models.split(",")
+    os.makedirs(os.path.join(OUT, "tmp"), exist_ok=True)
+
+    def argv(b: str, m: str) -> list[str]:
+        out = os.path.join(OUT, "tmp", f"ab_{b}.onnx")
+        return [bins[b], *(a.format(model=os.path.join(OUT, f"{m}.onnx"), out=out) for a in shlex.split(args.args))]
+
+    samples: dict[tuple[str, str], list[tuple[float, float, float, float]]] = {(b, m): [] for b in bins for m in models}
     for r in range(args.rounds):
         order = list(bins) if r % 2 == 0 else list(reversed(bins))
-        for m, (path, repeat) in MODELS.items():
+        for m in models:
             for b in order:
-                runs = [run(bins[b], path) for _ in range(repeat)]
-                samples[(b, m)].append((min(t for t, _ in runs), max(rss for _, rss in runs)))
-    for m in MODELS:
+                if args.warm:
+                    run(argv(b, m))
+                runs = [run(argv(b, m)) for _ in range(REPEAT.get(m, 1))]
+                samples[(b, m)].append(min(runs))
+    for m in models:
         for b in bins:
-            times = [t for t, _ in samples[(b, m)]]
-            rss = [x for _, x in samples[(b, m)]]
-            print(f"{m:14s} {b:12s} median {statistics.median(times) * 1000:8.1f} ms  peak RSS {statistics.median(rss):7.1f} MiB")
+            s = samples[(b, m)]
+            med = [statistics.median(x[k] for x in s) for k in range(4)]
+            print(
+                f"{m:24s} {b:12s} median {med[0] * 1000:8.1f} ms  user {med[1] * 1000:7.1f} ms  "
+                f"sys {med[2] * 1000:6.1f} ms  peak RSS {med[3]:7.1f} MiB"
+            )
 
 
 if __name__ == "__main__":
