@@ -550,8 +550,8 @@ impl Part {
     }
 }
 
-/// How many times the removals a 64-bit word of [`sort_distinct`]'s bitmap may stand for, at most:
-/// past that the list is sparse, and a sort costs less than the bitmap.
+/// The most 64-bit words of [`sort_distinct`]'s bitmap per removal: past that the list is sparse, and
+/// a sort costs less than the bitmap.
 const BITMAP_WORDS_PER_ITEM: usize = 4;
 
 /// Sorts `v` and drops repeats. A pass's removals are node positions, in no order a general sort

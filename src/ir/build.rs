@@ -10,8 +10,8 @@
 //! values, their index and [`Graph::io`] as the names are resolved, then the edges of the inputs
 //! resolved. Every table of a large graph is fresh memory; written side by side, on a graph of a
 //! million nodes the edges (the largest, 48 bytes a node of two inputs) took 35 ms of the 124 ms the
-//! name pass took, and nodes and edges in runs of their own took `check` of that graph from 426 to
-//! 402 ms (the likeliest reason: a table filled alone is filled while its new pages are in cache).
+//! name pass took, and nodes and edges in runs of their own took `check` of that graph from 422 to
+//! 403 ms (the likeliest reason: a table filled alone is filled while its new pages are in cache).
 //! Subgraphs see the enclosing graphs through a [`Scope`] chain; a name a subgraph reads from outside
 //! becomes an `Outer` source node there and a `Capture` edge here.
 
