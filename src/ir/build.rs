@@ -383,10 +383,7 @@ fn add_input_edges(g: &mut Graph) {
             let Some(Some(value)) = io.get(start + slot).copied() else {
                 continue;
             };
-            if let Some(v) = values.get(value) {
-                // Input slots of one node number fewer than 2^32 (see `OpNode`).
-                dag.add_edge(v.producer.0, id, Edge::new(value, Slot::Input(slot as u32)));
-            }
+            add_input_edge(dag, values, value, id, slot);
         }
     }
 }
@@ -394,13 +391,21 @@ fn add_input_edges(g: &mut Graph) {
 /// Records that input `slot` of node `id` (entry `io` of [`Graph::io`]) reads `value`.
 fn connect(g: &mut Graph, value: ValueId, id: NodeId, io: usize, slot: usize) {
     g.io[io] = Some(value);
-    let producer = g.value(value).producer.0;
-    g.dag.add_edge(
-        producer,
-        id,
+    add_input_edge(&mut g.dag, &g.values, value, id, slot);
+}
+
+/// Adds the edge from `value`'s producer to input `slot` of node `id`.
+fn add_input_edge(
+    dag: &mut StableDiGraph<Node, Edge>,
+    values: &Values,
+    value: ValueId,
+    id: NodeId,
+    slot: usize,
+) {
+    if let Some(v) = values.get(value) {
         // Input slots of one node number fewer than 2^32 (see `OpNode`).
-        Edge::new(value, Slot::Input(slot as u32)),
-    );
+        dag.add_edge(v.producer.0, id, Edge::new(value, Slot::Input(slot as u32)));
+    }
 }
 
 /// Moves GRAPH and GRAPHS attribute values out of a node's attributes: (attribute index, item, field,

@@ -397,35 +397,34 @@ impl<'a> GraphFolder<'a> {
         }
     }
 
+    /// The readers of `v` as the folds so far leave them: whether the graph's readers of it count,
+    /// and those the folds added (removed nodes not yet taken out).
+    fn readers_of(&self, v: ValueId) -> (bool, &[(NodeId, Slot)]) {
+        match self.readers.get(v.index()).copied() {
+            None | Some(GRAPH_READERS) => (true, &[]),
+            Some(list) => self
+                .reader_lists
+                .get(list as usize - 1)
+                .map_or((false, &[]), |r| (r.graph, &r.added)),
+        }
+    }
+
     /// Puts the live readers of `v`, as the folds so far leave them, into `out`.
     fn live_readers(&self, v: ValueId, out: &mut Readers) {
         out.clear();
-        match self.readers.get(v.index()).copied() {
-            None | Some(GRAPH_READERS) => {
-                self.graph_readers(v, out);
-                out.retain(|(n, _)| !self.removed.contains(*n));
-            }
-            Some(list) => {
-                if let Some(r) = self.reader_lists.get(list as usize - 1) {
-                    if r.graph {
-                        self.graph_readers(v, out);
-                    }
-                    out.extend_from_slice(&r.added);
-                    out.retain(|(n, _)| !self.removed.contains(*n));
-                }
-            }
+        let (graph, added) = self.readers_of(v);
+        if graph {
+            self.graph_readers(v, out);
         }
+        out.extend_from_slice(added);
+        out.retain(|(n, _)| !self.removed.contains(*n));
     }
 
     /// True when something live reads `v`.
     fn has_live_reader(&self, v: ValueId) -> bool {
-        match self.readers.get(v.index()).copied() {
-            None | Some(GRAPH_READERS) => self.graph_has_live_reader(v),
-            Some(list) => self.reader_lists.get(list as usize - 1).is_some_and(|r| {
-                r.added.iter().any(|(n, _)| !self.removed.contains(*n))
-                    || (r.graph && self.graph_has_live_reader(v))
-            }),
-        }
+        let (graph, added) = self.readers_of(v);
+        added.iter().any(|(n, _)| !self.removed.contains(*n))
+            || (graph && self.graph_has_live_reader(v))
     }
 
     /// True when one of the graph's readers of `v` is live.
