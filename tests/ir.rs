@@ -369,6 +369,63 @@ fn short_raw_data_and_negative_dims_are_reported() {
 }
 
 #[test]
+fn attribute_walks_visit_the_nodes_with_attributes_in_source_order_and_only_them() {
+    // Two attribute-less nodes around each node with attributes: the tensor and type walks skip the
+    // former, and still find a bad tensor on the last node.
+    let attr = |name: &str, t: TensorProto| AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(AttributeType::Tensor as i32),
+        t: Some(t),
+        ..Default::default()
+    };
+    let short = TensorProto {
+        data_type: Some(1),
+        dims: vec![8],
+        raw_data: Some(Bytes::from(vec![0u8; 4])),
+        ..Default::default()
+    };
+    let mut first = node("Constant", "k1", &[], &["k1"]);
+    first.attribute.push(attr(
+        "value",
+        TensorProto {
+            data_type: Some(1),
+            dims: vec![1],
+            float_data: vec![1.0],
+            ..Default::default()
+        },
+    ));
+    let mut last = node("Constant", "k2", &[], &["k2"]);
+    last.attribute.push(attr("value", short));
+    let m = load(&model(graph(
+        vec![
+            node("Neg", "a", &["x"], &["p"]),
+            first,
+            node("Add", "b", &["p", "k1"], &["q"]),
+            node("Relu", "c", &["q"], &["r"]),
+            last,
+            node("Add", "d", &["r", "k2"], &["y"]),
+        ],
+        &["x"],
+        &["y"],
+    )));
+    let g = m.graph.as_ref().unwrap();
+    let with: Vec<&str> = g.ops_with_attributes().map(|op| op.name()).collect();
+    assert_eq!(with, ["k1", "k2"]);
+    let filtered: Vec<&str> = g
+        .ops_in_source_order()
+        .filter(|op| !op.attributes().is_empty())
+        .map(|op| op.name())
+        .collect();
+    assert_eq!(with, filtered);
+    let bad: Vec<_> = findings(&m)
+        .into_iter()
+        .filter(|d| d.code == Code::TensorData)
+        .collect();
+    assert_eq!(bad.len(), 1, "{:?}", m.diagnostics);
+    assert!(bad[0].message.contains("node 'k2'"), "{}", bad[0].message);
+}
+
+#[test]
 fn subgraph_output_named_like_an_outer_value_is_a_duplicate_definition() {
     let then = graph(vec![node("Neg", "redefine", &["x"], &["c"])], &[], &["c"]);
     let els = graph(vec![node("Identity", "id", &["x"], &["e"])], &[], &["e"]);

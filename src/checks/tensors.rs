@@ -116,7 +116,7 @@ fn check_graph(g: &Graph, out: &mut Vec<Diagnostic>, negative: &mut Vec<Negative
         check_tensor(t, what, &g.path, node, out)
     });
     let sparse = g.header.sparse_initializer.iter().map(|s| (s, None));
-    let attr_sparse = g.ops_in_source_order().flat_map(|op| {
+    let attr_sparse = g.ops_with_attributes().flat_map(|op| {
         op.attributes()
             .iter()
             .flat_map(|a| a.sparse_tensor.iter().chain(&a.sparse_tensors))
@@ -142,7 +142,7 @@ fn check_graph(g: &Graph, out: &mut Vec<Diagnostic>, negative: &mut Vec<Negative
             check_type(ty, &what, &g.path, out, negative);
         }
     }
-    for op in g.ops_in_source_order() {
+    for op in g.ops_with_attributes() {
         for a in op.attributes() {
             for tp in a.tp.iter().chain(&a.type_protos) {
                 let label = op.label().into_owned();

@@ -87,6 +87,7 @@ pub fn build_graph_from(
         ops: Vec::with_capacity(count),
         nodes: NodeList::default(),
         owners: Vec::new(),
+        attributed: Vec::new(),
         topo: None,
         wire,
         node_field,
@@ -299,6 +300,9 @@ fn add_op(
     };
     let index = op.index();
     let graphs = take_graph_attributes(op.attributes_mut());
+    if !op.attributes().is_empty() {
+        g.attributed.push(position(k));
+    }
     op.set_io_start(io_start);
     let n_inputs = op.num_inputs();
     g.io.resize(io_start + n_inputs, None);

@@ -93,6 +93,11 @@ pub struct Graph {
     /// Positions in `nodes` of the op nodes that own subgraphs, in source order: a walk of a
     /// million-node graph with none visits none.
     owners: Vec<u32>,
+    /// Positions in `nodes` of the op nodes that have attributes, in source order: the walks for
+    /// attribute tensors and types of a million-node graph of attribute-less nodes visit none, where
+    /// each walk of every node read the whole node array again (a fifth of the load-time checks of
+    /// `synthetic_1M_expanded`; bench/README.md, "Issue 20, tenth session").
+    attributed: Vec<u32>,
     /// All nodes in a topological order (source order where the dependencies allow); `None` when the
     /// graph has a cycle.
     pub topo: Option<Vec<NodeId>>,
@@ -226,6 +231,14 @@ impl Graph {
         self.nodes.iter()
     }
 
+    /// The op nodes that have attributes, in source order: [`Graph::ops_in_source_order`] without
+    /// the nodes whose [`OpNode::attributes`] is empty.
+    pub fn ops_with_attributes(&self) -> impl Iterator<Item = &OpNode> {
+        self.attributed
+            .iter()
+            .filter_map(|&k| self.nodes.get(k as usize))
+    }
+
     /// The value each input slot of `op` reads (see [`Graph::io`]).
     pub fn input_ids(&self, op: &OpNode) -> &[Option<ValueId>] {
         let n = op.num_inputs();
@@ -328,7 +341,7 @@ impl Graph {
                 }
             }
         }
-        for op in self.ops_in_source_order() {
+        for op in self.ops_with_attributes() {
             for a in op.attributes() {
                 let sparse = a.sparse_tensor.iter().chain(&a.sparse_tensors);
                 let sparse_parts = sparse.flat_map(|s| s.values.iter().chain(&s.indices));
