@@ -246,6 +246,49 @@ fn fold_of_expand_gives_back_each_example_model() {
 }
 
 #[test]
+fn summary_writes_the_same_models_and_only_the_closing_counts() {
+    // `--summary` leaves out the line per change: the models written are the same bytes, and what
+    // is left of the report is its last lines, the counts.
+    let dir = tempfile::tempdir().unwrap();
+    let model = root().join("models/tiny_transformer.onnx");
+    let out = |name: &str| dir.path().join(name);
+    let (code, full) = run(&["expand", s(&model), "-o", s(&out("e.onnx"))]);
+    assert_eq!(code, 0, "{full}");
+    let (code, brief) = run(&["expand", "--summary", s(&model), "-o", s(&out("e2.onnx"))]);
+    assert_eq!(code, 0, "{brief}");
+    let (code, full_fold) = run(&["fold", s(&out("e.onnx")), "-o", s(&out("f.onnx"))]);
+    assert_eq!(code, 0, "{full_fold}");
+    let (code, brief_fold) = run(&[
+        "fold",
+        "--summary",
+        s(&out("e.onnx")),
+        "-o",
+        s(&out("f2.onnx")),
+    ]);
+    assert_eq!(code, 0, "{brief_fold}");
+    for (a, b) in [("e.onnx", "e2.onnx"), ("f.onnx", "f2.onnx")] {
+        assert!(
+            std::fs::read(out(a)).unwrap() == std::fs::read(out(b)).unwrap(),
+            "{a} and {b} differ"
+        );
+    }
+    for (full, brief, count) in [
+        (&full, &brief, "implicit broadcasts made explicit"),
+        (&full_fold, &brief_fold, "redundant broadcasts removed"),
+    ] {
+        let (all, kept): (Vec<&str>, Vec<&str>) = (full.lines().collect(), brief.lines().collect());
+        assert!(all.len() > kept.len() + 1, "{full}");
+        assert_eq!(
+            all[all.len() - kept.len()..],
+            kept[..],
+            "{full}\n---\n{brief}"
+        );
+        assert!(kept.iter().any(|l| l.contains(count)), "{brief}");
+        assert!(!kept.iter().any(|l| l.contains(" node '")), "{brief}");
+    }
+}
+
+#[test]
 fn expand_to_the_broadcast_result_folds() {
     // Add(Expand(a [1, 4], [3, 4]), b [3, 4]): b makes the result [3, 4] anyway.
     let m = with_inits(

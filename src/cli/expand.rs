@@ -67,6 +67,7 @@ pub(super) fn expand(
     opts: &Options,
     write: super::WriteArgs,
     color: super::ColorChoice,
+    summary: bool,
 ) -> u8 {
     let Some(Built { model: m, problems }) = build_or_say(&model) else {
         return EXIT_UNLOADABLE;
@@ -121,9 +122,12 @@ pub(super) fn expand(
             );
         }
     }
+    // The warnings, which `--summary` prints too, end the rest.
+    let mut warnings = String::new();
     for why in &outcome.left {
-        let _ = writeln!(rest, "warning: left implicit: {}", render::escape(why));
+        let _ = writeln!(warnings, "warning: left implicit: {}", render::escape(why));
     }
+    rest.push_str(&warnings);
     let inserted: usize = outcome
         .patch
         .graphs
@@ -135,21 +139,21 @@ pub(super) fn expand(
     // The shapes were for the pass; the output is made from the source bytes and the edit.
     super::leave(found);
     let edit = patch.into_edit();
-    let status =
-        super::write_beside_report(m, edit, &output, write, |m| say(m, &report, &rest, counts));
+    let status = super::write_beside_report(m, edit, &output, write, |m| {
+        if summary {
+            eprint!("{warnings}");
+        } else {
+            report.print(m, &rest);
+        }
+        say_counts(&report, counts);
+    });
     super::leave(report);
     status
 }
 
-/// Prints the report: a line per input made explicit, then `rest`, then the counts (nodes inserted,
-/// inputs left implicit for a kernel exception, and as their operator requires).
-fn say(
-    m: &crate::ir::Model,
-    report: &Lines,
-    rest: &str,
-    (inserted, kept, required): (usize, usize, usize),
-) {
-    report.print(m, rest);
+/// Prints the report's closing counts: inputs made explicit, nodes inserted, inputs left implicit
+/// for a kernel exception, and as their operator requires.
+fn say_counts(report: &Lines, (inserted, kept, required): (usize, usize, usize)) {
     let made = report.entries.len();
     eprintln!("expand: {made} implicit broadcasts made explicit ({inserted} nodes inserted)");
     if kept > 0 {

@@ -99,6 +99,7 @@ pub(super) fn fold(
     output: PathBuf,
     write: super::WriteArgs,
     color: super::ColorChoice,
+    summary: bool,
 ) -> u8 {
     let Some((m, found)) = load_or_say_with(&model, &crate::lint::LoadOptions::for_pass()) else {
         return EXIT_UNLOADABLE;
@@ -125,7 +126,8 @@ pub(super) fn fold(
         removed,
     };
     let edit = patch.into_edit();
-    let status = super::write_beside_report(m, edit, &output, write, |m| say(m, &report, &rest));
+    let status =
+        super::write_beside_report(m, edit, &output, write, |m| say(m, &report, &rest, summary));
     super::leave(report);
     status
 }
@@ -141,8 +143,8 @@ struct Rest {
 }
 
 /// Prints the report: a line per removal, the nodes and initializers removed as dead code, the
-/// broadcasts left, then the counts.
-fn say(m: &crate::ir::Model, report: &Lines, rest: &Rest) {
+/// broadcasts left, then the counts; with `summary`, the counts only.
+fn say(m: &crate::ir::Model, report: &Lines, rest: &Rest, summary: bool) {
     let graphs = crate::passes::all_graphs(m);
     // The rest of the report, written after the removals' lines into the same buffer.
     let more = |err: &mut dyn std::io::Write| {
@@ -174,7 +176,9 @@ fn say(m: &crate::ir::Model, report: &Lines, rest: &Rest) {
         }
         Ok(())
     };
-    report.print(&graphs, more);
+    if !summary {
+        report.print(&graphs, more);
+    }
     eprintln!(
         "fold: {} redundant broadcasts removed ({} nodes, {} initializers removed), {} left",
         report.entries.len(),

@@ -78,6 +78,10 @@ pub enum Command {
         /// the model is then fully explicit, but its outputs in onnxruntime may change in the last bits
         #[arg(long)]
         force_explicit: bool,
+        /// Write only the closing counts (and warnings) to standard error, not a line per change: a
+        /// rewrite of a million-node model makes a million lines
+        #[arg(long)]
+        summary: bool,
         #[command(flatten)]
         write: WriteArgs,
     },
@@ -88,6 +92,10 @@ pub enum Command {
         /// Output file (`-` writes standard output)
         #[arg(short, long)]
         output: PathBuf,
+        /// Write only the closing counts (and warnings) to standard error, not a line per change: a
+        /// rewrite of a million-node model makes a million lines
+        #[arg(long)]
+        summary: bool,
         #[command(flatten)]
         write: WriteArgs,
     },
@@ -283,6 +291,7 @@ pub fn run(cli: Cli) -> u8 {
             output,
             keep_scalars,
             force_explicit,
+            summary,
             write,
         } => expand::expand(
             model,
@@ -293,12 +302,14 @@ pub fn run(cli: Cli) -> u8 {
             },
             write,
             cli.color,
+            summary,
         ),
         Command::Fold {
             model,
             output,
+            summary,
             write,
-        } => fold::fold(model, output, write, cli.color),
+        } => fold::fold(model, output, write, cli.color, summary),
         Command::Shapes { model, format } => shapes::shapes(&model, format),
         Command::Graph {
             model,
