@@ -142,9 +142,23 @@ struct Rest {
     removed: usize,
 }
 
-/// Prints the report: a line per removal, the nodes and initializers removed as dead code, the
-/// broadcasts left, then the counts; with `summary`, the counts only.
+/// Prints the report: the changes (see [`list_changes`]) unless `summary`, then the counts.
 fn say(m: &crate::ir::Model, report: &Lines, rest: &Rest, summary: bool) {
+    if !summary {
+        list_changes(m, report, rest);
+    }
+    eprintln!(
+        "fold: {} redundant broadcasts removed ({} nodes, {} initializers removed), {} left",
+        report.entries.len(),
+        rest.removed,
+        rest.initializers.len(),
+        rest.left.len()
+    );
+}
+
+/// Prints a line per removal, the nodes and initializers removed as dead code, and the broadcasts
+/// left.
+fn list_changes(m: &crate::ir::Model, report: &Lines, rest: &Rest) {
     let graphs = crate::passes::all_graphs(m);
     // The rest of the report, written after the removals' lines into the same buffer.
     let more = |err: &mut dyn std::io::Write| {
@@ -176,14 +190,5 @@ fn say(m: &crate::ir::Model, report: &Lines, rest: &Rest, summary: bool) {
         }
         Ok(())
     };
-    if !summary {
-        report.print(&graphs, more);
-    }
-    eprintln!(
-        "fold: {} redundant broadcasts removed ({} nodes, {} initializers removed), {} left",
-        report.entries.len(),
-        rest.removed,
-        rest.initializers.len(),
-        rest.left.len()
-    );
+    report.print(&graphs, more);
 }

@@ -78,10 +78,8 @@ pub enum Command {
         /// the model is then fully explicit, but its outputs in onnxruntime may change in the last bits
         #[arg(long)]
         force_explicit: bool,
-        /// Write only the closing counts (and warnings) to standard error, not a line per change: a
-        /// rewrite of a million-node model makes a million lines
-        #[arg(long)]
-        summary: bool,
+        #[command(flatten)]
+        report: ReportArgs,
         #[command(flatten)]
         write: WriteArgs,
     },
@@ -92,10 +90,8 @@ pub enum Command {
         /// Output file (`-` writes standard output)
         #[arg(short, long)]
         output: PathBuf,
-        /// Write only the closing counts (and warnings) to standard error, not a line per change: a
-        /// rewrite of a million-node model makes a million lines
-        #[arg(long)]
-        summary: bool,
+        #[command(flatten)]
+        report: ReportArgs,
         #[command(flatten)]
         write: WriteArgs,
     },
@@ -245,6 +241,15 @@ pub enum Shell {
     Fish,
 }
 
+/// How much a command that rewrites a model says of the changes it made.
+#[derive(Args, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReportArgs {
+    /// Write only the closing counts (and `expand`'s warnings) to standard error, not a line per
+    /// change: a rewrite of a million-node model makes a million lines
+    #[arg(long)]
+    pub summary: bool,
+}
+
 /// How a command that writes a model writes it.
 #[derive(Args, Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct WriteArgs {
@@ -291,7 +296,7 @@ pub fn run(cli: Cli) -> u8 {
             output,
             keep_scalars,
             force_explicit,
-            summary,
+            report,
             write,
         } => expand::expand(
             model,
@@ -302,14 +307,14 @@ pub fn run(cli: Cli) -> u8 {
             },
             write,
             cli.color,
-            summary,
+            report.summary,
         ),
         Command::Fold {
             model,
             output,
-            summary,
+            report,
             write,
-        } => fold::fold(model, output, write, cli.color, summary),
+        } => fold::fold(model, output, write, cli.color, report.summary),
         Command::Shapes { model, format } => shapes::shapes(&model, format),
         Command::Graph {
             model,
