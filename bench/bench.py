@@ -604,8 +604,16 @@ def main() -> int:
             if tool not in tools or (a.endswith("_expanded") and tool != "fold"):
                 continue
             sr = ratio(med(by.get(a), tool), med(by.get(b), tool))
-            rows.append((f"{tool} {a} / {b} <= {SCALING_1M:g}x", "-" if sr is None else f"{sr:.1f}x",
-                         verdict(None if sr is None else sr <= SCALING_1M)))
+            if a.endswith("_expanded"):
+                # Beyond issue 20, whose ratios are of the synthetic models themselves: the expanded
+                # runs touch 925 MiB at 1M against 127 MiB at 100k, and the time they wait for memory
+                # grows faster than the work (bench/README.md, "Issue 20, tenth session").
+                rows.append((f"{tool} {a} / {b} <= {SCALING_1M:g}x (info: {fmt_time(med(by.get(a), tool))} vs "
+                             f"{fmt_time(med(by.get(b), tool))}; not a target, see bench/README.md)",
+                             "-" if sr is None else f"{sr:.1f}x", verdict(None if sr is None else sr <= SCALING_1M)))
+            else:
+                rows.append((f"{tool} {a} / {b} <= {SCALING_1M:g}x", "-" if sr is None else f"{sr:.1f}x",
+                             verdict(None if sr is None else sr <= SCALING_1M)))
             fa, fb = first_runs(by.get(a), tool), first_runs(by.get(b), tool)
             fr = ratio(fa, fb)
             rows.append((f"{tool} {a} / {b}, the first run of each slot (info: {fmt_time(fa)} vs {fmt_time(fb)}; "
