@@ -247,6 +247,17 @@ def timed(argv: list, timeout: float = None) -> Sample:
     return Sample(wall, rss, rc, msg, cpu[0], cpu[1])
 
 
+def by_round(samples: list, value) -> float | None:
+    """The median over the rounds of each round's median of `value(sample)` (None without samples)."""
+    # Each round counts once. A plain median over all samples weighted the rounds where a run took
+    # under 0.1 s (and was repeated) five times as much as the others, so a near-threshold figure
+    # followed the host's fast minutes.
+    rounds = {}
+    for s in samples:
+        rounds.setdefault(s.round, []).append(value(s))
+    return statistics.median(statistics.median(xs) for xs in rounds.values()) if rounds else None
+
+
 def note(s: str) -> None:
     """Progress, on stderr: not part of the report."""
     print(s, file=sys.stderr, flush=True)
@@ -467,16 +478,6 @@ def main() -> int:
                 firsts.setdefault(s.round, s.wall)
         return statistics.median(firsts.values()) if firsts else None
 
-    def by_round(samples, value):
-        # Each round counts once: the median of its slot's repetitions, then the median over the rounds.
-        # A plain median over all samples weighted the rounds where a run took under 0.1 s (and was
-        # repeated) five times as much as the others, so a near-threshold figure followed the host's
-        # fast minutes.
-        rounds = {}
-        for s in samples:
-            rounds.setdefault(s.round, []).append(value(s))
-        return statistics.median(statistics.median(xs) for xs in rounds.values()) if rounds else None
-
     def med(m, tool):
         return by_round(good(m, tool), lambda s: s.wall)
 
@@ -604,16 +605,13 @@ def main() -> int:
             if tool not in tools or (a.endswith("_expanded") and tool != "fold"):
                 continue
             sr = ratio(med(by.get(a), tool), med(by.get(b), tool))
-            if a.endswith("_expanded"):
-                # Beyond issue 20, whose ratios are of the synthetic models themselves: the expanded
-                # runs touch 925 MiB at 1M against 127 MiB at 100k, and the time they wait for memory
-                # grows faster than the work (bench/README.md, "Issue 20, tenth session").
-                rows.append((f"{tool} {a} / {b} <= {SCALING_1M:g}x (info: {fmt_time(med(by.get(a), tool))} vs "
-                             f"{fmt_time(med(by.get(b), tool))}; not a target, see bench/README.md)",
-                             "-" if sr is None else f"{sr:.1f}x", verdict(None if sr is None else sr <= SCALING_1M)))
-            else:
-                rows.append((f"{tool} {a} / {b} <= {SCALING_1M:g}x", "-" if sr is None else f"{sr:.1f}x",
-                             verdict(None if sr is None else sr <= SCALING_1M)))
+            # The expanded models are beyond issue 20, whose ratios are of the synthetic models
+            # themselves: their runs touch 925 MiB at 1M against 127 MiB at 100k, and the time they
+            # wait for memory grows faster than the work (bench/README.md, "Issue 20, tenth session").
+            info = (f" (info: {fmt_time(med(by.get(a), tool))} vs {fmt_time(med(by.get(b), tool))}; not a target, "
+                    "see bench/README.md)") if a.endswith("_expanded") else ""
+            rows.append((f"{tool} {a} / {b} <= {SCALING_1M:g}x{info}", "-" if sr is None else f"{sr:.1f}x",
+                         verdict(None if sr is None else sr <= SCALING_1M)))
             fa, fb = first_runs(by.get(a), tool), first_runs(by.get(b), tool)
             fr = ratio(fa, fb)
             rows.append((f"{tool} {a} / {b}, the first run of each slot (info: {fmt_time(fa)} vs {fmt_time(fb)}; "

@@ -161,14 +161,9 @@ def main() -> int:
         return [s for s in m["samples"][tool] if s.rc == 0 or (tool == "check" and s.rc == 1)]
 
     def med(m, tool):
-        # Each round counts once (the median of its slot's repetitions, then over the rounds), as in
-        # bench.py: a slot repeated five times must not outweigh one that ran once.
-        if tool in m["skip"]:
-            return None
-        rounds = {}
-        for s in good(m, tool):
-            rounds.setdefault(s.round, []).append(s.wall)
-        return statistics.median(statistics.median(xs) for xs in rounds.values()) if rounds else None
+        # Each round counts once, as in bench.py: a slot repeated five times must not outweigh one that
+        # ran once.
+        return None if tool in m["skip"] else bench.by_round(good(m, tool), lambda s: s.wall)
 
     def peak(m, tool):
         xs = [s.rss for s in good(m, tool)]
