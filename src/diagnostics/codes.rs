@@ -1,7 +1,8 @@
 //! The table of diagnostic codes: stable identifiers, names, default severities and one-line summaries.
 //!
 //! A code never changes meaning once published. Families: `M` model header, `G` graph structure,
-//! `T` tensors and types, `X` external data, `E`/`W` broadcasting (E1 is the spec's error code), `I`
+//! `T` tensors and types, `X` external data, `E`/`W` shapes: E1/W1 broadcasting (E1 is the spec's error
+//! code), E2/W2 the other shape contracts of operators, E3 constant values out of range; `I`
 //! information about the analysis itself.
 
 use super::Severity;
@@ -61,6 +62,9 @@ codes! {
     TensorData = "T003", "tensor-data", Error, "A tensor's stored data does not match its dims and element type (too short, too long, or stored twice).";
     BroadcastError = "E1", "broadcast-error", Error, "Inputs of a broadcasting node have, on some axis, sizes that are unequal and neither 1 (error E1 of the SONNX broadcast spec).";
     PossibleBroadcastError = "W1", "possible-broadcast-error", Warning, "Inputs of a broadcasting node can be broadcast only if symbolic dimensions take particular values.";
+    ShapeContract = "E2", "shape-contract", Error, "A node breaks its operator's shape contract (MatMul's inner sizes, Concat's other axes, Reshape's element count, Conv's channels...): onnxruntime refuses the model at load or fails when it runs the node.";
+    PossibleShapeContract = "W2", "possible-shape-contract", Warning, "An operator's shape contract holds only if symbolic dimensions take particular values.";
+    ValueOutOfRange = "E3", "value-out-of-range", Error, "A constant an operator reads is out of its range (an axis outside the rank, an index past the axis, a perm that is no permutation, a k larger than the axis).";
     ImplicitBroadcast = "B001", "implicit-broadcast", Warning, "An input is broadcast implicitly (off by default; `check --explicit`). After `onnx-lint expand` there are none.";
     DeclaredShape = "T004", "declared-shape", Warning, "A shape declared in value_info or a graph output contradicts the inferred one.";
     NegativeDeclaredDim = "T005", "negative-declared-dim", Warning, "A declared value type (graph input, output, value_info) has a negative size, which exporters write for \"unknown\"; it is read as unknown. Reported once per model.";

@@ -57,6 +57,10 @@ pub struct Diagnostic {
     /// For findings inside a model-local function: the node of the function body (`node` is the call).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub inner_node: Option<String>,
+    /// For shape-contract findings (E2, W2, E3): the name of the operator's contract at fault
+    /// (`matmul-inner`), listed with every contract in `docs/contracts.md`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub contract: Option<&'static str>,
     /// For symbol bindings (I002): the symbol or expression and the size it is bound to.
     #[serde(skip)]
     pub binding: Option<(String, u64)>,
@@ -77,6 +81,7 @@ impl Diagnostic {
             sizes: Vec::new(),
             inputs: Vec::new(),
             inner_node: None,
+            contract: None,
             binding: None,
         }
     }

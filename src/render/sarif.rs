@@ -92,7 +92,8 @@ pub fn sarif(reports: &[FileReport]) -> String {
                     "op_type": d.op_type,
                     "axis": d.axis,
                     "sizes": d.sizes,
-                    "inner_node": d.inner_node
+                    "inner_node": d.inner_node,
+                    "contract": d.contract
                 }
             }));
         }

@@ -221,7 +221,8 @@ mod tests {
             ignore: sel(&["E", "W1"]),
             ..Default::default()
         };
-        assert_eq!(on(&Rules::resolve([&layer])), ["E1"]);
+        // W2 is selected by `W` and ignored by nothing as specific.
+        assert_eq!(on(&Rules::resolve([&layer])), ["E1", "W2"]);
     }
 
     #[test]

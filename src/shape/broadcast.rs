@@ -583,7 +583,7 @@ fn covers(whole: &SymExpr, part: &SymExpr) -> bool {
 }
 
 /// The distinct symbols, as text, sorted.
-fn names(syms: &[&SymExpr]) -> Vec<String> {
+pub(super) fn names(syms: &[&SymExpr]) -> Vec<String> {
     let mut names: Vec<String> = syms.iter().map(|s| normal(s).to_string()).collect();
     names.sort();
     names.dedup();
@@ -591,7 +591,7 @@ fn names(syms: &[&SymExpr]) -> Vec<String> {
 }
 
 /// `N`, `M and N`, `L, M and N`.
-fn and_list(names: &[String]) -> String {
+pub(super) fn and_list(names: &[String]) -> String {
     match names {
         [] => String::new(),
         [one] => one.clone(),

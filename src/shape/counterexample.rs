@@ -30,6 +30,8 @@ pub enum Validity {
     Onto,
     /// No broadcasting: all equal.
     Equal,
+    /// One size, a multiple of this number (a contract: Conv's channels by `group`).
+    MultipleOf(u64),
 }
 
 /// What the search found.
@@ -249,6 +251,13 @@ fn check(
                 return None;
             }
             sizes.clone()
+        }
+        Validity::MultipleOf(k) => {
+            let k = i64::try_from(k).ok()?;
+            return match sizes.as_slice() {
+                [v] if k != 0 && v % k != 0 => Some(format!("{v} is not a multiple of {k}")),
+                _ => None,
+            };
         }
     };
     let mut distinct: Vec<i64> = Vec::new();

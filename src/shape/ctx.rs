@@ -2,6 +2,7 @@
 //! how it reports findings (broadcast errors) and asks for a subgraph to be inferred.
 
 use super::broadcast::Outcome;
+use super::contract::Contract;
 use super::dim::{Dim, Shape};
 use super::value::{Data, ValueInfo};
 use crate::diagnostics::{Code, Diagnostic};
@@ -70,10 +71,10 @@ pub enum Rule {
     Bidirectional,
     LegacyAxis,
     None,
-    /// An operator-specific shape contract (onnxruntime's contrib operators: a bias as long as the
-    /// last axis, a mask of the attention's sizes), described in words; conflicts are reported
-    /// against it.
-    Contract(&'static str),
+    /// An operator-specific shape contract that is no broadcast (onnxruntime's contrib operators: a
+    /// bias as long as the last axis, a mask of the attention's sizes), checked with the broadcast
+    /// algebra's outcomes; its findings are E2 and W2, naming the contract.
+    Contract(Contract),
 }
 
 impl Rule {
@@ -86,7 +87,7 @@ impl Rule {
             Rule::Bidirectional => "bidirectional broadcasting (Expand)",
             Rule::LegacyAxis => "legacy broadcast=1/axis broadcasting (opset < 7)",
             Rule::None => "no broadcasting (shapes must be equal)",
-            Rule::Contract(what) => what,
+            Rule::Contract(c) => c.requires,
         }
     }
 }
@@ -201,7 +202,8 @@ impl<'a> NodeCtx<'a> {
     }
 
     /// Reports the conflicts and possible conflicts of `outcome`, computed by `rule` over the inputs at
-    /// `slots` (in the order they were given to the algebra).
+    /// `slots` (in the order they were given to the algebra): E1 and W1, or E2 and W2 under a
+    /// [`Rule::Contract`].
     pub fn report_broadcast(&mut self, rule: Rule, slots: &[usize], outcome: &Outcome) {
         // The common case: nothing to say, and nothing to format.
         if outcome.conflicts.is_empty()
@@ -210,124 +212,132 @@ impl<'a> NodeCtx<'a> {
         {
             return;
         }
-        // A contract is not a broadcast: its findings say the inputs do not fit the operator.
-        let (fails, only_if) = match rule {
-            Rule::Contract(_) => (
-                "do not fit the operator's shapes",
-                "fit only under a condition",
-            ),
-            _ => ("cannot be broadcast", "broadcast only under a condition"),
-        };
-        let shapes: Vec<String> = slots
-            .iter()
-            .map(|&s| {
-                let name = self.node.input_name(s);
-                format!(
-                    "input {s} '{name}': {}",
-                    super::dim::format_shape(&self.shape(s))
-                )
-            })
-            .collect();
         for c in &outcome.conflicts {
-            if !c.exprs.is_empty() {
+            let (detail, sizes, inputs) = if c.exprs.is_empty() {
+                // The distinct sizes in input order: three inputs of sizes 6, 6 and 7 conflict as 6 vs 7.
+                let mut sizes: Vec<u64> = Vec::new();
+                for (_, n) in &c.sizes {
+                    if !sizes.contains(n) {
+                        sizes.push(*n);
+                    }
+                }
+                let pair = match sizes.as_slice() {
+                    [a, b, ..] => format!("{a} vs {b}"),
+                    _ => sizes
+                        .iter()
+                        .map(u64::to_string)
+                        .collect::<Vec<_>>()
+                        .join(" vs "),
+                };
+                let why = match (rule, sizes.first()) {
+                    (Rule::Unidirectional | Rule::LegacyAxis, Some(a)) => {
+                        format!(" (the broadcast input's size must be 1 or {a})")
+                    }
+                    (Rule::None, _) => " (the shapes must be equal)".to_owned(),
+                    (Rule::Contract(_), _) => String::new(),
+                    _ => " (neither is 1)".to_owned(),
+                };
+                let inputs = c
+                    .sizes
+                    .iter()
+                    .map(|(i, n)| (slot_of(slots, *i), n.to_string()))
+                    .collect();
+                (
+                    format!("axis {}: {pair}{why}", c.axis_from_end),
+                    sizes,
+                    inputs,
+                )
+            } else {
                 let dims: Vec<String> = c.exprs.iter().map(|(_, d)| d.to_string()).collect();
-                let mut d = Diagnostic::new(
-                    Code::BroadcastError,
-                    "",
-                    format!(
-                        "inputs of '{}' ({}) {fails}: axis {}: {} (they differ and the one that \
-                         would have to be 1 never is, whatever the values of the symbols)",
-                        self.label,
-                        self.op_type(),
-                        c.axis_from_end,
-                        dims.join(" vs ")
-                    ),
-                );
-                d.axis = Some(c.axis_from_end);
-                d.inputs = c
+                let inputs = c
                     .exprs
                     .iter()
                     .map(|(i, dim)| (slot_of(slots, *i), dim.to_string()))
                     .collect();
-                self.findings.push(with_notes(d, &shapes, rule));
-                continue;
-            }
-            // The distinct sizes in input order: three inputs of sizes 6, 6 and 7 conflict as 6 vs 7.
-            let mut sizes: Vec<u64> = Vec::new();
-            for (_, n) in &c.sizes {
-                if !sizes.contains(n) {
-                    sizes.push(*n);
-                }
-            }
-            let pair = match sizes.as_slice() {
-                [a, b, ..] => format!("{a} vs {b}"),
-                _ => sizes
-                    .iter()
-                    .map(u64::to_string)
-                    .collect::<Vec<_>>()
-                    .join(" vs "),
+                (
+                    format!(
+                        "axis {}: {} (they differ and the one that would have to be 1 never is, \
+                         whatever the values of the symbols)",
+                        c.axis_from_end,
+                        dims.join(" vs ")
+                    ),
+                    Vec::new(),
+                    inputs,
+                )
             };
-            let why = match (rule, sizes.first()) {
-                (Rule::Unidirectional | Rule::LegacyAxis, Some(a)) => {
-                    format!("the broadcast input's size must be 1 or {a}")
-                }
-                (Rule::None, _) => "the shapes must be equal".to_owned(),
-                (Rule::Contract(what), _) => format!("required: {what}"),
-                _ => "neither is 1".to_owned(),
-            };
-            let mut d = Diagnostic::new(
-                Code::BroadcastError,
-                "",
-                format!(
-                    "inputs of '{}' ({}) {fails}: axis {}: {pair} ({why})",
-                    self.label,
-                    self.op_type(),
-                    c.axis_from_end
-                ),
-            );
+            let mut d = self.algebra_finding(rule, true, slots, &detail);
             d.axis = Some(c.axis_from_end);
             d.sizes = sizes;
-            d.inputs = c
-                .sizes
-                .iter()
-                .map(|(i, n)| (slot_of(slots, *i), n.to_string()))
-                .collect();
-            self.findings.push(with_notes(d, &shapes, rule));
+            d.inputs = inputs;
+            self.findings.push(d);
         }
         if let Some(reason) = &outcome.rank_error {
-            let d = Diagnostic::new(
-                Code::BroadcastError,
-                "",
-                format!(
-                    "inputs of '{}' ({}) {fails}: {reason}",
-                    self.label,
-                    self.op_type()
-                ),
-            );
-            self.findings.push(with_notes(d, &shapes, rule));
+            let d = self.algebra_finding(rule, true, slots, reason);
+            self.findings.push(d);
         }
         for p in &outcome.possible {
             let dims: Vec<String> = p.dims.iter().map(|(_, d)| d.to_string()).collect();
-            let mut d = Diagnostic::new(
-                Code::PossibleBroadcastError,
-                "",
-                format!(
-                    "inputs of '{}' ({}) {only_if}: axis {}: {}; {}",
-                    self.label,
-                    self.op_type(),
-                    p.axis_from_end,
-                    dims.join(" vs "),
-                    p.condition
-                ),
+            let detail = format!(
+                "axis {}: {}; {}",
+                p.axis_from_end,
+                dims.join(" vs "),
+                p.condition
             );
+            let mut d = self.algebra_finding(rule, false, slots, &detail);
             d.axis = Some(p.axis_from_end);
             d.inputs = p
                 .dims
                 .iter()
                 .map(|(i, dim)| (slot_of(slots, *i), dim.to_string()))
                 .collect();
-            self.findings.push(with_notes(d, &shapes, rule));
+            self.findings.push(d);
         }
+    }
+
+    /// A finding of the broadcast algebra under `rule` (`definite`: an error, else a condition),
+    /// with the inputs at `slots` in its notes: E1/W1 for a broadcast, E2/W2 for a contract.
+    fn algebra_finding(
+        &self,
+        rule: Rule,
+        definite: bool,
+        slots: &[usize],
+        detail: &str,
+    ) -> Diagnostic {
+        let shapes = slots.iter().map(|&s| {
+            format!(
+                "input {s} '{}': {}",
+                self.node.input_name(s),
+                super::dim::format_shape(&self.shape(s))
+            )
+        });
+        let Rule::Contract(c) = rule else {
+            let (code, verb) = if definite {
+                (Code::BroadcastError, "cannot be broadcast")
+            } else {
+                (
+                    Code::PossibleBroadcastError,
+                    "broadcast only under a condition",
+                )
+            };
+            let mut d = Diagnostic::new(
+                code,
+                "",
+                format!(
+                    "inputs of '{}' ({}) {verb}: {detail}",
+                    self.label,
+                    self.op_type()
+                ),
+            );
+            d.notes.extend(shapes);
+            d.notes.push(format!("rule: {}", rule.describe()));
+            return d;
+        };
+        let code = if definite {
+            Code::ShapeContract
+        } else {
+            Code::PossibleShapeContract
+        };
+        self.contract_diagnostic(code, c, slots, detail)
     }
 }
 
@@ -335,15 +345,4 @@ impl<'a> NodeCtx<'a> {
 /// target shape read from input 1's values: operand 1 is then slot 1.
 fn slot_of(slots: &[usize], i: usize) -> usize {
     slots.get(i).copied().unwrap_or(i)
-}
-
-fn with_notes(mut d: Diagnostic, shapes: &[String], rule: Rule) -> Diagnostic {
-    d.notes.extend(shapes.iter().cloned());
-    d.notes.push(match rule {
-        Rule::Contract(what) => {
-            format!("rule: the operator's shape contract, not broadcasting: {what}")
-        }
-        _ => format!("rule: {}", rule.describe()),
-    });
-    d
 }

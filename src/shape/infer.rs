@@ -481,6 +481,13 @@ impl<'m> Driver<'m> {
             let outputs = rule(&mut ctx);
             (outputs, ctx.findings)
         };
+        // One root cause, one finding: past a broken contract the runtime makes no output at all, so
+        // nothing downstream is checked against a shape the rule made up.
+        let outputs = if findings.iter().any(super::contract::breaks_node) {
+            outputs.into_iter().map(ValueInfo::shapeless).collect()
+        } else {
+            outputs
+        };
         self.out.diagnostics.extend(sub_findings);
         for d in findings {
             // A binding is reported once per model, wherever it recurs.

@@ -1,7 +1,9 @@
-//! Shapes: the broadcast algebra of the spec, what inference knows of a value, the per-op rules and
-//! the driver that walks a model and reports every broadcast error.
+//! Shapes: the broadcast algebra of the spec, operator contracts, what inference knows of a value, the
+//! per-op rules and the driver that walks a model and reports every broadcast error and broken
+//! contract.
 
 pub mod broadcast;
+pub mod contract;
 pub mod counterexample;
 pub mod ctx;
 pub mod dim;

@@ -117,6 +117,15 @@ impl ValueInfo {
         ValueInfo::tensor(None, None)
     }
 
+    /// The same kind and element type, with nothing known of the shape or values.
+    pub fn shapeless(self) -> Self {
+        ValueInfo {
+            shape: None,
+            data: None,
+            ..self
+        }
+    }
+
     /// An int64 tensor holding `values`: a 1-D tensor, or a scalar when `scalar`.
     pub fn int64_data(values: Vec<Dim>, scalar: bool) -> Self {
         let shape = if scalar {

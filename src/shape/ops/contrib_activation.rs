@@ -21,6 +21,7 @@
 //!
 //! [`Rule::Contract`]: super::super::ctx::Rule::Contract
 
+use super::super::contract::Contract;
 use super::super::ctx::NodeCtx;
 use super::super::dim::Dim;
 use super::super::registry::Registry;
@@ -55,7 +56,10 @@ fn biased(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             ctx,
             0,
             1,
-            "BiasGelu's and FastGelu's bias: 1-D, as long as the input's last axis",
+            Contract::new(
+                "bias-gelu-bias",
+                "BiasGelu's and FastGelu's bias: 1-D, as long as the input's last axis",
+            ),
         );
     }
     vec![like(ctx, 0, ctx.shape(0))]
@@ -67,10 +71,19 @@ fn bias_add(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         ctx,
         0,
         1,
-        "BiasAdd's bias: 1-D, as long as the input's channels (its last axis)",
+        Contract::new(
+            "bias-add-bias",
+            "BiasAdd's bias: 1-D, as long as the input's channels (its last axis)",
+        ),
     );
     if let Some(x) = ctx.shape(0) {
-        contract::exact(ctx, 0, 2, &x, "BiasAdd's skip: the input's shape");
+        contract::exact(
+            ctx,
+            0,
+            2,
+            &x,
+            Contract::new("bias-add-skip", "BiasAdd's skip: the input's shape"),
+        );
     }
     vec![like(ctx, 0, ctx.shape(0))]
 }
@@ -81,7 +94,10 @@ fn bias_split_gelu(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         ctx,
         0,
         1,
-        "BiasSplitGelu's bias: 1-D, as long as the input's last axis",
+        Contract::new(
+            "bias-split-gelu-bias",
+            "BiasSplitGelu's bias: 1-D, as long as the input's last axis",
+        ),
     );
     let shape = ctx.shape(0).map(|mut s| {
         if let Some(last) = s.last_mut() {
@@ -104,7 +120,10 @@ fn bias_dropout(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             ctx,
             0,
             1,
-            "BiasDropout's bias: 1-D as long as the data's last axis, or the data's shape",
+            Contract::new(
+                "bias-dropout-bias",
+                "BiasDropout's bias: 1-D as long as the data's last axis, or the data's shape",
+            ),
         );
     } else if let Some(d) = &data {
         contract::exact(
@@ -112,13 +131,25 @@ fn bias_dropout(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             0,
             1,
             d,
-            "BiasDropout's bias: 1-D as long as the data's last axis, or the data's shape",
+            Contract::new(
+                "bias-dropout-bias",
+                "BiasDropout's bias: 1-D as long as the data's last axis, or the data's shape",
+            ),
         );
     }
     if ctx.has_input(2)
         && let Some(d) = &data
     {
-        contract::exact(ctx, 0, 2, d, "BiasDropout's residual: the data's shape");
+        contract::exact(
+            ctx,
+            0,
+            2,
+            d,
+            Contract::new(
+                "bias-dropout-residual",
+                "BiasDropout's residual: the data's shape",
+            ),
+        );
     }
     let mask = if ctx.op_type() == "BitmaskBiasDropout" {
         ValueInfo::tensor(elem(DataType::Uint32), Some(vec![Dim::Unknown]))

@@ -49,6 +49,7 @@
 //! run-time values (positions past the cache, seqlens).
 
 use super::super::broadcast::Outcome;
+use super::super::contract::Contract;
 use super::super::ctx::{NodeCtx, Rule};
 use super::super::dim::Dim;
 use super::super::registry::Registry;
@@ -109,7 +110,7 @@ pub(super) fn rank_in(
     source: usize,
     operand: usize,
     ranks: &[usize],
-    what: &'static str,
+    what: Contract,
 ) -> bool {
     let Some(r) = rank_of(ctx, operand) else {
         return false;
@@ -120,7 +121,7 @@ pub(super) fn rank_in(
     let list: Vec<String> = ranks.iter().map(usize::to_string).collect();
     let outcome = Outcome {
         rank_error: Some(format!(
-            "input {operand} '{}' has rank {r}, where {what} needs rank {}",
+            "input {operand} '{}' has rank {r}, where rank {} is needed",
             ctx.node.input_name(operand),
             list.join(" or ")
         )),
@@ -137,7 +138,7 @@ pub(super) fn one_of(
     operand: usize,
     axis: usize,
     choices: &[Dim],
-    what: &'static str,
+    what: Contract,
 ) {
     let Some(Dim::Known(n)) = ctx.shape(operand).and_then(|s| s.get(axis).cloned()) else {
         return;
@@ -151,7 +152,7 @@ pub(super) fn one_of(
     let list: Vec<String> = sizes.iter().map(u64::to_string).collect();
     let outcome = Outcome {
         rank_error: Some(format!(
-            "input {operand} '{}' has size {n} on axis {axis}, none of {} ({what})",
+            "input {operand} '{}' has size {n} on axis {axis}, none of {}",
             ctx.node.input_name(operand),
             list.join(", ")
         )),
@@ -178,7 +179,7 @@ pub(super) fn attention_bias(
     source: usize,
     slot: usize,
     target: [Dim; 4],
-    what: &'static str,
+    what: Contract,
 ) {
     let Some(actual) = ctx.shape(slot) else {
         return;
@@ -193,17 +194,35 @@ pub(super) fn attention_bias(
     contract::exact(ctx, source, slot, &expected, what);
 }
 
-const ATTN_WEIGHTS: &str = "Attention's weights: 2-D (input hidden size, q + k + v hidden sizes), \
-     its first axis the input's last";
-const ATTN_BIAS: &str = "Attention's bias: 1-D, as long as the weights' second axis";
-const ATTN_BIAS_QKV: &str = "Attention's bias: 1-D, as long as the sum of qkv_hidden_sizes";
-const ATTN_MASK: &str = "Attention's mask_index: (batch) or (2 * batch) or (3 * batch + 2), \
+const ATTN_WEIGHTS: Contract = Contract::new(
+    "attention-weights",
+    "Attention's weights: 2-D (input hidden size, q + k + v hidden sizes), \
+     its first axis the input's last",
+);
+const ATTN_BIAS: Contract = Contract::new(
+    "attention-bias",
+    "Attention's bias: 1-D, as long as the weights' second axis",
+);
+const ATTN_BIAS_QKV: Contract = Contract::new(
+    "attention-bias",
+    "Attention's bias: 1-D, as long as the sum of qkv_hidden_sizes",
+);
+const ATTN_MASK: Contract = Contract::new(
+    "attention-mask-index",
+    "Attention's mask_index: (batch) or (2 * batch) or (3 * batch + 2), \
      (batch, total_sequence), (batch, sequence, total_sequence) or (batch, 1, max_sequence, \
-     max_sequence)";
-const ATTN_PAST: &str = "Attention's past: (2, batch, num_heads, past_sequence, head_size), \
-     head_size = hidden / num_heads";
-const ATTN_ATTN_BIAS: &str = "Attention's attention_bias: (batch or 1, num_heads or 1, sequence, \
-     total_sequence), total_sequence = past + sequence";
+     max_sequence)",
+);
+const ATTN_PAST: Contract = Contract::new(
+    "attention-past",
+    "Attention's past: (2, batch, num_heads, past_sequence, head_size), \
+     head_size = hidden / num_heads",
+);
+const ATTN_ATTN_BIAS: Contract = Contract::new(
+    "attention-attention-bias",
+    "Attention's attention_bias: (batch or 1, num_heads or 1, sequence, \
+     total_sequence), total_sequence = past + sequence",
+);
 
 /// What Attention and QAttention share: the shape checks and the two outputs. `mask` and `past`
 /// are the slots of mask_index and past; `attn_bias` that of attention_bias (Attention only).
@@ -219,7 +238,10 @@ fn attention_common(
         1,
         0,
         &[3],
-        "Attention's input: 3-D (batch, sequence, input hidden size)",
+        Contract::new(
+            "attention-input",
+            "Attention's input: 3-D (batch, sequence, input hidden size)",
+        ),
     ) {
         return [None, None];
     }
@@ -347,19 +369,40 @@ fn qattention(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     vec![like(ctx, 2, out), like(ctx, 2, present)]
 }
 
-const MHA_QUERY: &str = "MultiHeadAttention's query: 3-D, or 5-D packed QKV";
-const MHA_KEY: &str = "MultiHeadAttention's key: (batch, kv_sequence, hidden) with the query's batch \
+const MHA_QUERY: Contract = Contract::new(
+    "mha-query",
+    "MultiHeadAttention's query: 3-D, or 5-D packed QKV",
+);
+const MHA_KEY: Contract = Contract::new(
+    "mha-key",
+    "MultiHeadAttention's key: (batch, kv_sequence, hidden) with the query's batch \
      and hidden size, (batch, kv_sequence, num_heads, 2, head_size), or (batch, num_heads, \
-     kv_sequence, head_size)";
-const MHA_VALUE: &str = "MultiHeadAttention's value: (batch, kv_sequence, v_hidden) with the key's \
-     batch and kv_sequence, or the key's shape when the key is 4-D";
-const MHA_BIAS: &str = "MultiHeadAttention's bias: 1-D, hidden + hidden + v_hidden long";
-const MHA_MASK: &str = "MultiHeadAttention's key_padding_mask: (batch) or (3 * batch + 2), (batch, \
-     total_sequence) or (batch, sequence, total_sequence)";
-const MHA_ATTN_BIAS: &str = "MultiHeadAttention's attention_bias: (batch or 1, num_heads or 1, \
-     sequence, total_sequence), total_sequence = past + kv_sequence";
-const MHA_PAST: &str = "MultiHeadAttention's past_key and past_value: (batch, num_heads, \
-     past_sequence, head_size), of the same past_sequence";
+     kv_sequence, head_size)",
+);
+const MHA_VALUE: Contract = Contract::new(
+    "mha-value",
+    "MultiHeadAttention's value: (batch, kv_sequence, v_hidden) with the key's \
+     batch and kv_sequence, or the key's shape when the key is 4-D",
+);
+const MHA_BIAS: Contract = Contract::new(
+    "mha-bias",
+    "MultiHeadAttention's bias: 1-D, hidden + hidden + v_hidden long",
+);
+const MHA_MASK: Contract = Contract::new(
+    "mha-key-padding-mask",
+    "MultiHeadAttention's key_padding_mask: (batch) or (3 * batch + 2), (batch, \
+     total_sequence) or (batch, sequence, total_sequence)",
+);
+const MHA_ATTN_BIAS: Contract = Contract::new(
+    "mha-attention-bias",
+    "MultiHeadAttention's attention_bias: (batch or 1, num_heads or 1, \
+     sequence, total_sequence), total_sequence = past + kv_sequence",
+);
+const MHA_PAST: Contract = Contract::new(
+    "mha-past",
+    "MultiHeadAttention's past_key and past_value: (batch, num_heads, \
+     past_sequence, head_size), of the same past_sequence",
+);
 
 /// The input slots of MultiHeadAttention and DecoderMaskedMultiHeadAttention (query, key and value
 /// are 0, 1 and 2 in both).
@@ -551,25 +594,55 @@ pub(super) fn multi_head(ctx: &mut NodeCtx<'_>, slots: &MhaSlots) -> Vec<ValueIn
     ]
 }
 
-const GQA_KEY: &str = "GroupQueryAttention's key and value: (batch, kv_sequence, kv_num_heads * \
-     head_size), head_size = the query's hidden size / num_heads";
-const GQA_PAST: &str = "GroupQueryAttention's past_key and past_value: (batch, kv_num_heads, \
-     past_sequence, head_size), of the same past_sequence";
-const GQA_SEQLENS: &str = "GroupQueryAttention's seqlens_k: batch-size elements";
-const GQA_ATTN_BIAS: &str = "GroupQueryAttention's attention_bias: (batch or 1, num_heads or 1, \
-     sequence, total_sequence_length)";
-const GQA_HEAD_SINK: &str = "GroupQueryAttention's head_sink: 1-D, num_heads long";
-const GQA_KEY_NO_PAST: &str = "GroupQueryAttention's key and value without a past: (batch, \
+const GQA_KEY: Contract = Contract::new(
+    "gqa-key-value",
+    "GroupQueryAttention's key and value: (batch, kv_sequence, kv_num_heads * \
+     head_size), head_size = the query's hidden size / num_heads",
+);
+const GQA_PAST: Contract = Contract::new(
+    "gqa-past",
+    "GroupQueryAttention's past_key and past_value: (batch, kv_num_heads, \
+     past_sequence, head_size), of the same past_sequence",
+);
+const GQA_SEQLENS: Contract = Contract::new(
+    "gqa-seqlens-k",
+    "GroupQueryAttention's seqlens_k: batch-size elements",
+);
+const GQA_ATTN_BIAS: Contract = Contract::new(
+    "gqa-attention-bias",
+    "GroupQueryAttention's attention_bias: (batch or 1, num_heads or 1, \
+     sequence, total_sequence_length)",
+);
+const GQA_HEAD_SINK: Contract = Contract::new(
+    "gqa-head-sink",
+    "GroupQueryAttention's head_sink: 1-D, num_heads long",
+);
+const GQA_KEY_NO_PAST: Contract = Contract::new(
+    "gqa-key-value-no-past",
+    "GroupQueryAttention's key and value without a past: (batch, \
      sequence, kv_num_heads * head_size), the query's batch and sequence, head_size = the query's \
-     hidden size / num_heads";
-const GQA_POSITIONS: &str = "GroupQueryAttention's position_ids: (batch, at least sequence)";
-const GQA_CACHE: &str = "GroupQueryAttention's cos_cache and sin_cache: of the same shape";
+     hidden size / num_heads",
+);
+const GQA_POSITIONS: Contract = Contract::new(
+    "gqa-position-ids",
+    "GroupQueryAttention's position_ids: (batch, at least sequence)",
+);
+const GQA_CACHE: Contract = Contract::new(
+    "gqa-cos-sin-cache",
+    "GroupQueryAttention's cos_cache and sin_cache: of the same shape",
+);
 
 /// GroupQueryAttention(query, key?, value?, past_key?, past_value?, seqlens_k,
 /// total_sequence_length, cos_cache?, sin_cache?, position_ids?, attention_bias?, head_sink?, ...).
 fn group_query_attention(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let (n, kvn) = (positive(ctx, "num_heads"), positive(ctx, "kv_num_heads"));
-    if !rank_in(ctx, 1, 0, &[3], "GroupQueryAttention's query: 3-D") {
+    if !rank_in(
+        ctx,
+        1,
+        0,
+        &[3],
+        Contract::new("gqa-query", "GroupQueryAttention's query: 3-D"),
+    ) {
         return vec![];
     }
     let (b, s, d) = (dim(ctx, 0, 0), dim(ctx, 0, 1), dim(ctx, 0, 2));
@@ -656,12 +729,20 @@ fn group_query_attention(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     ]
 }
 
-const ROPE_INPUT: &str = "RotaryEmbedding's input: 3-D (batch, sequence, hidden) or 4-D (batch, \
-     num_heads, sequence, head_size)";
-const ROPE_POS: &str =
-    "RotaryEmbedding's position_ids: (batch, sequence), or one offset (a scalar or (1))";
-const ROPE_CACHE: &str = "RotaryEmbedding's cos_cache and sin_cache: 2-D (max_position, head_size / 2 \
-     or rotary_embedding_dim / 2), of the same shape";
+const ROPE_INPUT: Contract = Contract::new(
+    "rotary-input",
+    "RotaryEmbedding's input: 3-D (batch, sequence, hidden) or 4-D (batch, \
+     num_heads, sequence, head_size)",
+);
+const ROPE_POS: Contract = Contract::new(
+    "rotary-position-ids",
+    "RotaryEmbedding's position_ids: (batch, sequence), or one offset (a scalar or (1))",
+);
+const ROPE_CACHE: Contract = Contract::new(
+    "rotary-cos-sin-cache",
+    "RotaryEmbedding's cos_cache and sin_cache: 2-D (max_position, head_size / 2 \
+     or rotary_embedding_dim / 2), of the same shape",
+);
 
 /// RotaryEmbedding(input, position_ids, cos_cache, sin_cache): the output has the input's shape.
 fn rotary_embedding(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {

@@ -19,6 +19,7 @@
 //!   `[N, H', W', M]`. It has no CPU kernel (CUDA only), so the CPU harness cannot run it.
 //! - GemmFastGelu (ROCm only): MatMul of X by W, plus a bias of the last axis, then FastGelu.
 
+use super::super::contract::Contract;
 use super::super::ctx::NodeCtx;
 use super::super::dim::{Dim, Shape};
 use super::super::registry::Registry;
@@ -102,7 +103,10 @@ fn gemm_fast_gelu(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             1,
             2,
             &[n],
-            "GemmFastGelu's bias: 1-D, as long as the product's last axis",
+            Contract::new(
+                "gemm-fast-gelu-bias",
+                "GemmFastGelu's bias: 1-D, as long as the product's last axis",
+            ),
         );
     }
     vec![ValueInfo::tensor(elem, shape)]
@@ -119,7 +123,10 @@ fn fused_conv(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             0,
             3,
             &y,
-            "FusedConv's Z: the convolution's output shape",
+            Contract::new(
+                "fused-conv-z",
+                "FusedConv's Z: the convolution's output shape",
+            ),
         );
     }
     out

@@ -30,6 +30,7 @@
 //! with a declared output) agrees with them on RemovePadding, RestorePadding, NhwcFusedConv,
 //! IsAllFinite and BitmaskDropout's output (it infers no size for the packed mask).
 
+use super::super::contract::Contract;
 use super::super::ctx::NodeCtx;
 use super::super::dim::{Dim, Shape};
 use super::super::registry::Registry;
@@ -80,7 +81,13 @@ fn same_as_first(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
 /// ScaledSiLU(X, scale?): X's shape; the scale, when given, a scalar (a one-element vector is refused).
 fn scaled_silu(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     if ctx.has_input(1) {
-        contract::exact(ctx, 0, 1, &[], "ScaledSiLU's scale: a scalar (rank 0)");
+        contract::exact(
+            ctx,
+            0,
+            1,
+            &[],
+            Contract::new("scaled-silu-scale", "ScaledSiLU's scale: a scalar (rank 0)"),
+        );
     }
     vec![like(ctx, 0, ctx.shape(0))]
 }
@@ -99,14 +106,20 @@ fn pad(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             0,
             1,
             &[Dim::Known(1), twice],
-            "Pad's pads: [2 * rank] or [1, 2 * rank] of the data's rank",
+            Contract::new(
+                "pad-pads",
+                "Pad's pads: [2 * rank] or [1, 2 * rank] of the data's rank",
+            ),
         ),
         Some(_) => contract::exact(
             ctx,
             0,
             1,
             &[twice],
-            "Pad's pads: [2 * rank] or [1, 2 * rank] of the data's rank",
+            Contract::new(
+                "pad-pads",
+                "Pad's pads: [2 * rank] or [1, 2 * rank] of the data's rank",
+            ),
         ),
         None => {}
     }
@@ -128,7 +141,7 @@ fn grid_sample(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         0,
         0,
         &vec![Dim::Unknown; 4],
-        "GridSample's X: 4-D (N, C, H, W)",
+        Contract::new("grid-sample-x", "GridSample's X: 4-D (N, C, H, W)"),
     );
     let x = ctx.shape(0).filter(|s| s.len() == 4);
     let grid = ctx.shape(1).filter(|s| s.len() == 4);
@@ -139,7 +152,10 @@ fn grid_sample(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             0,
             1,
             &expected,
-            "GridSample's grid: (N, H_out, W_out, 2) of the input's batch N",
+            Contract::new(
+                "grid-sample-grid",
+                "GridSample's grid: (N, H_out, W_out, 2) of the input's batch N",
+            ),
         );
     }
     let shape = Some(vec![
@@ -161,7 +177,7 @@ fn crop_and_resize(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         0,
         0,
         &vec![Dim::Unknown; 4],
-        "CropAndResize's X: 4-D (N, C, H, W)",
+        Contract::new("crop-and-resize-x", "CropAndResize's X: 4-D (N, C, H, W)"),
     );
     let rois = dim_of(ctx, 1, 2, 0);
     contract::exact(
@@ -169,7 +185,10 @@ fn crop_and_resize(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         1,
         1,
         &[Dim::Unknown, Dim::Known(4)],
-        "CropAndResize's rois: (num_rois, 4)",
+        Contract::new(
+            "crop-and-resize-rois",
+            "CropAndResize's rois: (num_rois, 4)",
+        ),
     );
     if rank_of(ctx, 1) == Some(2) {
         contract::exact(
@@ -177,7 +196,10 @@ fn crop_and_resize(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             1,
             2,
             std::slice::from_ref(&rois),
-            "CropAndResize's batch_indices: 1-D, one per roi (num_rois)",
+            Contract::new(
+                "crop-and-resize-batch-indices",
+                "CropAndResize's batch_indices: 1-D, one per roi (num_rois)",
+            ),
         );
     }
     let num = match rois {
@@ -194,7 +216,13 @@ fn crop_and_resize(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
 
 /// Unique(x) -> (y [u], idx [n], counts [u]): the input is read flattened; u is data-dependent.
 fn unique(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
-    contract::exact(ctx, 0, 0, &[Dim::Unknown], "Unique's x: 1-D");
+    contract::exact(
+        ctx,
+        0,
+        0,
+        &[Dim::Unknown],
+        Contract::new("unique-x", "Unique's x: 1-D"),
+    );
     let n = ctx.shape(0).map_or(Dim::Unknown, |s| product(s.iter()));
     let u = match n {
         Dim::Known(0 | 1) => n.clone(),
@@ -211,7 +239,7 @@ fn cdist(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         0,
         0,
         &[Dim::Unknown, Dim::Unknown],
-        "CDist's A: 2-D (M, N)",
+        Contract::new("cdist-a", "CDist's A: 2-D (M, N)"),
     );
     if rank_of(ctx, 0) == Some(2) {
         let n = dim_of(ctx, 0, 2, 1);
@@ -220,7 +248,7 @@ fn cdist(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             0,
             1,
             &[Dim::Unknown, n],
-            "CDist's B: (K, N), of A's N (A is (M, N))",
+            Contract::new("cdist-b", "CDist's B: (K, N), of A's N (A is (M, N))"),
         );
     }
     let shape = vec![dim_of(ctx, 0, 2, 0), dim_of(ctx, 1, 2, 0)];
@@ -260,7 +288,13 @@ fn murmur_hash3(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
 /// GatedAdd(X (.., C), Y (.., C), gate (.., 1)) -> X's shape.
 fn gated_add(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     if let Some(x) = ctx.shape(0) {
-        contract::exact(ctx, 0, 1, &x, "GatedAdd's Y: the shape of X");
+        contract::exact(
+            ctx,
+            0,
+            1,
+            &x,
+            Contract::new("gated-add-y", "GatedAdd's Y: the shape of X"),
+        );
         let mut g = x.clone();
         if let Some(last) = g.last_mut() {
             *last = Dim::Known(1);
@@ -269,7 +303,10 @@ fn gated_add(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
                 0,
                 2,
                 &g,
-                "GatedAdd's gate: the shape of X with a last axis of 1",
+                Contract::new(
+                    "gated-add-gate",
+                    "GatedAdd's gate: the shape of X with a last axis of 1",
+                ),
             );
         }
     }
@@ -367,7 +404,10 @@ fn conv_transpose_dynamic_pads(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             0,
             1,
             &expected,
-            "ConvTransposeWithDynamicPads's W: (C, M / group, k..), C the input's channels",
+            Contract::new(
+                "conv-transpose-with-dynamic-pads-w",
+                "ConvTransposeWithDynamicPads's W: (C, M / group, k..), C the input's channels",
+            ),
         );
         if ctx.has_input(2) {
             let twice = Dim::Known(2 * (x.len() as u64 - 2));
@@ -376,7 +416,10 @@ fn conv_transpose_dynamic_pads(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
                 0,
                 2,
                 &[twice],
-                "ConvTransposeWithDynamicPads's Pads: two per spatial axis of the input",
+                Contract::new(
+                    "conv-transpose-with-dynamic-pads-pads",
+                    "ConvTransposeWithDynamicPads's Pads: two per spatial axis of the input",
+                ),
             );
         }
     }
@@ -445,7 +488,10 @@ fn ngram_repeat_block(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             0,
             1,
             &[b, Dim::Unknown],
-            "NGramRepeatBlock's scores: (batch_size, vocab_size) of input_ids' batch",
+            Contract::new(
+                "ngram-repeat-block-scores",
+                "NGramRepeatBlock's scores: (batch_size, vocab_size) of input_ids' batch",
+            ),
         );
     }
     vec![like(ctx, 1, ctx.shape(1))]

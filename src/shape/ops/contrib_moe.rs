@@ -23,6 +23,7 @@
 //! tests below; onnxruntime's own shape inference at load time (the sizes it reports when they clash
 //! with a declared output) agrees with them on MatMulNBitsQkv.
 
+use super::super::contract::Contract;
 use super::super::ctx::NodeCtx;
 use super::super::dim::Dim;
 use super::super::registry::Registry;
@@ -53,7 +54,10 @@ fn moe(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             0,
             1,
             &[tokens, experts.clone()],
-            "MoE's router_probs: (total_tokens, num_experts), the input's token count by the experts' count",
+            Contract::new(
+                "moe-router-probs",
+                "MoE's router_probs: (total_tokens, num_experts), the input's token count by the experts' count",
+            ),
         );
         // MoE's float weights (QMoE's are packed: their widths depend on the bits).
         if ctx.op_type() == "MoE" {
@@ -64,14 +68,20 @@ fn moe(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
                 0,
                 2,
                 &[experts.clone(), Dim::Unknown, hidden.clone()],
-                "MoE's fc1_experts_weights: (num_experts, fusion * inter_size, hidden_size)",
+                Contract::new(
+                    "moe-fc1-experts-weights",
+                    "MoE's fc1_experts_weights: (num_experts, fusion * inter_size, hidden_size)",
+                ),
             );
             contract::exact(
                 ctx,
                 0,
                 4,
                 &[experts.clone(), hidden.clone(), Dim::Unknown],
-                "MoE's fc2_experts_weights: (num_experts, hidden_size, inter_size)",
+                Contract::new(
+                    "moe-fc2-experts-weights",
+                    "MoE's fc2_experts_weights: (num_experts, hidden_size, inter_size)",
+                ),
             );
             if ctx.has_input(3) {
                 contract::exact(
@@ -79,7 +89,10 @@ fn moe(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
                     2,
                     3,
                     &[experts.clone(), fc1],
-                    "MoE's fc1_experts_bias: (num_experts, fusion * inter_size) of fc1's weights",
+                    Contract::new(
+                        "moe-fc1-experts-bias",
+                        "MoE's fc1_experts_bias: (num_experts, fusion * inter_size) of fc1's weights",
+                    ),
                 );
             }
             if ctx.has_input(5) {
@@ -88,7 +101,10 @@ fn moe(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
                     0,
                     5,
                     &[experts, hidden],
-                    "MoE's fc2_experts_bias: (num_experts, hidden_size)",
+                    Contract::new(
+                        "moe-fc2-experts-bias",
+                        "MoE's fc2_experts_bias: (num_experts, hidden_size)",
+                    ),
                 );
             }
         }

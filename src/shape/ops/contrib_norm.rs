@@ -48,6 +48,7 @@
 //!   inserted at `axis` (in `[-rank-1, rank]`, negative counted from the end of the result).
 
 use super::super::broadcast::Outcome;
+use super::super::contract::Contract;
 use super::super::ctx::{NodeCtx, Rule};
 use super::super::dim::{Dim, Shape};
 use super::super::registry::{Registry, registry};
@@ -96,14 +97,25 @@ pub fn register(r: &mut Registry) {
     r.add("com.microsoft", "ExpandDims", 1, expand_dims);
 }
 
-const SKIP_LN_SKIP: &str = "Skip(Simplified)LayerNormalization's skip: 2-D or 3-D, with the input's \
-     last two axes (sequence, hidden) and any batch; the input's shape for a 2-D input";
-const SKIP_LN_GAMMA: &str = "Skip(Simplified)LayerNormalization's gamma: 1-D, as long as the hidden \
-     size (the input's last axis)";
-const SKIP_LN_BETA: &str =
-    "SkipLayerNormalization's beta: 1-D, as long as the hidden size (the input's last axis)";
-const SKIP_LN_BIAS: &str = "Skip(Simplified)LayerNormalization's bias: 1-D, as long as the hidden \
-     size (the input's last axis)";
+const SKIP_LN_SKIP: Contract = Contract::new(
+    "skip-layernorm-skip",
+    "Skip(Simplified)LayerNormalization's skip: 2-D or 3-D, with the input's \
+     last two axes (sequence, hidden) and any batch; the input's shape for a 2-D input",
+);
+const SKIP_LN_GAMMA: Contract = Contract::new(
+    "skip-layernorm-gamma",
+    "Skip(Simplified)LayerNormalization's gamma: 1-D, as long as the hidden \
+     size (the input's last axis)",
+);
+const SKIP_LN_BETA: Contract = Contract::new(
+    "skip-layernorm-beta",
+    "SkipLayerNormalization's beta: 1-D, as long as the hidden size (the input's last axis)",
+);
+const SKIP_LN_BIAS: Contract = Contract::new(
+    "skip-layernorm-bias",
+    "Skip(Simplified)LayerNormalization's bias: 1-D, as long as the hidden \
+     size (the input's last axis)",
+);
 
 fn same_as_first(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     vec![like(ctx, 0, ctx.shape(0))]
@@ -164,7 +176,7 @@ fn check_skip(ctx: &mut NodeCtx<'_>, x: &Shape) {
         ([_, _, _], r) => {
             let outcome = Outcome {
                 rank_error: Some(format!(
-                    "input 1 '{}' has rank {r}, where {SKIP_LN_SKIP} needs rank 2 or 3",
+                    "input 1 '{}' has rank {r}, where rank 2 or 3 is needed",
                     ctx.node.input_name(1)
                 )),
                 ..Outcome::default()
@@ -208,14 +220,24 @@ fn ort_layer_norm(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     out
 }
 
-const EMBED_IDS: &str =
-    "EmbedLayerNormalization's segment_ids and mask: input_ids' shape (batch, sequence)";
-const EMBED_TABLE: &str = "EmbedLayerNormalization's position and segment embeddings: 2-D, (rows, \
-     hidden size), the hidden size the word embedding's";
-const EMBED_GAMMA: &str = "EmbedLayerNormalization's gamma and beta: 1-D, as long as the hidden size \
-     (the word embedding's second axis)";
-const EMBED_POSITION_IDS: &str =
-    "EmbedLayerNormalization's position_ids: (1 or batch, sequence), input_ids' sequence";
+const EMBED_IDS: Contract = Contract::new(
+    "embed-layernorm-segment-ids-mask",
+    "EmbedLayerNormalization's segment_ids and mask: input_ids' shape (batch, sequence)",
+);
+const EMBED_TABLE: Contract = Contract::new(
+    "embed-layernorm-embeddings",
+    "EmbedLayerNormalization's position and segment embeddings: 2-D, (rows, \
+     hidden size), the hidden size the word embedding's",
+);
+const EMBED_GAMMA: Contract = Contract::new(
+    "embed-layernorm-gamma-beta",
+    "EmbedLayerNormalization's gamma and beta: 1-D, as long as the hidden size \
+     (the word embedding's second axis)",
+);
+const EMBED_POSITION_IDS: Contract = Contract::new(
+    "embed-layernorm-position-ids",
+    "EmbedLayerNormalization's position_ids: (1 or batch, sequence), input_ids' sequence",
+);
 
 /// The shared checks and outputs of EmbedLayerNormalization and QEmbedLayerNormalization over their
 /// first eight inputs (input_ids, segment_ids?, word, position and segment? embeddings, gamma, beta,
@@ -290,10 +312,18 @@ fn qembed_layer_norm(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     ]
 }
 
-const GN_PARAM: &str =
-    "GroupNorm's gamma, beta and bias: 1-D, as long as the channel count (C of NHWC, or of NCHW)";
-const GN_GROUPS: &str = "GroupNorm's groups: a divisor of the channel count";
-const GN_SKIP: &str = "SkipGroupNorm's skip: the input's shape, (N, 1, 1, C) or (N, C)";
+const GN_PARAM: Contract = Contract::new(
+    "groupnorm-params",
+    "GroupNorm's gamma, beta and bias: 1-D, as long as the channel count (C of NHWC, or of NCHW)",
+);
+const GN_GROUPS: Contract = Contract::new(
+    "groupnorm-groups",
+    "GroupNorm's groups: a divisor of the channel count",
+);
+const GN_SKIP: Contract = Contract::new(
+    "skip-groupnorm-skip",
+    "SkipGroupNorm's skip: the input's shape, (N, 1, 1, C) or (N, C)",
+);
 
 /// GroupNorm(X, gamma, beta) and SkipGroupNorm(X, gamma, beta, skip, bias?): outputs of X's shape
 /// (SkipGroupNorm's second, the sum, too).
@@ -340,13 +370,7 @@ fn group_norm(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
 /// Reports a definite violation of contract `what` between inputs `source` and `operand`, explained
 /// by `reason` (a condition the algebra of one axis cannot state: a divisibility, one of several
 /// shapes).
-fn refuse(
-    ctx: &mut NodeCtx<'_>,
-    source: usize,
-    operand: usize,
-    reason: String,
-    what: &'static str,
-) {
+fn refuse(ctx: &mut NodeCtx<'_>, source: usize, operand: usize, reason: String, what: Contract) {
     let outcome = Outcome {
         rank_error: Some(reason),
         ..Outcome::default()
@@ -354,9 +378,14 @@ fn refuse(
     ctx.report_broadcast(Rule::Contract(what), &[source, operand], &outcome);
 }
 
-const GATED_GATE: &str = "GatedRMSNorm's gate: the input's shape";
-const GATED_SCALE: &str =
-    "GatedRMSNorm's scale: C elements, C dividing the input's last axis (groups of C normalized)";
+const GATED_GATE: Contract = Contract::new(
+    "gated-rmsnorm-gate",
+    "GatedRMSNorm's gate: the input's shape",
+);
+const GATED_SCALE: Contract = Contract::new(
+    "gated-rmsnorm-scale",
+    "GatedRMSNorm's scale: C elements, C dividing the input's last axis (groups of C normalized)",
+);
 
 /// GatedRMSNorm(X, scale, gate): Y of X's shape. The kernel (`linear_attention_gates.cc`) wants the
 /// gate of X's shape and X's last axis a multiple of the scale's element count (of any rank).
@@ -379,10 +408,15 @@ fn gated_rms_norm(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     vec![like(ctx, 0, x)]
 }
 
-const BRANCH_SCALE: &str = "BranchwiseRMSNorm's scale: (H), (C * H) or (C, H), for C branches of H each \
-     (the input's (..., C, H), or (..., C * H) with num_branches C)";
-const BRANCH_INPUT: &str =
-    "BranchwiseRMSNorm's input: (..., C * H) with the last axis divisible by num_branches";
+const BRANCH_SCALE: Contract = Contract::new(
+    "branchwise-rmsnorm-scale",
+    "BranchwiseRMSNorm's scale: (H), (C * H) or (C, H), for C branches of H each \
+     (the input's (..., C, H), or (..., C * H) with num_branches C)",
+);
+const BRANCH_INPUT: Contract = Contract::new(
+    "branchwise-rmsnorm-input",
+    "BranchwiseRMSNorm's input: (..., C * H) with the last axis divisible by num_branches",
+);
 
 /// BranchwiseRMSNorm(X, scale?): Y of X's shape and type. The kernel (`hyper_connection_helper.h`)
 /// takes X grouped `(..., C, H)` (num_branches 0) or flattened `(..., C * H)` (num_branches C), and a
@@ -446,8 +480,11 @@ fn torch_embedding(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     vec![like(ctx, 0, shape)]
 }
 
-const WORD_CONV_CHARS: &str = "WordConvEmbedding's char embedding C: (chars, char embedding size), the size \
-     the conv weight W's last axis (filters, 1, window, char embedding size)";
+const WORD_CONV_CHARS: Contract = Contract::new(
+    "word-conv-embedding-chars",
+    "WordConvEmbedding's char embedding C: (chars, char embedding size), the size \
+     the conv weight W's last axis (filters, 1, window, char embedding size)",
+);
 
 /// WordConvEmbedding(Sequence `[words, word_length]`, W `[filters, 1, window, char_size]`, B
 /// `[filters]`, C `[chars, char_size]`): `[words, filters]` of the weights' float type. The kernel

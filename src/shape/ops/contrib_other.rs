@@ -31,6 +31,7 @@
 //! with a declared output) agrees with these rules on GemmFloat8, both block-quantized products and
 //! QuantizeBFP.
 
+use super::super::contract::Contract;
 use super::super::ctx::NodeCtx;
 use super::super::dim::Dim;
 use super::super::registry::Registry;
@@ -147,7 +148,10 @@ fn attn_lstm(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             0,
             1,
             &[dirs.clone(), gates, width],
-            "AttnLSTM's W: (num_directions, 4 * hidden_size, input_size + attention size)",
+            Contract::new(
+                "attn-lstm-w",
+                "AttnLSTM's W: (num_directions, 4 * hidden_size, input_size + attention size)",
+            ),
         );
     }
     let state = vec![dirs.clone(), batch.clone(), hidden.clone()];

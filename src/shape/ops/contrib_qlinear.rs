@@ -38,6 +38,7 @@
 //! MulInteger outputs int32, ReduceSumInteger int32 for int8 data and uint32 for uint8 (its schema).
 
 use super::super::broadcast::{Outcome, multidirectional_of, none};
+use super::super::contract::Contract;
 use super::super::ctx::{NodeCtx, Rule};
 use super::super::dim::{Dim, Shape};
 use super::super::registry::{Registry, registry};
@@ -104,7 +105,7 @@ pub(super) fn input_of<'a>(ctx: &NodeCtx<'a>, slot: usize) -> Option<&'a ValueIn
 /// The scales and zero points at `slots` must be scalars (rank 0), as onnxruntime's shape inference
 /// of QLinearAdd, QLinearMul, QLinearReduceMean and MulInteger demands at load: a known rank other
 /// than 0 is E1.
-fn scalars(ctx: &mut NodeCtx<'_>, data: usize, slots: &[usize], what: &'static str) {
+fn scalars(ctx: &mut NodeCtx<'_>, data: usize, slots: &[usize], what: Contract) {
     for &s in slots {
         let Some(rank) = ctx.input(s).and_then(ValueInfo::rank) else {
             continue;
@@ -114,7 +115,7 @@ fn scalars(ctx: &mut NodeCtx<'_>, data: usize, slots: &[usize], what: &'static s
         }
         let outcome = Outcome {
             rank_error: Some(format!(
-                "input {s} '{}' has rank {rank}, where {what} needs rank 0",
+                "input {s} '{}' has rank {rank}, where rank 0 is needed",
                 ctx.node.input_name(s)
             )),
             ..Outcome::default()
@@ -126,7 +127,7 @@ fn scalars(ctx: &mut NodeCtx<'_>, data: usize, slots: &[usize], what: &'static s
 /// The scales and zero points at `slots` must hold one value: a scalar or a 1-D tensor of one
 /// element, as onnxruntime's kernels check them (`IsScalarOr1ElementVector`). A 1-D tensor of a known
 /// size other than 1, or a tensor of rank 2 or more (even `[1, 1]`), is E1.
-pub(super) fn one_element(ctx: &mut NodeCtx<'_>, data: usize, slots: &[usize], what: &'static str) {
+pub(super) fn one_element(ctx: &mut NodeCtx<'_>, data: usize, slots: &[usize], what: Contract) {
     for &s in slots {
         let Some(shape) = ctx.shape(s) else {
             continue;
@@ -142,7 +143,7 @@ pub(super) fn one_element(ctx: &mut NodeCtx<'_>, data: usize, slots: &[usize], w
         }
         let outcome = Outcome {
             rank_error: Some(format!(
-                "input {s} '{}' has shape {}, where {what} holds one value",
+                "input {s} '{}' has shape {}, where one value is needed",
                 ctx.node.input_name(s),
                 super::super::dim::format_shape(&Some(shape.clone()))
             )),
@@ -152,7 +153,10 @@ pub(super) fn one_element(ctx: &mut NodeCtx<'_>, data: usize, slots: &[usize], w
     }
 }
 
-const ONE_VALUE: &str = "a quantized operator's per-tensor scale or zero point: a scalar or a 1-D tensor of one element";
+const ONE_VALUE: Contract = Contract::new(
+    "quantized-one-value",
+    "a quantized operator's per-tensor scale or zero point: a scalar or a 1-D tensor of one element",
+);
 
 /// Multidirectional broadcasting of the inputs at `slots`, reported; the result shape.
 fn broadcast(ctx: &mut NodeCtx<'_>, slots: &[usize]) -> Shape {
@@ -175,7 +179,10 @@ fn broadcast(ctx: &mut NodeCtx<'_>, slots: &[usize]) -> Shape {
     outcome.shape
 }
 
-const QLINEAR_SCALARS: &str = "a QLinear operator's scale or zero point: a scalar (onnxruntime's shape inference refuses any other rank)";
+const QLINEAR_SCALARS: Contract = Contract::new(
+    "qlinear-scalar",
+    "a QLinear operator's scale or zero point: a scalar (onnxruntime's shape inference refuses any other rank)",
+);
 
 /// QLinearAdd, QLinearMul: A (0) and B (3) broadcast; the result has their type.
 fn qlinear_binary(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
@@ -219,7 +226,10 @@ fn qlinear_unary(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
 
 /// QLinearConcat: the operands are inputs 2, 5, 8, ...; the result has Y_zero_point's type.
 fn qlinear_concat(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
-    const WHAT: &str = "QLinearConcat's operands: one rank, and equal sizes on every axis but the axis of the concatenation";
+    const WHAT: Contract = Contract::new(
+        "qlinear-concat-operands",
+        "QLinearConcat's operands: one rank, and equal sizes on every axis but the axis of the concatenation",
+    );
     let t = ctx.elem(1).or(ctx.elem(2));
     let slots: Vec<usize> = (2..ctx.num_inputs()).step_by(3).collect();
     let shapes: Vec<Shape> = slots.iter().map(|&s| ctx.shape(s)).collect();

@@ -26,6 +26,7 @@
 //! load time (the sizes it reports when they clash with a declared output) agrees with these rules on
 //! QOrderedMatMul, QuantizeWithOrder, DequantizeWithOrder and DecoderAttention.
 
+use super::super::contract::Contract;
 use super::super::ctx::NodeCtx;
 use super::super::dim::Dim;
 use super::super::registry::Registry;
@@ -67,7 +68,10 @@ fn mrotary_embedding(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             0,
             1,
             &[Dim::Known(3), b, s],
-            "MRotaryEmbedding's position_ids: (3, batch_size, sequence_length) of the input",
+            Contract::new(
+                "mrotary-position-ids",
+                "MRotaryEmbedding's position_ids: (3, batch_size, sequence_length) of the input",
+            ),
         );
     }
     vec![like(ctx, 0, x)]

@@ -34,6 +34,7 @@
 //! GatherBlockQuantized on int4/uint4/FP8/FP4 data (the harness feeds numpy types; those follow the
 //! schema: their shapes are logical, nothing is packed).
 
+use super::super::contract::Contract;
 use super::super::ctx::NodeCtx;
 use super::super::dim::Dim;
 use super::super::registry::Registry;
@@ -59,19 +60,25 @@ pub fn register(r: &mut Registry) {
     r.add(MS, "DynamicQuantizeLSTM", 1, dynamic_quantize_lstm);
 }
 
-const QGEMM_ONE: &str =
-    "QGemm's a_scale, a_zero_point, y_scale, y_zero_point: a scalar or a 1-D tensor of one element";
-const QGEMM_PER_COLUMN: &str =
-    "QGemm's b_scale and b_zero_point: one value, or 1-D with one per column of B (N)";
+const QGEMM_ONE: Contract = Contract::new(
+    "qgemm-scalars",
+    "QGemm's a_scale, a_zero_point, y_scale, y_zero_point: a scalar or a 1-D tensor of one element",
+);
+const QGEMM_PER_COLUMN: Contract = Contract::new(
+    "qgemm-b-per-column",
+    "QGemm's b_scale and b_zero_point: one value, or 1-D with one per column of B (N)",
+);
 
-const QGEMM_SAME: &str =
-    "QGemm's b_scale and b_zero_point: of one rank, and of one length when 1-D";
+const QGEMM_SAME: Contract = Contract::new(
+    "qgemm-b-same-rank",
+    "QGemm's b_scale and b_zero_point: of one rank, and of one length when 1-D",
+);
 
 /// An E1 on input `slot` of a QGemm under the contract `contract`.
-fn qgemm_b_error(ctx: &mut NodeCtx<'_>, slot: usize, what: &str, contract: &'static str) {
+fn qgemm_b_error(ctx: &mut NodeCtx<'_>, slot: usize, what: &str, contract: Contract) {
     let outcome = super::super::broadcast::Outcome {
         rank_error: Some(format!(
-            "input {slot} '{}' {what}, where {contract}",
+            "input {slot} '{}' {what}",
             ctx.node.input_name(slot)
         )),
         ..Default::default()
@@ -118,7 +125,10 @@ fn qgemm(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             0,
             3,
             &expected,
-            "QGemm's contraction: B's K (its axis 0, or 1 with transB) equals A's K",
+            Contract::new(
+                "qgemm-contraction",
+                "QGemm's contraction: B's K (its axis 0, or 1 with transB) equals A's K",
+            ),
         );
     }
     one_element(ctx, 0, &[1, 2, 7, 8], QGEMM_ONE);
@@ -157,7 +167,10 @@ fn qgemm(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             6,
             &[m.clone(), n.clone()],
             false,
-            "QGemm's C: unidirectionally broadcastable to (M, N)",
+            Contract::new(
+                "qgemm-c",
+                "QGemm's C: unidirectionally broadcastable to (M, N)",
+            ),
         );
     }
     vec![ValueInfo::tensor(t, Some(vec![m, n]))]
@@ -187,7 +200,10 @@ fn matmul_like(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             1,
             bias,
             &[cols],
-            "the bias of an integer MatMul: as many elements as B's last axis",
+            Contract::new(
+                "integer-matmul-bias",
+                "the bias of an integer MatMul: as many elements as B's last axis",
+            ),
         );
     }
     let inputs = [input_of(ctx, 0), input_of(ctx, 1)];
@@ -226,7 +242,10 @@ fn contraction(ctx: &mut NodeCtx<'_>, a: usize, b: usize) {
         a,
         b,
         &expected,
-        "a matrix product's contraction: A's last axis as long as B's second-to-last",
+        Contract::new(
+            "matrix-product-contraction",
+            "a matrix product's contraction: A's last axis as long as B's second-to-last",
+        ),
     );
 }
 
@@ -254,7 +273,7 @@ fn matmul_nbits(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             0,
             0,
             &expected,
-            "MatMulNBits' A: its last axis of size K",
+            Contract::new("matmulnbits-a", "MatMulNBits' A: its last axis of size K"),
         );
     }
     if nbits && ctx.has_input(5) {
@@ -263,7 +282,7 @@ fn matmul_nbits(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             0,
             5,
             std::slice::from_ref(&n),
-            "MatMulNBits' bias: [N]",
+            Contract::new("matmulnbits-bias", "MatMulNBits' bias: [N]"),
         );
     }
     // MatMulBnb4 without transB (its backward form) multiplies by B itself: `[..., N]` to `[..., K]`.
@@ -333,9 +352,10 @@ fn quantize_linear(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             ..Default::default()
         };
         ctx.report_broadcast(
-            super::super::ctx::Rule::Contract(
+            super::super::ctx::Rule::Contract(Contract::new(
+                "quantize-scale-rank",
                 "a scale of QuantizeLinear/DequantizeLinear: a scalar or 1-D",
-            ),
+            )),
             &[0, 1],
             &outcome,
         );
@@ -351,7 +371,10 @@ fn quantize_linear(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             0,
             1,
             &expected,
-            "a per-axis scale: 1-D, as long as x's axis `axis` (1 by default)",
+            Contract::new(
+                "per-axis-scale",
+                "a per-axis scale: 1-D, as long as x's axis `axis` (1 by default)",
+            ),
         );
         if ctx.has_input(2) {
             contract::exact(
@@ -359,7 +382,10 @@ fn quantize_linear(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
                 0,
                 2,
                 &expected,
-                "a per-axis zero point: 1-D, as long as x's axis `axis` (1 by default)",
+                Contract::new(
+                    "per-axis-zero-point",
+                    "a per-axis zero point: 1-D, as long as x's axis `axis` (1 by default)",
+                ),
             );
         }
     }

@@ -35,6 +35,7 @@
 //! with onnxruntime's own shape inference at load time (the sizes it reports when they clash with a
 //! declared output), as do the windowed states of LinearAttention and CausalConvWithState.
 
+use super::super::contract::Contract;
 use super::super::ctx::NodeCtx;
 use super::super::dim::Dim;
 use super::super::registry::Registry;
@@ -86,11 +87,17 @@ fn linear_attention(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         for (slot, what) in [
             (
                 1,
-                "LinearAttention's key: (B, T, H_kv * d_k) of the query's B and T",
+                Contract::new(
+                    "linear-attention-key",
+                    "LinearAttention's key: (B, T, H_kv * d_k) of the query's B and T",
+                ),
             ),
             (
                 2,
-                "LinearAttention's value: (B, T, H_kv * d_v) of the query's B and T",
+                Contract::new(
+                    "linear-attention-value",
+                    "LinearAttention's value: (B, T, H_kv * d_v) of the query's B and T",
+                ),
             ),
         ] {
             contract::exact(ctx, 0, slot, &[b.clone(), t.clone(), Dim::Unknown], what);
@@ -107,7 +114,10 @@ fn linear_attention(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             0,
             3,
             &computed,
-            "LinearAttention's past_state: (B, H_kv, d_k, d_v) of the query, key and value",
+            Contract::new(
+                "linear-attention-past-state",
+                "LinearAttention's past_state: (B, H_kv, d_k, d_v) of the query, key and value",
+            ),
         );
         ctx.shape(3)
     } else {
@@ -130,17 +140,32 @@ fn linear_attention_gate(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             0,
             1,
             std::slice::from_ref(&h),
-            "LinearAttentionGate's dt_bias: (H), H the last axis of a",
+            Contract::new(
+                "linear-attention-gate-dt-bias",
+                "LinearAttentionGate's dt_bias: (H), H the last axis of a",
+            ),
         );
         contract::exact(
             ctx,
             0,
             2,
             &[h],
-            "LinearAttentionGate's decay_scale: (H), H the last axis of a",
+            Contract::new(
+                "linear-attention-gate-decay-scale",
+                "LinearAttentionGate's decay_scale: (H), H the last axis of a",
+            ),
         );
         if ctx.has_input(3) {
-            contract::exact(ctx, 0, 3, a, "LinearAttentionGate's b: the shape of a");
+            contract::exact(
+                ctx,
+                0,
+                3,
+                a,
+                Contract::new(
+                    "linear-attention-gate-b",
+                    "LinearAttentionGate's b: the shape of a",
+                ),
+            );
         }
     }
     vec![like(ctx, 0, a.clone()), like(ctx, 0, ctx.shape(3).or(a))]
@@ -212,7 +237,10 @@ fn causal_conv_with_state(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             0,
             1,
             &w,
-            "CausalConvWithState's weight: depthwise (C, 1, k..), C the input's channels",
+            Contract::new(
+                "causal-conv-with-state-weight",
+                "CausalConvWithState's weight: depthwise (C, 1, k..), C the input's channels",
+            ),
         );
         if ctx.has_input(2) {
             contract::exact(
@@ -220,7 +248,10 @@ fn causal_conv_with_state(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
                 0,
                 2,
                 std::slice::from_ref(&x[1]),
-                "CausalConvWithState's bias: (C), the input's channels",
+                Contract::new(
+                    "causal-conv-with-state-bias",
+                    "CausalConvWithState's bias: (C), the input's channels",
+                ),
             );
         }
     }
@@ -231,7 +262,10 @@ fn causal_conv_with_state(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
                 0,
                 3,
                 &expected,
-                "CausalConvWithState's past_state: (B, C, (k - 1) * dilation) of the input and kernel",
+                Contract::new(
+                    "causal-conv-with-state-past-state",
+                    "CausalConvWithState's past_state: (B, C, (k - 1) * dilation) of the input and kernel",
+                ),
             );
         }
         ctx.shape(3)
@@ -304,7 +338,10 @@ fn hyper_post_mix(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             0,
             1,
             &reduced,
-            "HyperConnectionPostMix's block_output: (.., H), the streams without their branch axis",
+            Contract::new(
+                "hyper-connection-post-mix-block-output",
+                "HyperConnectionPostMix's block_output: (.., H), the streams without their branch axis",
+            ),
         );
     }
     vec![like(ctx, 0, ctx.shape(0))]
@@ -315,13 +352,22 @@ fn engram_gate(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     if let Some([b, s, hc, h]) = ctx.shape(0).as_deref() {
         let (b, s, hc, h) = (b.clone(), s.clone(), hc.clone(), h.clone());
         let key = [b.clone(), s.clone(), hc.clone(), h.clone()];
-        contract::exact(ctx, 0, 1, &key, "EngramGate's query: the shape of key");
+        contract::exact(
+            ctx,
+            0,
+            1,
+            &key,
+            Contract::new("engram-gate-query", "EngramGate's query: the shape of key"),
+        );
         contract::exact(
             ctx,
             0,
             2,
             &[b, s, h.clone()],
-            "EngramGate's value: (batch_size, sequence_length, hidden_size) of key",
+            Contract::new(
+                "engram-gate-value",
+                "EngramGate's value: (batch_size, sequence_length, hidden_size) of key",
+            ),
         );
         for slot in [3, 4, 5] {
             if ctx.has_input(slot) {
@@ -330,7 +376,10 @@ fn engram_gate(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
                     0,
                     slot,
                     &[hc.clone(), h.clone()],
-                    "EngramGate's norm scales: (hc_mult, hidden_size) of key",
+                    Contract::new(
+                        "engram-gate-norm-scales",
+                        "EngramGate's norm scales: (hc_mult, hidden_size) of key",
+                    ),
                 );
             }
         }
@@ -355,11 +404,17 @@ fn ngram_hash_mapping(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         for (slot, what) in [
             (
                 2,
-                "NGramHashMapping's vocab_sizes: ((max_ngram_size - 1) * n_head_per_ngram)",
+                Contract::new(
+                    "ngram-hash-mapping-vocab-sizes",
+                    "NGramHashMapping's vocab_sizes: ((max_ngram_size - 1) * n_head_per_ngram)",
+                ),
             ),
             (
                 if varlen { 5 } else { 4 },
-                "NGramHashMapping's head_offsets: ((max_ngram_size - 1) * n_head_per_ngram)",
+                Contract::new(
+                    "ngram-hash-mapping-head-offsets",
+                    "NGramHashMapping's head_offsets: ((max_ngram_size - 1) * n_head_per_ngram)",
+                ),
             ),
         ] {
             if ctx.has_input(slot) {
@@ -380,7 +435,10 @@ fn ngram_hash_mapping(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
                 0,
                 3,
                 &[b.clone(), history.clone()],
-                "NGramHashMapping's past_ids: (batch_size, max_ngram_size - 1) of input_ids",
+                Contract::new(
+                    "ngram-hash-mapping-past-ids",
+                    "NGramHashMapping's past_ids: (batch_size, max_ngram_size - 1) of input_ids",
+                ),
             );
         }
         (vec![b.clone(), s, heads], b)
