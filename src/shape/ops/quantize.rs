@@ -11,15 +11,15 @@
 //! - DynamicQuantizeLinear: 11: y (uint8, x's shape), y_scale (float scalar), y_zero_point (uint8
 //!   scalar).
 //! - QLinearMatMul: 10, 21; MatMulInteger: 10. Both multiply like MatMul: 1-D operands are promoted
-//!   and the batch dimensions broadcast multidirectionally (a conflict there is E1). QLinearMatMul's
-//!   result has the output zero point's type; MatMulInteger's is int32.
+//!   and the batch dimensions broadcast multidirectionally (a conflict there is E1), through MatMul's
+//!   rule and its contracts. QLinearMatMul's result has the output zero point's type; MatMulInteger's
+//!   is int32.
 
-use super::super::broadcast::multidirectional;
-use super::super::ctx::{NodeCtx, Rule};
-use super::super::dim::{Dim, Shape};
+use super::super::ctx::NodeCtx;
 use super::super::registry::Registry;
 use super::super::value::ValueInfo;
 use super::common::like;
+use super::matmul::matmul_at;
 use super::support::{elem, elem_attr, scalar};
 use crate::proto::tensor_proto::DataType;
 
@@ -62,58 +62,13 @@ fn dynamic_quantize(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
 }
 
 fn qlinear_matmul(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
-    let shape = matmul_shape(ctx, 0, 3);
+    let shape = matmul_at(ctx, [0, 3], ctx.shape(0), ctx.shape(3));
     vec![like(ctx, 7, shape)]
 }
 
 fn matmul_integer(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
-    let shape = matmul_shape(ctx, 0, 1);
+    let shape = matmul_at(ctx, [0, 1], ctx.shape(0), ctx.shape(1));
     vec![ValueInfo::tensor(elem(DataType::Int32), shape)]
-}
-
-/// The numpy matmul of inputs `a` and `b`: a 1-D operand is promoted (a row for A, a column for B)
-/// and the promoted axis dropped from the result; the batch dimensions broadcast, and a conflict
-/// there is reported on the axis of the full result.
-fn matmul_shape(ctx: &mut NodeCtx<'_>, a: usize, b: usize) -> Shape {
-    let (Some(x), Some(y)) = (ctx.shape(a), ctx.shape(b)) else {
-        return None;
-    };
-    if x.is_empty() || y.is_empty() {
-        return None; // scalars are not valid operands
-    }
-    let x_vec = x.len() == 1;
-    let y_vec = y.len() == 1;
-    let x2 = if x_vec {
-        vec![Dim::Known(1), x[0].clone()]
-    } else {
-        x
-    };
-    let y2 = if y_vec {
-        vec![y[0].clone(), Dim::Known(1)]
-    } else {
-        y
-    };
-    let (xb, xm) = x2.split_at(x2.len() - 2);
-    let (yb, ym) = y2.split_at(y2.len() - 2);
-    let mut outcome = multidirectional(&[Some(xb.to_vec()), Some(yb.to_vec())]);
-    // Batch axes count from the end of the batch part; the result has two matrix axes after it.
-    for c in &mut outcome.conflicts {
-        c.axis_from_end -= 2;
-    }
-    for p in &mut outcome.possible {
-        p.axis_from_end -= 2;
-    }
-    ctx.report_broadcast(Rule::Multidirectional, &[a, b], &outcome);
-    let (rows, cols) = (xm[0].clone(), ym[1].clone());
-    outcome.shape.map(|mut batch| {
-        if !x_vec {
-            batch.push(rows);
-        }
-        if !y_vec {
-            batch.push(cols);
-        }
-        batch
-    })
 }
 
 #[cfg(test)]

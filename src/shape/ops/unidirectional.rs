@@ -7,8 +7,14 @@
 //! - PRelu: 7 makes the slope unidirectional. Before (opsets 1 and 6) how the slope broadcasts was
 //!   unspecified, so it is not checked there: Y simply has X's shape.
 //! - LayerNormalization: 17. RMSNormalization: 23. Scale and bias broadcast to X unidirectionally.
+//!
+//! Gemm's contracts, which onnxruntime's kernel (`gemm_helper.h`) checks at run: [`GEMM_RANK`], B of
+//! rank 2 and A of rank 2 (its kernel also takes a 1-D A, which onnx's inference refuses at load
+//! when it knows the rank: not reported); [`GEMM_INNER`], the contraction sizes agree after the
+//! transposes.
 
 use super::super::broadcast::{none, unidirectional};
+use super::super::contract::{Contract, Operand};
 use super::super::ctx::{NodeCtx, Rule};
 use super::super::dim::Dim;
 use super::super::registry::Registry;
@@ -22,6 +28,15 @@ pub fn register(r: &mut Registry) {
     r.add("", "RMSNormalization", 23, layer_norm);
 }
 
+/// Gemm's operands are matrices.
+pub const GEMM_RANK: Contract = Contract::new("gemm-rank", "A and B are 2-D");
+
+/// Gemm's contraction.
+pub const GEMM_INNER: Contract = Contract::new(
+    "gemm-inner",
+    "A's columns equal B's rows, after transA and transB",
+);
+
 /// The 2-D shape of a Gemm operand after its optional transpose, as (rows, cols).
 fn gemm_operand(ctx: &NodeCtx<'_>, slot: usize, transposed: bool) -> Option<(Dim, Dim)> {
     match ctx.shape(slot)?.as_slice() {
@@ -34,8 +49,21 @@ fn gemm_operand(ctx: &NodeCtx<'_>, slot: usize, transposed: bool) -> Option<(Dim
 /// Gemm; also onnxruntime's FusedGemm (Gemm with an activation), whose inputs and attributes are
 /// Gemm's.
 pub fn gemm(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    for (slot, name) in [(0, "A"), (1, "B")] {
+        match ctx.input(slot).and_then(ValueInfo::rank) {
+            // A 1-D A runs in onnxruntime's kernel (see the module's header).
+            Some(2) | None => {}
+            Some(1) if slot == 0 => {}
+            Some(r) => ctx.broken(GEMM_RANK, &[slot], format_args!("{name} has rank {r}")),
+        }
+    }
     let a = gemm_operand(ctx, 0, ctx.attr_i("transA").unwrap_or(0) != 0);
     let b = gemm_operand(ctx, 1, ctx.attr_i("transB").unwrap_or(0) != 0);
+    if let (Some((_, ka)), Some((kb, _))) = (&a, &b) {
+        let ka = Operand::new("A's columns", ka.clone()).from_input(0);
+        let kb = Operand::new("B's rows", kb.clone()).from_input(1);
+        super::matmul::contraction(ctx, GEMM_INNER, ka, kb);
+    }
     let y: Option<Vec<Dim>> = match (&a, &b) {
         (Some((m, _)), Some((_, n))) => Some(vec![m.clone(), n.clone()]),
         (Some((m, _)), None) => Some(vec![m.clone(), Dim::Unknown]),

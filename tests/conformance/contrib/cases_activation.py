@@ -5,7 +5,7 @@ Not runnable on onnxruntime's CPU provider (no CPU kernel), so covered by unit t
 BiasSplitGelu, BiasSoftmax, BiasDropout, BitmaskBiasDropout (CUDA), GemmFastGelu (ROCm), NhwcConv (CUDA),
 FusedMatMulActivation (no CPU kernel: an internal op of other execution providers)."""
 
-from ops import Case, In
+from nodecase import Case, In
 
 S = {"b": 2, "s": 5}
 

@@ -19,7 +19,7 @@ Left out, as onnxruntime's CPU provider cannot run them:
 
 import numpy as np
 
-from ops import Case, In
+from nodecase import Case, In
 
 
 def i32(v, shape=None):

@@ -12,7 +12,7 @@ others listed in each rule file's header."""
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
-from ops import Case, In
+from nodecase import Case, In
 
 I32, I64 = "int32", "int64"
 VOCAB = 7

@@ -5,7 +5,7 @@ ExpandDims of com.microsoft (src/shape/ops/contrib_norm.rs).
 
 GroupNorm and SkipGroupNorm have no CPU kernel in onnxruntime: they are covered by unit tests only."""
 
-from ops import Case, In
+from nodecase import Case, In
 
 SL = "SkipLayerNormalization"
 SS = "SkipSimplifiedLayerNormalization"

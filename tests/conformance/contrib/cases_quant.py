@@ -3,7 +3,7 @@ concatenation ops, MulInteger, ReduceSumInteger (src/shape/ops/contrib_qlinear.r
 integer and N-bit matrix products, GatherBlockQuantized, com.microsoft QuantizeLinear/DequantizeLinear and
 DynamicQuantizeLSTM (src/shape/ops/contrib_quant_matmul.rs)."""
 
-from ops import Case, In
+from nodecase import Case, In
 
 U8, I8, F32 = "uint8", "int8", "float32"
 
