@@ -10,7 +10,8 @@
 //!   condition and the smallest failing values of the symbols ([`super::counterexample`]);
 //! - [`NodeCtx::require_multiple`]: a size that must be a multiple of a number, E2 or W2 the same way;
 //! - [`NodeCtx::broken`]: any other definite break (a rank, a count, an attribute's length), E2;
-//! - [`NodeCtx::out_of_range`]: a constant value outside its range (an axis, an index, `k`), E3.
+//! - [`NodeCtx::out_of_range`]: a constant value outside its range (an index, `k`), E3, and
+//!   [`NodeCtx::require_axis`] for the commonest of them, an axis outside the rank.
 //!
 //! One root cause, one finding: the driver gives a node with an E2 or E3 outputs of unknown shape
 //! ([`breaks_node`]), so nothing downstream is checked against a shape the runtime never makes.
@@ -180,6 +181,22 @@ impl NodeCtx<'_> {
     pub fn out_of_range(&mut self, c: Contract, slots: &[usize], detail: impl Display) {
         let d = self.contract_diagnostic(Code::ValueOutOfRange, c, slots, &detail.to_string());
         self.findings.push(d);
+    }
+
+    /// Requires `axis` (negative counts from the end) to be an axis of a tensor of rank `rank`: its
+    /// index, or `None` after an E3 naming the inputs at `slots`.
+    pub fn require_axis(
+        &mut self,
+        c: Contract,
+        slots: &[usize],
+        axis: i64,
+        rank: usize,
+    ) -> Option<usize> {
+        let k = super::ops::common::axis(axis, rank);
+        if k.is_none() {
+            self.out_of_range(c, slots, format_args!("axis {axis} of a tensor of rank {rank}"));
+        }
+        k
     }
 
     /// Reports that contract `c` holds only under a condition on the symbols (W2); `detail` says

@@ -6,11 +6,21 @@
 //! - Concat: `axis` defaults to 1 in opset 1, is required from 4.
 //! - Split: sizes in attribute `split` (opset 1 also as a second input) before 13, input from 13; 18
 //!   adds `num_outputs` (chunks of `ceil(dim / n)`, the last one smaller).
+//!
+//! Contracts, as onnxruntime's kernels check them at run (`concat.cc`, `split.cc`; onnx's inference at
+//! load catches the static ones first):
+//! - Concat: [`CONCAT_RANK`], [`CONCAT_AXIS`], [`CONCAT_AXES`]. An input with no elements (a known size
+//!   0) takes no part: onnxruntime skips it, whatever its rank or sizes.
+//! - Split: [`SPLIT_AXIS`]; with sizes, [`SPLIT_SIZES`] (as many as outputs, none negative, summing to
+//!   the axis); without, [`SPLIT_EVEN`] (the axis a multiple of the outputs) or, with `num_outputs`,
+//!   [`SPLIT_CHUNKS`]: onnxruntime cuts chunks of `ceil(dim / n)` and refuses a `dim` that such chunks
+//!   do not cut into `n` pieces (9 into 4: 3, 3, 3 and nothing), which the spec leaves undefined.
 
+use crate::shape::contract::{Contract, Operand};
 use crate::shape::ctx::NodeCtx;
 use crate::shape::dim::{Dim, Poly, Shape};
 use crate::shape::ops::common::{Param, axis, div_exact, size_of_value, sum, values_if_small};
-use crate::shape::value::{Data, ValueInfo, from_i64};
+use crate::shape::value::{Data, ValueInfo, as_i64, from_i64};
 
 /// What several inputs say of one dimension that must be equal across them: a known size if any
 /// gives one, else a symbol.
@@ -26,11 +36,59 @@ fn agree<'a>(dims: impl IntoIterator<Item = &'a Dim>) -> Dim {
     best
 }
 
+pub const CONCAT_RANK: Contract = Contract::new(
+    "concat-rank",
+    "the inputs with elements have one rank, 1 or more",
+);
+pub const CONCAT_AXIS: Contract =
+    Contract::new("concat-axis", "axis is an axis of the inputs, in [-rank, rank-1]");
+pub const CONCAT_AXES: Contract = Contract::new(
+    "concat-axes",
+    "the inputs with elements have equal sizes on every axis but the concatenation's",
+);
+
+/// Checks Concat's contracts on the inputs that have elements; false when one is broken.
+fn concat_contracts(ctx: &mut NodeCtx<'_>, a: i64) -> bool {
+    let shaped: Vec<(usize, Vec<Dim>)> = (0..ctx.num_inputs())
+        .filter_map(|k| Some((k, ctx.shape(k)?)))
+        .filter(|(_, s)| !s.contains(&Dim::Known(0)))
+        .collect();
+    let Some((first, reference)) = shaped.first() else {
+        return true;
+    };
+    let r = reference.len();
+    if let Some((k, _)) = shaped.iter().find(|(_, s)| s.is_empty()) {
+        ctx.broken(CONCAT_RANK, &[*k], format_args!("input {k} is a scalar"));
+        return false;
+    }
+    if let Some((k, s)) = shaped.iter().find(|(_, s)| s.len() != r) {
+        let detail = format!("input {first} has rank {r}, input {k} rank {}", s.len());
+        ctx.broken(CONCAT_RANK, &[*first, *k], detail);
+        return false;
+    }
+    let slots: Vec<usize> = shaped.iter().map(|(k, _)| *k).collect();
+    let Some(along) = ctx.require_axis(CONCAT_AXIS, &slots, a, r) else {
+        return false;
+    };
+    let mut kept = true;
+    for i in (0..r).filter(|&i| i != along) {
+        let operands: Vec<Operand> = slots
+            .iter()
+            .filter_map(|&k| ctx.operand(k, i))
+            .collect();
+        kept &= ctx.require_equal(CONCAT_AXES, &operands);
+    }
+    kept
+}
+
 pub(super) fn concat(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let a = ctx
         .attr_i("axis")
         .or((ctx.opset < 4).then_some(1))
         .unwrap_or(0);
+    if !concat_contracts(ctx, a) {
+        return vec![ValueInfo::tensor(ctx.elem(0), None)];
+    }
     let shapes: Vec<Shape> = (0..ctx.num_inputs()).map(|k| ctx.shape(k)).collect();
     let elem = (0..ctx.num_inputs()).find_map(|k| ctx.elem(k));
     let rank = shapes.iter().flatten().map(Vec::len).next();
@@ -141,21 +199,90 @@ fn symbolic_chunks(dim: &Dim, n: usize) -> Vec<Dim> {
     }
 }
 
+pub const SPLIT_AXIS: Contract =
+    Contract::new("split-axis", "axis is an axis of the input, in [-rank, rank-1]");
+pub const SPLIT_SIZES: Contract = Contract::new(
+    "split-sizes",
+    "the split sizes are as many as the outputs, none negative, and sum to the axis's size",
+);
+pub const SPLIT_EVEN: Contract = Contract::new(
+    "split-even",
+    "without split sizes, the axis's size is a multiple of the number of outputs",
+);
+pub const SPLIT_CHUNKS: Contract = Contract::new(
+    "split-chunks",
+    "with num_outputs n, chunks of ceil(size / n) cut the axis into n pieces (onnxruntime's reading)",
+);
+
+/// Checks the split sizes `sizes` (as values: negative ones are huge) against the `n` outputs and
+/// the axis's size `total`; false when they break [`SPLIT_SIZES`].
+fn check_split_sizes(ctx: &mut NodeCtx<'_>, sizes: &[Dim], n: usize, total: &Dim) -> bool {
+    if sizes.len() != n {
+        let detail = format!("{} sizes for {n} outputs", sizes.len());
+        ctx.broken(SPLIT_SIZES, &[0], detail);
+        return false;
+    }
+    if let Some(v) = sizes.iter().filter_map(as_i64).find(|&v| v < 0) {
+        ctx.out_of_range(SPLIT_SIZES, &[0], format_args!("a size of {v}"));
+        return false;
+    }
+    let sum = Operand::new("the split sizes' sum", sum(sizes));
+    let axis = Operand::new("the axis's size", total.clone()).from_input(0);
+    ctx.require_equal(SPLIT_SIZES, &[sum, axis])
+}
+
+/// onnxruntime's chunks for `num_outputs` `n` of a known `total`: `n` of `ceil(total / n)`, the last
+/// one the rest when there is a rest; `None` (after an E2) when they do not add up to `total`.
+fn check_chunks(ctx: &mut NodeCtx<'_>, total: u64, n: usize) -> bool {
+    let n64 = n as u64;
+    if n64 > total {
+        let detail = format!("{n} outputs of an axis of size {total}");
+        ctx.broken(SPLIT_CHUNKS, &[0], detail);
+        return false;
+    }
+    let chunk = total.div_ceil(n64);
+    if total % chunk == 0 && chunk * n64 != total {
+        let detail = format!(
+            "an axis of size {total} in {n} chunks of {chunk}: {} pieces, the last ones empty",
+            total / chunk
+        );
+        ctx.broken(SPLIT_CHUNKS, &[0], detail);
+        return false;
+    }
+    true
+}
+
 pub(super) fn split(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let n = ctx.num_outputs();
     let elem = ctx.elem(0);
+    let unknown = |elem| vec![ValueInfo::tensor(elem, None); n];
     let Some(dims) = ctx.shape(0) else {
-        return vec![ValueInfo::tensor(elem, None); n];
+        return unknown(elem);
     };
-    let Some(k) = axis(ctx.attr_i("axis").unwrap_or(0), dims.len()) else {
-        return vec![ValueInfo::tensor(elem, None); n];
+    let Some(k) = ctx.require_axis(SPLIT_AXIS, &[0], ctx.attr_i("axis").unwrap_or(0), dims.len())
+    else {
+        return unknown(elem);
     };
     let sizes: Vec<Dim> = match split_sizes(ctx) {
-        Param::Known(s) => (0..n)
-            .map(|i| s.get(i).map_or(Dim::Unknown, size_of_value))
-            .collect(),
+        Param::Known(s) => {
+            if !check_split_sizes(ctx, &s, n, &dims[k]) {
+                return unknown(elem);
+            }
+            s.iter().map(size_of_value).collect()
+        }
         Param::Absent => {
             let uneven = ctx.opset >= 18 && ctx.attr_i("num_outputs").is_some();
+            let kept = match (uneven, &dims[k]) {
+                (true, Dim::Known(total)) => check_chunks(ctx, *total, n),
+                (true, _) => true,
+                (false, d) => {
+                    let d = Operand::new("the axis's size", d.clone()).from_input(0);
+                    ctx.require_multiple(SPLIT_EVEN, &d, n as u64)
+                }
+            };
+            if !kept {
+                return unknown(elem);
+            }
             equal_parts(&dims[k], n, uneven)
         }
         Param::Unknown => vec![Dim::Unknown; n],
