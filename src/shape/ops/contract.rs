@@ -84,7 +84,10 @@ mod tests {
             ctx,
             0,
             1,
-            Contract::new("test-bias", "the bias: 1-D, as long as the input's last axis"),
+            Contract::new(
+                "test-bias",
+                "the bias: 1-D, as long as the input's last axis",
+            ),
         );
         vec![]
     }
@@ -106,8 +109,13 @@ mod tests {
     #[test]
     fn a_short_bias_is_e2_naming_the_contract() {
         let c = bias_codes(&[t(F32, &["2", "3", "8"]), t(F32, &["7"])]);
-        assert_eq!(c, ["E2 'n' (BiasTest) breaks the contract test-bias: the bias: 1-D, as long as \
-            the input's last axis; here axis -1: 8 vs 7"]);
+        assert_eq!(
+            c,
+            [
+                "E2 'n' (BiasTest) breaks the contract test-bias: the bias: 1-D, as long as \
+            the input's last axis; here axis -1: 8 vs 7"
+            ]
+        );
     }
 
     #[test]
