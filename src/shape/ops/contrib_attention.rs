@@ -844,7 +844,7 @@ mod tests {
     }
 
     #[test]
-    fn attention_masks_of_the_wrong_length_are_e1() {
+    fn attention_masks_of_the_wrong_length_are_e2() {
         let n = node("Attention", 4, 1, vec![attr_i("num_heads", 2)]);
         let base = |mask: Option<ValueInfo>| {
             [
@@ -866,7 +866,8 @@ mod tests {
             let c = codes(attention, &n, &base(t(I32, bad)));
             assert_eq!(c.len(), 1, "{bad:?}: {c:?}");
             assert!(
-                c[0].starts_with("E1 ") && c[0].contains("mask_index"),
+                c[0].starts_with("E2 'n' (Attention) breaks the contract attention-mask-index: ")
+                    && c[0].contains("mask_index"),
                 "{c:?}"
             );
         }
@@ -883,7 +884,12 @@ mod tests {
             ],
         );
         assert_eq!(c.len(), 1, "{c:?}");
-        assert!(c[0].starts_with("W1 "), "{c:?}");
+        assert!(
+            c[0].starts_with(
+                "W2 'n' (Attention) meets the contract attention-mask-index only under a condition: "
+            ),
+            "{c:?}"
+        );
     }
 
     #[test]
@@ -914,7 +920,12 @@ mod tests {
         ] {
             let c = codes(attention, &n, &with(bad));
             assert_eq!(c.len(), 1, "{bad:?}: {c:?}");
-            assert!(c[0].starts_with("E1 "), "{c:?}");
+            assert!(
+                c[0].starts_with(
+                    "E2 'n' (Attention) breaks the contract attention-attention-bias: "
+                ),
+                "{c:?}"
+            );
         }
     }
 
@@ -931,7 +942,16 @@ mod tests {
             ],
         );
         assert_eq!(c.len(), 2, "{c:?}");
-        assert!(c.iter().all(|m| m.starts_with("E1 ")), "{c:?}");
+        assert!(
+            c[0].starts_with("E2 'n' (Attention) breaks the contract attention-weights: ")
+                && c[0].ends_with("here axis -2: 8 vs 7"),
+            "{c:?}"
+        );
+        assert!(
+            c[1].starts_with("E2 'n' (Attention) breaks the contract attention-bias: ")
+                && c[1].ends_with("here axis -1: 24 vs 23"),
+            "{c:?}"
+        );
         // Bad ranks and absurd attributes: no panic, unknown outputs.
         let n = node("Attention", 3, 2, vec![attr_i("num_heads", -3)]);
         let out = run(attention, &n, 1, &[t(F32, &["8"]), t(F32, &["8"]), None]);
@@ -1041,7 +1061,10 @@ mod tests {
         ] {
             let c = codes(multi_head_attention, &n, &inputs);
             assert_eq!(c.len(), 1, "{c:?}");
-            assert!(c[0].starts_with("E1 "), "{c:?}");
+            assert!(
+                c[0].starts_with("E2 'n' (MultiHeadAttention) breaks the contract mha-"),
+                "{c:?}"
+            );
         }
     }
 
@@ -1070,7 +1093,12 @@ mod tests {
         bad[2] = t(F32, &["2", "1", "24"]);
         let c = codes(group_query_attention, &n, &bad);
         assert_eq!(c.len(), 2, "{c:?}");
-        assert!(c.iter().all(|m| m.starts_with("E1 ")), "{c:?}");
+        assert!(
+            c.iter().all(|m| m
+                .starts_with("E2 'n' (GroupQueryAttention) breaks the contract gqa-key-value: ")
+                && m.ends_with("here axis -1: 16 vs 24")),
+            "{c:?}"
+        );
         // Packed QKV: (4 + 2 * 2) heads of 8.
         let out = run(
             group_query_attention,
@@ -1108,7 +1136,7 @@ mod tests {
 
     #[test]
     fn a_symbolic_cache_head_size_is_one_condition() {
-        // As onnxruntime-genai's models declare their caches: one W1 (kv_cache_dim must be 16), not
+        // As onnxruntime-genai's models declare their caches: one W2 (kv_cache_dim must be 16), not
         // one per cache.
         let n = node(
             "GroupQueryAttention",
@@ -1132,7 +1160,9 @@ mod tests {
         );
         assert_eq!(c.len(), 1, "{c:?}");
         assert!(
-            c[0].starts_with("W1 ") && c[0].contains("kv_cache_dim must be 16"),
+            c[0].starts_with(
+                "W2 'n' (GroupQueryAttention) meets the contract gqa-past only under a condition: "
+            ) && c[0].ends_with("here axis -1: 16 vs kv_cache_dim; kv_cache_dim must be 16"),
             "{c:?}"
         );
     }
@@ -1155,7 +1185,10 @@ mod tests {
         ] {
             let c = codes(rotary_embedding, &n, &bad);
             assert!(
-                !c.is_empty() && c.iter().all(|m| m.starts_with("E1 ")),
+                !c.is_empty()
+                    && c.iter().all(|m| m.starts_with(
+                        "E2 'n' (RotaryEmbedding) breaks the contract rotary-cos-sin-cache: "
+                    )),
                 "{c:?}"
             );
         }

@@ -265,9 +265,10 @@ mod tests {
         inputs[3] = t(I32, &["2", "7"]);
         let f: Vec<_> = findings(decoder_masked_mha, &n2, 1, &inputs)
             .into_iter()
-            .filter(|d| d.code.as_str() == "E1")
+            .filter(|d| d.code.as_str() == "E2")
             .collect();
         assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].contract, Some("mha-key-padding-mask"), "{f:?}");
         assert!(f[0].message.contains("4 vs 7"), "{f:?}");
     }
 

@@ -244,6 +244,9 @@ mod tests {
             t(F32, &["1", "4", "6", "5"]),
         ];
         let f = findings(fused_conv, &n, 1, &bad);
-        assert!(f.len() == 1 && f[0].code.as_str() == "E1", "{f:?}");
+        assert!(
+            f.len() == 1 && f[0].code.as_str() == "E2" && f[0].contract == Some("fused-conv-z"),
+            "{f:?}"
+        );
     }
 }

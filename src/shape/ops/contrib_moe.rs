@@ -186,7 +186,10 @@ mod tests {
             t(F32, &["4", "8", "16"]),
         ];
         let f = findings(moe, &n, 1, &bad);
-        assert!(f.len() == 1 && f[0].code.as_str() == "E1", "{f:?}");
+        assert!(
+            f.len() == 1 && f[0].code.as_str() == "E2" && f[0].contract == Some("moe-router-probs"),
+            "{f:?}"
+        );
     }
 
     #[test]

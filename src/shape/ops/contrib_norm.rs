@@ -14,8 +14,9 @@
 //! `#com.microsoft.ExpandDims`. Version history: every op here has one version, 1 (onnxruntime
 //! 1.31.1).
 //!
-//! What onnxruntime's kernels enforce, and what is checked here (E1 for a definite mismatch, W1 for a
-//! symbolic one, under the contract named in the finding):
+//! What onnxruntime's kernels enforce, and what is checked here (E2 for a definite mismatch, W2 for a
+//! symbolic one, under the contract named in the finding; E1 and W1 for the broadcast scale and bias
+//! of LayerNormalization and SimplifiedLayerNormalization):
 //! - Skip(Simplified)LayerNormalization (`skip_layer_norm_helper.h`): input `[B, S, H]` or `[T, H]`;
 //!   gamma, beta and bias 1-D of H (the input's last axis). The skip must be 2-D or 3-D with its last
 //!   two axes equal to the input's: for a 3-D input any skip `[*, S, H]` (its batch axis is not checked:
@@ -616,21 +617,34 @@ mod tests {
         let one = |inputs: &[Option<ValueInfo>]| {
             let c = codes_at(skip_layer_norm, &n, 1, inputs);
             assert_eq!(c.len(), 1, "{c:?}");
-            assert!(c[0].starts_with("E1 "), "{c:?}");
+            assert!(
+                c[0].starts_with(
+                    "E2 'n' (SkipLayerNormalization) breaks the contract skip-layernorm-"
+                ),
+                "{c:?}"
+            );
             c[0].clone()
         };
         let c = one(&[x(), t(F32, &["2", "4", "8"]), t(F32, &["8"])]);
-        assert!(c.contains("3 vs 4") && c.contains("skip"), "{c}");
+        assert!(
+            c.contains("the contract skip-layernorm-skip: ") && c.ends_with("here axis -2: 3 vs 4"),
+            "{c}"
+        );
         let c = one(&[x(), t(F32, &["8"]), t(F32, &["8"])]);
-        assert!(c.contains("rank 1") && c.contains("rank 2 or 3"), "{c}");
+        assert!(
+            c.contains("the contract skip-layernorm-skip: ")
+                && c.ends_with("here input 1 'i1' has rank 1, where rank 2 or 3 is needed"),
+            "{c}"
+        );
         let c = one(&[x(), x(), t(F32, &["7"])]);
-        assert!(c.contains("gamma"), "{c}");
+        assert!(c.contains("the contract skip-layernorm-gamma: "), "{c}");
         let c = one(&[x(), x(), t(F32, &["8"]), t(F32, &["7"])]);
-        assert!(c.contains("beta"), "{c}");
+        assert!(c.contains("the contract skip-layernorm-beta: "), "{c}");
         let c = one(&[x(), x(), t(F32, &["8"]), None, t(F32, &["9"])]);
-        assert!(c.contains("bias"), "{c}");
+        assert!(c.contains("the contract skip-layernorm-bias: "), "{c}");
         // A 2-D input takes only a skip of its own shape.
-        one(&[t(F32, &["6", "8"]), t(F32, &["1", "8"]), t(F32, &["8"])]);
+        let c = one(&[t(F32, &["6", "8"]), t(F32, &["1", "8"]), t(F32, &["8"])]);
+        assert!(c.contains("the contract skip-layernorm-skip: "), "{c}");
         // Symbolic: a condition.
         let c = codes_at(
             skip_layer_norm,
@@ -643,7 +657,13 @@ mod tests {
             ],
         );
         assert_eq!(c.len(), 1, "{c:?}");
-        assert!(c[0].starts_with("W1 "), "{c:?}");
+        assert!(
+            c[0].starts_with(
+                "W2 'n' (SkipLayerNormalization) meets the contract skip-layernorm-skip only under a \
+                 condition: "
+            ),
+            "{c:?}"
+        );
         // SkipSimplifiedLayerNormalization's bias is input 3.
         let n = node("SkipSimplifiedLayerNormalization", 4, 1, vec![]);
         let c = codes_at(
@@ -745,7 +765,13 @@ mod tests {
             &embed_inputs(&["B", "S"], &["512"]),
         );
         assert_eq!(c.len(), 1, "{c:?}");
-        assert!(c[0].starts_with("E1 ") && c[0].contains("gamma"), "{c:?}");
+        assert!(
+            c[0].starts_with(
+                "E2 'n' (EmbedLayerNormalization) breaks the contract embed-layernorm-gamma-beta: "
+            ) && c[0].contains("gamma")
+                && c[0].ends_with("here axis -1: 768 vs 512"),
+            "{c:?}"
+        );
         let c = codes_at(
             embed_layer_norm,
             &n,
@@ -753,7 +779,13 @@ mod tests {
             &embed_inputs(&["B", "T"], &["768"]),
         );
         assert_eq!(c.len(), 1, "{c:?}");
-        assert!(c[0].starts_with("W1 ") && c[0].contains("S vs T"), "{c:?}");
+        assert!(
+            c[0].starts_with(
+                "W2 'n' (EmbedLayerNormalization) meets the contract \
+                 embed-layernorm-segment-ids-mask only under a condition: "
+            ) && c[0].contains("S vs T"),
+            "{c:?}"
+        );
         // position_ids: (1 or B, S).
         let n = node("EmbedLayerNormalization", 9, 3, vec![]);
         let mut inputs = embed_inputs(&["B", "S"], &["768"]);
@@ -762,7 +794,13 @@ mod tests {
         inputs[8] = t(I32, &["3", "S"]);
         let c = codes_at(embed_layer_norm, &n, 1, &inputs);
         assert_eq!(c.len(), 1, "{c:?}");
-        assert!(c[0].starts_with("W1 "), "{c:?}");
+        assert!(
+            c[0].starts_with(
+                "W2 'n' (EmbedLayerNormalization) meets the contract embed-layernorm-position-ids \
+                 only under a condition: "
+            ),
+            "{c:?}"
+        );
         // Quantized: the scales' float type.
         let n = node("QEmbedLayerNormalization", 18, 2, vec![]);
         let mut inputs = embed_inputs(&["B", "S"], &["768"]);
@@ -797,12 +835,17 @@ mod tests {
         ];
         let c = codes_at(group_norm, &n, 1, &bad);
         assert_eq!(c.len(), 1, "{c:?}");
-        assert!(c[0].starts_with("E1 "), "{c:?}");
+        assert!(
+            c[0].starts_with("E2 'n' (GroupNorm) breaks the contract groupnorm-params: ")
+                && c[0].ends_with("here axis -1: 320 vs 640"),
+            "{c:?}"
+        );
         let n = node("GroupNorm", 3, 1, vec![attr_i("groups", 3)]);
         let c = codes_at(group_norm, &n, 1, &inputs);
         assert_eq!(c.len(), 1, "{c:?}");
         assert!(
-            c[0].starts_with("E1 ") && c[0].contains("divisible"),
+            c[0].starts_with("E2 'n' (GroupNorm) breaks the contract groupnorm-groups: ")
+                && c[0].contains("divisible"),
             "{c:?}"
         );
         // NCHW: the channels are axis 1.
@@ -836,7 +879,12 @@ mod tests {
             let inputs = [x(), t(F32, &["64"]), t(F32, &["64"]), t(F16, skip)];
             let c = codes_at(group_norm, &n, 1, &inputs);
             assert_eq!(c.len(), 1, "{skip:?} {c:?}");
-            assert!(c[0].starts_with("E1 "), "{c:?}");
+            assert!(
+                c[0].starts_with(
+                    "E2 'n' (SkipGroupNorm) breaks the contract skip-groupnorm-skip: "
+                ),
+                "{c:?}"
+            );
         }
         let inputs = [x(), t(F32, &["64"]), t(F32, &["64"]), x(), t(F16, &["32"])];
         assert_eq!(codes_at(group_norm, &n, 1, &inputs).len(), 1);
@@ -856,7 +904,10 @@ mod tests {
         ] {
             let c = codes_at(gated_rms_norm, &n, 1, &[x(), t(F16, scale), t(F16, gate)]);
             assert_eq!(c.len(), 1, "{c:?}");
-            assert!(c[0].starts_with("E1 "), "{c:?}");
+            assert!(
+                c[0].starts_with("E2 'n' (GatedRMSNorm) breaks the contract gated-rmsnorm-"),
+                "{c:?}"
+            );
         }
         let n = node("BranchwiseRMSNorm", 2, 1, vec![]);
         let x = || t(F32, &["B", "4", "8"]);
@@ -870,7 +921,12 @@ mod tests {
             // A transposed (H, C) scale conflicts on both axes.
             let c = codes_at(branchwise_rms_norm, &n, 1, &[x(), t(F32, scale)]);
             assert!(!c.is_empty(), "{scale:?}");
-            assert!(c.iter().all(|c| c.starts_with("E1 ")), "{c:?}");
+            assert!(
+                c.iter().all(|c| c.starts_with(
+                    "E2 'n' (BranchwiseRMSNorm) breaks the contract branchwise-rmsnorm-scale: "
+                )),
+                "{c:?}"
+            );
         }
         let n = node("BranchwiseRMSNorm", 2, 1, vec![attr_i("num_branches", 4)]);
         assert!(
@@ -919,7 +975,12 @@ mod tests {
         bad[3] = t(F32, &["256", "15"]);
         let c = codes_at(word_conv_embedding, &n, 1, &bad);
         assert_eq!(c.len(), 1, "{c:?}");
-        assert!(c[0].starts_with("E1 "), "{c:?}");
+        assert!(
+            c[0].starts_with(
+                "E2 'n' (WordConvEmbedding) breaks the contract word-conv-embedding-chars: "
+            ) && c[0].ends_with("here axis -1: 16 vs 15"),
+            "{c:?}"
+        );
     }
 
     #[test]

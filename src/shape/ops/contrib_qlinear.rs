@@ -104,7 +104,7 @@ pub(super) fn input_of<'a>(ctx: &NodeCtx<'a>, slot: usize) -> Option<&'a ValueIn
 
 /// The scales and zero points at `slots` must be scalars (rank 0), as onnxruntime's shape inference
 /// of QLinearAdd, QLinearMul, QLinearReduceMean and MulInteger demands at load: a known rank other
-/// than 0 is E1.
+/// than 0 is E2.
 fn scalars(ctx: &mut NodeCtx<'_>, data: usize, slots: &[usize], what: Contract) {
     for &s in slots {
         let Some(rank) = ctx.input(s).and_then(ValueInfo::rank) else {
@@ -126,7 +126,7 @@ fn scalars(ctx: &mut NodeCtx<'_>, data: usize, slots: &[usize], what: Contract) 
 
 /// The scales and zero points at `slots` must hold one value: a scalar or a 1-D tensor of one
 /// element, as onnxruntime's kernels check them (`IsScalarOr1ElementVector`). A 1-D tensor of a known
-/// size other than 1, or a tensor of rank 2 or more (even `[1, 1]`), is E1.
+/// size other than 1, or a tensor of rank 2 or more (even `[1, 1]`), is E2.
 pub(super) fn one_element(ctx: &mut NodeCtx<'_>, data: usize, slots: &[usize], what: Contract) {
     for &s in slots {
         let Some(shape) = ctx.shape(s) else {
@@ -450,7 +450,9 @@ mod tests {
         inputs[4] = t(F32, &["1"]);
         let c = codes(qlinear_binary, &n, &inputs);
         assert!(
-            c.len() == 1 && c[0].starts_with("E1 ") && c[0].contains("rank 1"),
+            c.len() == 1
+                && c[0].starts_with("E2 'n' (QLinearMul) breaks the contract qlinear-scalar: ")
+                && c[0].ends_with("here input 4 'i4' has rank 1, where rank 0 is needed"),
             "{c:?}"
         );
         inputs[4] = t(F32, &[]);
@@ -513,7 +515,11 @@ mod tests {
         inputs[5] = t(I8, &["4", "2"]);
         let c = codes(qlinear_concat, &n, &inputs);
         assert!(
-            c.len() == 1 && c[0].starts_with("E1 ") && c[0].contains("3 vs 4"),
+            c.len() == 1
+                && c[0].starts_with(
+                    "E2 'n' (QLinearConcat) breaks the contract qlinear-concat-operands: "
+                )
+                && c[0].ends_with("here axis -2: 3 vs 4"),
             "{c:?}"
         );
     }

@@ -208,6 +208,11 @@ mod tests {
         assert!(findings(mrotary_embedding, &n, 1, &ok).is_empty());
         let bad = [t(F32, &["2", "5", "32"]), t(I64, &["3", "2", "6"])];
         let f = findings(mrotary_embedding, &n, 1, &bad);
-        assert!(f.len() == 1 && f[0].code.as_str() == "E1", "{f:?}");
+        assert!(
+            f.len() == 1
+                && f[0].code.as_str() == "E2"
+                && f[0].contract == Some("mrotary-position-ids"),
+            "{f:?}"
+        );
     }
 }

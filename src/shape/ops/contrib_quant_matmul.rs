@@ -17,7 +17,7 @@
 //!   Y is float when there is no y_zero_point (onnxruntime's inference reads input 8), else of its type.
 //! - MatMulIntegerToFloat (A 0, B 1; Y of a_scale's type), DynamicQuantizeMatMul (Y of A's type),
 //!   MatMulInteger16 (int32): numpy matmul, batch dims broadcast (E1 on a conflict), as MatMul; two
-//!   known contraction sizes that differ are E1 (shape inference refuses them at load), and a 1-D
+//!   known contraction sizes that differ are E2 (shape inference refuses them at load), and a 1-D
 //!   bias must be as long as B's last axis (the kernel counts its elements).
 //! - MatMulNBits, MatMulBnb4: `Y = A[..., :-1] + [N]` with A's type (attributes K and N; MatMulBnb4
 //!   with `transB` 0 gives `[..., K]`); MatMulNBits' A must end in K and its bias be `[N]` (shape
@@ -74,7 +74,7 @@ const QGEMM_SAME: Contract = Contract::new(
     "QGemm's b_scale and b_zero_point: of one rank, and of one length when 1-D",
 );
 
-/// An E1 on input `slot` of a QGemm under the contract `contract`.
+/// An E2 on input `slot` of a QGemm under the contract `contract`.
 fn qgemm_b_error(ctx: &mut NodeCtx<'_>, slot: usize, what: &str, contract: Contract) {
     let outcome = super::super::broadcast::Outcome {
         rank_error: Some(format!(
@@ -220,7 +220,7 @@ fn matmul_like(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
 }
 
 /// The contraction of a matmul of A (`a`) and B (`b`): A's last axis against B's second-to-last
-/// (its only one when 1-D). Only two known sizes that differ are reported (E1; onnxruntime's shape
+/// (its only one when 1-D). Only two known sizes that differ are reported (E2; onnxruntime's shape
 /// inference refuses them at load); a symbol met by a size is left to the MatMul rule, which binds it.
 fn contraction(ctx: &mut NodeCtx<'_>, a: usize, b: usize) {
     let (Some(x), Some(y)) = (ctx.shape(a), ctx.shape(b)) else {
@@ -442,11 +442,21 @@ mod tests {
         assert!(codes(qgemm, &n, &inputs).is_empty());
         inputs[3] = t(I8, &["5", "3"]);
         let c = codes(qgemm, &n, &inputs);
-        assert!(c.len() == 1 && c[0].starts_with("E1 "), "{c:?}");
+        assert!(
+            c.len() == 1
+                && c[0].starts_with("E2 'n' (QGemm) breaks the contract qgemm-contraction: ")
+                && c[0].ends_with("here axis -1: 4 vs 3"),
+            "{c:?}"
+        );
         inputs[3] = t(I8, &["5", "4"]);
         inputs[6] = t(Some(DataType::Int32 as i32), &["4"]);
         let c = codes(qgemm, &n, &inputs);
-        assert!(c.len() == 1 && c[0].starts_with("E1 "), "{c:?}");
+        assert!(
+            c.len() == 1
+                && c[0].starts_with("E2 'n' (QGemm) breaks the contract qgemm-c: ")
+                && c[0].ends_with("here axis -1: 5 vs 4"),
+            "{c:?}"
+        );
     }
 
     #[test]
@@ -522,7 +532,12 @@ mod tests {
             &n,
             &[t(F32, &["N", "3"]), t(F32, &["4"]), None],
         );
-        assert!(c.len() == 1 && c[0].starts_with("E1 "), "{c:?}");
+        assert!(
+            c.len() == 1
+                && c[0].starts_with("E2 'n' (QuantizeLinear) breaks the contract per-axis-scale: ")
+                && c[0].ends_with("here axis -1: 3 vs 4"),
+            "{c:?}"
+        );
         let n = node("DequantizeLinear", 2, 1, vec![attr_i("axis", 0)]);
         let out = run(
             quantize_linear,

@@ -556,7 +556,7 @@ mod tests {
     }
 
     #[test]
-    fn recurrent_contracts_are_e1() {
+    fn recurrent_contracts_are_e2() {
         let heads = || vec![attr_i("q_num_heads", 2), attr_i("kv_num_heads", 2)];
         let q = t(F32, &["2", "3", "16"]);
         let ok = [q.clone(), q.clone(), q.clone()];
@@ -566,13 +566,23 @@ mod tests {
             heads(),
             &[q.clone(), t(F32, &["2", "4", "16"]), q.clone()],
         );
-        assert!(c.len() == 1 && c[0].starts_with("E1 "), "{c:?}");
+        assert!(
+            c.len() == 1
+                && c[0].starts_with("E2 'n' (Op) breaks the contract linear-attention-key: ")
+                && c[0].ends_with("here axis -2: 3 vs 4"),
+            "{c:?}"
+        );
         let c = codes(
             causal_conv_with_state,
             vec![],
             &[t(F32, &["2", "8", "5"]), t(F32, &["6", "1", "4"])],
         );
-        assert!(c.len() == 1 && c[0].starts_with("E1 "), "{c:?}");
+        assert!(
+            c.len() == 1
+                && c[0]
+                    .starts_with("E2 'n' (Op) breaks the contract causal-conv-with-state-weight: "),
+            "{c:?}"
+        );
         let c = codes(
             causal_conv_with_state,
             vec![],
@@ -610,7 +620,9 @@ mod tests {
             &[t(F32, &["b", "t", "h"]), t(F32, &["4"]), t(F32, &["4"])],
         );
         assert!(
-            c.iter().all(|c| c.starts_with("W1 ")) && !c.is_empty(),
+            c.iter()
+                .all(|c| c.starts_with("W2 'n' (Op) meets the contract linear-attention-gate-"))
+                && !c.is_empty(),
             "{c:?}"
         );
     }
