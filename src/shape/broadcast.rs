@@ -81,6 +81,25 @@ pub struct PossibleConflict {
     /// When the model is valid, e.g. `N must be 1 or 3`, `needs M = N or one of them 1`. Symbols are
     /// named in sorted order, so the text does not depend on the order of the inputs.
     pub condition: String,
+    /// What the condition is checked with (the rule on this axis), for a caller that searches its
+    /// failing values itself ([`Self::failure`]).
+    pub validity: Validity,
+    /// The search for the smallest failing values, when the condition ends with its clause (computed
+    /// sizes); `None` for plain symbols, whose condition says which values fail.
+    pub searched: Option<counterexample::Search>,
+}
+
+impl PossibleConflict {
+    /// The smallest failing values of the symbols: the search the condition ends with, or one made now.
+    pub fn failure(&self) -> counterexample::Search {
+        match &self.searched {
+            Some(s) => s.clone(),
+            None => {
+                let operands: Vec<&Dim> = self.dims.iter().map(|(_, d)| d).collect();
+                counterexample::search(&operands, self.validity)
+            }
+        }
+    }
 }
 
 /// An axis, both ways.
@@ -132,17 +151,21 @@ impl At {
         let computed = dims.iter().any(|(_, d)| {
             matches!(d, Dim::Sym(e) if !matches!(e, SymExpr::Var(_) | SymExpr::Broadcast(_)))
         });
-        let condition = if computed {
+        let searched = computed.then(|| {
             let operands: Vec<&Dim> = dims.iter().map(|(_, d)| d).collect();
-            condition + &counterexample::search(&operands, rule).clause()
-        } else {
-            condition
+            counterexample::search(&operands, rule)
+        });
+        let condition = match &searched {
+            Some(found) => condition + &found.clause(),
+            None => condition,
         };
         out.possible.push(PossibleConflict {
             axis: self.axis,
             axis_from_end: self.from_end,
             dims,
             condition,
+            validity: rule,
+            searched,
         });
     }
 }
@@ -883,6 +906,8 @@ mod tests {
                 axis_from_end: -1,
                 dims: vec![(0, Dim::sym("N")), (1, Dim::Known(3))],
                 condition: "N must be 1 or 3".into(),
+                validity: Validity::Multi,
+                searched: None,
             }]
         );
     }

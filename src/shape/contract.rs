@@ -7,7 +7,10 @@
 //! what the operator requires) and reports through the [`NodeCtx`] methods here:
 //! - [`NodeCtx::require_equal`]: sizes that must be equal. Known sizes that differ, or expressions
 //!   that can never agree (`seq*2` against 3), are E2; symbols that decide it are W2, with the
-//!   condition and the smallest failing values of the symbols ([`super::counterexample`]);
+//!   condition and the smallest failing values of the symbols ([`super::counterexample`]). Where the
+//!   search tries every value up to its bound (4096 for one symbol, 64 each for two) and none fails,
+//!   there is no finding: the sizes are equal wherever the model gets that far (a Concat of sizes a
+//!   broadcast upstream already forced equal);
 //! - [`NodeCtx::require_multiple`]: a size that must be a multiple of a number, E2 or W2 the same way;
 //! - [`NodeCtx::broken`]: any other definite break (a rank, a count, an attribute's length), E2;
 //! - [`NodeCtx::out_of_range`]: a constant value outside its range (an index, `k`), E3, and
@@ -136,8 +139,11 @@ impl NodeCtx<'_> {
             (None, _) => format!("needs {} to be equal", and_list(&names)),
         };
         let dims: Vec<&Dim> = present.iter().map(|o| &o.dim).collect();
-        let clause = counterexample::search(&dims, Validity::Equal).clause();
-        self.possible(c, &present, &format!("{detail}: {condition}{clause}"));
+        let failure = counterexample::search(&dims, Validity::Equal);
+        if !failure.holds_as_far_as_searched() {
+            let clause = failure.clause();
+            self.possible(c, &present, &format!("{detail}: {condition}{clause}"));
+        }
         true
     }
 
@@ -153,10 +159,12 @@ impl NodeCtx<'_> {
             Dim::Sym(s) => match multiple_of(s, k) {
                 Some(always) => !always,
                 None => {
-                    let clause =
-                        counterexample::search(&[&operand.dim], Validity::MultipleOf(k)).clause();
-                    let detail = format!("{operand}: {s} must be a multiple of {k}{clause}");
-                    self.possible(c, &[operand], &detail);
+                    let failure = counterexample::search(&[&operand.dim], Validity::MultipleOf(k));
+                    if !failure.holds_as_far_as_searched() {
+                        let clause = failure.clause();
+                        let detail = format!("{operand}: {s} must be a multiple of {k}{clause}");
+                        self.possible(c, &[operand], &detail);
+                    }
                     return true;
                 }
             },
@@ -194,7 +202,11 @@ impl NodeCtx<'_> {
     ) -> Option<usize> {
         let k = super::ops::common::axis(axis, rank);
         if k.is_none() {
-            self.out_of_range(c, slots, format_args!("axis {axis} of a tensor of rank {rank}"));
+            self.out_of_range(
+                c,
+                slots,
+                format_args!("axis {axis} of a tensor of rank {rank}"),
+            );
         }
         k
     }

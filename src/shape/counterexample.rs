@@ -45,7 +45,17 @@ pub enum Search {
     NotSearched,
 }
 
+/// The least bound of a search that found no failure for W2 to keep quiet: with one or two symbols
+/// (every value up to 4096, or pairs up to 64), a contract that holds at every size tried holds
+/// wherever the model gets that far (`concat` of sizes a broadcast upstream already forced equal).
+pub const QUIET_BOUND: u64 = 64;
+
 impl Search {
+    /// True when the search tried every value up to [`QUIET_BOUND`] or beyond and none failed.
+    pub fn holds_as_far_as_searched(&self) -> bool {
+        matches!(self, Search::NoneUpTo(b) if *b >= QUIET_BOUND)
+    }
+
     /// The clause a W1 condition ends with: `; fails for w = 33 (4 vs 3)`, or where the search stopped.
     pub fn clause(&self) -> String {
         match self {
@@ -270,10 +280,12 @@ fn check(
     Some(text.join(" vs "))
 }
 
-/// An expression's value as a size: a negative value is no size (the model is broken elsewhere there,
-/// e.g. a convolution of an input smaller than its kernel), so that assignment is not a counterexample.
+/// An expression's value as a size, where it is one: a computed size below 1 is where the expression
+/// no longer describes the model (a convolution or pool whose kernel does not fit its input: the
+/// floor formula gives 0 or less where onnxruntime truncates toward zero and gives 1, or refuses), so
+/// that assignment is not a counterexample.
 fn eval_size(e: &SymExpr, env: &dyn Fn(&str) -> Option<i64>) -> Option<i64> {
-    e.eval(env).filter(|&v| v >= 0)
+    e.eval(env).filter(|&v| v >= 1)
 }
 
 #[cfg(test)]

@@ -10,7 +10,9 @@ use crate::ir::{Graph, OpNode};
 use crate::proto::{AttributeProto, NodeProto, TensorProto};
 
 /// Infers a subgraph (by attribute name) given the infos of its formal inputs; returns its outputs.
-pub type SubgraphFn<'a> = dyn FnMut(&str, &[ValueInfo]) -> Option<Vec<ValueInfo>> + 'a;
+/// With `reached` false (an If branch its known condition never takes), what the inference finds in
+/// it is dropped: a broken branch that never runs breaks nothing.
+pub type SubgraphFn<'a> = dyn FnMut(&str, &[ValueInfo], bool) -> Option<Vec<ValueInfo>> + 'a;
 
 /// The node a rule is applied to: one of the IR, or a `NodeProto` made up by a rule or a test.
 #[derive(Clone, Copy)]
@@ -198,7 +200,13 @@ impl<'a> NodeCtx<'a> {
 
     /// Infers subgraph attribute `name` with its formal inputs typed as `inputs`.
     pub fn infer_subgraph(&mut self, name: &str, inputs: &[ValueInfo]) -> Option<Vec<ValueInfo>> {
-        (self.subgraph)(name, inputs)
+        (self.subgraph)(name, inputs, true)
+    }
+
+    /// Infers subgraph attribute `name`, which never runs (the If branch a known condition does not
+    /// take), so that its values are known, dropping what inference finds in it.
+    pub fn infer_unreached_subgraph(&mut self, name: &str) -> Option<Vec<ValueInfo>> {
+        (self.subgraph)(name, &[], false)
     }
 
     /// Reports the conflicts and possible conflicts of `outcome`, computed by `rule` over the inputs at
@@ -276,12 +284,23 @@ impl<'a> NodeCtx<'a> {
             self.findings.push(d);
         }
         for p in &outcome.possible {
+            let mut condition = p.condition.clone();
+            // A contract's condition always ends with its first failing values; one that no size
+            // tried breaks is no finding (see `counterexample::QUIET_BOUND`).
+            if let Rule::Contract(_) = rule {
+                let failure = p.failure();
+                if failure.holds_as_far_as_searched() {
+                    continue;
+                }
+                if p.searched.is_none() {
+                    condition += &failure.clause();
+                }
+            }
             let dims: Vec<String> = p.dims.iter().map(|(_, d)| d.to_string()).collect();
             let detail = format!(
-                "axis {}: {}; {}",
+                "axis {}: {}; {condition}",
                 p.axis_from_end,
                 dims.join(" vs "),
-                p.condition
             );
             let mut d = self.algebra_finding(rule, false, slots, &detail);
             d.axis = Some(p.axis_from_end);

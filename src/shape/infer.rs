@@ -459,7 +459,7 @@ impl<'m> Driver<'m> {
         let mut sub_findings: Vec<Diagnostic> = Vec::new();
         let (outputs, findings) = {
             let this = &mut *self;
-            let mut subgraph = |name: &str, formal: &[ValueInfo]| -> Option<Vec<ValueInfo>> {
+            let mut subgraph = |name: &str, formal: &[ValueInfo], reached: bool| {
                 let sub = op.subgraphs().iter().find(|s| {
                     op.attributes()
                         .get(s.attribute)
@@ -467,7 +467,10 @@ impl<'m> Driver<'m> {
                 })?;
                 let before = this.out.diagnostics.len();
                 let outputs = this.infer_graph(&sub.graph, imports, Some(formal), &frame, site);
-                sub_findings.extend(this.out.diagnostics.drain(before..));
+                let found = this.out.diagnostics.drain(before..);
+                if reached {
+                    sub_findings.extend(found);
+                }
                 Some(outputs)
             };
             let mut ctx = NodeCtx {

@@ -1897,6 +1897,83 @@ def summarize_real_load(results: Results, show: int) -> list[str]:
     return lines
 
 
+# The failing values a W1 or W2 ends with: `; fails for height = 33 (3 vs 4)`.
+FAILS_FOR = re.compile(r"; fails for ((?:[^,()]+ = \d+)(?:, [^,()]+ = \d+)*) \(")
+
+
+def condition_run(model: Model, binding: dict[str, int]) -> str | None:
+    """What onnxruntime says when it runs `model` with its inputs at `binding` (run 0's sizes for the
+    symbols `binding` does not name): the first line of its refusal, or None when it runs."""
+    def run() -> str | None:
+        sizes = {**real_bindings(model)[0], **binding}
+        shapes = {
+            name: [sizes[d] if isinstance(d, str) else d for d in dims]
+            for name, dims in real_template(model).items()
+        }
+        # An axis declared `?` is its own symbol in ours (`x[2]`), whatever size the template gives it.
+        for name, axes in anonymous_axes(model).items():
+            for k in axes:
+                if f"{name}[{k}]" in binding:
+                    shapes[name][k] = binding[f"{name}[{k}]"]
+        try:
+            session = ort_session(real_proto(model).SerializeToString())
+            session.run(None, real_feed(model, 0, shapes))
+        except Exception as e:  # noqa: BLE001 - any refusal is the observation
+            return exception_text(e)
+        return None
+
+    return memo(("condition", model.rel, tuple(sorted(binding.items()))), run)
+
+
+def check_real_conditions(ctx: Context, model: Model) -> Outcome:
+    """Every W1 and W2 `check` reports on the model is a true condition: onnxruntime, run with the input sizes
+    the warning says fail (`fails for height = 33`; the other sizes as in run 0), refuses the model. A
+    warning that names no failing values, or values of symbols that are no input size of the model (a
+    name an exporter declared on an inner value), cannot be run, and is counted apart."""
+    missing = real_missing(model)
+    if missing:
+        return missing
+    doc, why = run_json(ctx, model, "check")
+    if why:
+        return failed(why)
+    inputs = set(real_bindings(model)[0])
+    data: dict[str, Any] = {"confirmed": 0, "unnamed": [], "not_inputs": [], "wrong": []}
+    for d in doc.get("diagnostics", []):
+        if d.get("code") not in SHAPE_WARNINGS:
+            continue
+        said = f"{d['code']} '{d.get('node')}': {d.get('message')}"
+        m = FAILS_FOR.search(d.get("message", ""))
+        if not m:
+            data["unnamed"].append(said)
+            continue
+        binding = {k.strip(): int(v) for k, v in (a.split(" = ") for a in m.group(1).split(", "))}
+        if not set(binding) <= inputs:
+            data["not_inputs"].append(said)
+            continue
+        if condition_run(model, binding) is None:
+            data["wrong"].append(f"{said} (onnxruntime runs it at {binding})")
+        else:
+            data["confirmed"] += 1
+    if data["wrong"]:
+        return failed(f"a warning onnxruntime disproves: {data['wrong'][0]}", data=data)
+    return passed(data=data)
+
+
+def summarize_real_conditions(results: Results, show: int) -> list[str]:
+    data = [(m, o.data) for m, o in results if o.data is not None]
+    lines = [
+        f"real-conditions: W1/W2 confirmed by onnxruntime failing at the sizes they name: "
+        f"{sum(d['confirmed'] for _, d in data)}; naming no failing sizes: "
+        f"{sum(len(d['unnamed']) for _, d in data)}; failing sizes of symbols that are no input size: "
+        f"{sum(len(d['not_inputs']) for _, d in data)}"
+    ]
+    for key in ("unnamed", "not_inputs"):
+        for m, d in data:
+            for w in d[key][:2]:
+                lines.append(f"  {key} {m.rel}: {shorten(w)[:200]}")
+    return lines
+
+
 SIZE_CLASSES = ("agree", "contradict", "unknown", "unbound symbol", "odd symbol name", "syntax", "broadcast",
                 "not an integer", "division by zero")
 
@@ -2559,7 +2636,7 @@ def summarize_real_expand(results: Results, show: int) -> list[str]:
     ]
 
 
-REAL_CHECKS = ("real-load", "real-shapes", "real-dims", "real-faults", "real-expand")
+REAL_CHECKS = ("real-load", "real-conditions", "real-shapes", "real-dims", "real-faults", "real-expand")
 
 
 def print_real_table(results: dict[str, Results]) -> None:
@@ -2673,6 +2750,13 @@ CHECKS: list[Check] = [
         "real corpus: onnxruntime runs the model at both sizes, and check --format json MODEL reports no error",
         check_real_load,
         summarize_real_load,
+        source="real",
+    ),
+    Check(
+        "real-conditions",
+        "real corpus: every W1 and W2 is a true condition: onnxruntime fails at the input sizes it says fail",
+        check_real_conditions,
+        summarize_real_conditions,
         source="real",
     ),
     Check(

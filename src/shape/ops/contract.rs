@@ -1,9 +1,9 @@
 //! Shape contracts of operators that take a smaller operand without numpy broadcasting: a bias or a
 //! LayerNorm scale as long as the last axis, a skip input of the input's shape, an attention mask of
-//! the attention's sizes. onnxruntime's contrib operators (and a few standard ones) check these in
-//! their kernels at run time; here they are checked at load time and reported as the standard
-//! broadcasts are, E1 for a definite mismatch and W1 with the condition for symbolic sizes, under
-//! [`Rule::Contract`] with the contract in words.
+//! the attention's sizes. onnxruntime's contrib operators check these in their kernels at run time;
+//! here they are checked at load time with the broadcast algebra's outcomes under
+//! [`Rule::Contract`]: E2 for a definite mismatch, W2 with the condition for symbolic sizes, naming
+//! the contract.
 
 use super::super::broadcast::{Outcome, none, unidirectional};
 use super::super::contract::Contract;

@@ -83,7 +83,7 @@ pub(super) fn delegate(
     let Some(rule) = registry().lookup("", op, opset) else {
         return Vec::new();
     };
-    let mut sub = |_: &str, _: &[ValueInfo]| -> Option<Vec<ValueInfo>> { None };
+    let mut sub = |_: &str, _: &[ValueInfo], _: bool| -> Option<Vec<ValueInfo>> { None };
     let mut inner = NodeCtx {
         node: ctx.node,
         label: ctx.label,

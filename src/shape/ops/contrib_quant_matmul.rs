@@ -34,8 +34,9 @@
 //! GatherBlockQuantized on int4/uint4/FP8/FP4 data (the harness feeds numpy types; those follow the
 //! schema: their shapes are logical, nothing is packed).
 
+use super::super::broadcast::unidirectional;
 use super::super::contract::Contract;
-use super::super::ctx::NodeCtx;
+use super::super::ctx::{NodeCtx, Rule};
 use super::super::dim::Dim;
 use super::super::registry::Registry;
 use super::super::value::ValueInfo;
@@ -161,17 +162,9 @@ fn qgemm(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         }
     }
     if ctx.has_input(6) {
-        contract::onto(
-            ctx,
-            0,
-            6,
-            &[m.clone(), n.clone()],
-            false,
-            Contract::new(
-                "qgemm-c",
-                "QGemm's C: unidirectionally broadcastable to (M, N)",
-            ),
-        );
+        // C is Gemm's: broadcast unidirectionally onto (M, N), an E1 when it cannot be.
+        let outcome = unidirectional(&Some(vec![m.clone(), n.clone()]), &ctx.shape(6));
+        ctx.report_broadcast(Rule::Unidirectional, &[0, 6], &outcome);
     }
     vec![ValueInfo::tensor(t, Some(vec![m, n]))]
 }
@@ -453,8 +446,8 @@ mod tests {
         let c = codes(qgemm, &n, &inputs);
         assert!(
             c.len() == 1
-                && c[0].starts_with("E2 'n' (QGemm) breaks the contract qgemm-c: ")
-                && c[0].ends_with("here axis -1: 5 vs 4"),
+                && c[0].starts_with("E1 inputs of 'n' (QGemm) cannot be broadcast: ")
+                && c[0].contains("axis -1: 5 vs 4"),
             "{c:?}"
         );
     }

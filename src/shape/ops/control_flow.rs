@@ -47,11 +47,24 @@ pub fn join(a: &ValueInfo, b: &ValueInfo) -> ValueInfo {
     }
 }
 
+/// If: both branches are inferred; with a condition of known value (an exported function's
+/// `Equal(Size(x), 4)`), the outputs are the taken branch's and the other's findings are dropped, since
+/// it never runs; otherwise the outputs are what the two branches agree on.
 fn if_rule(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
-    let then = ctx.infer_subgraph("then_branch", &[]);
-    let els = ctx.infer_subgraph("else_branch", &[]);
-    match (then, els) {
-        (Some(t), Some(e)) => t.iter().zip(&e).map(|(a, b)| join(a, b)).collect(),
+    let cond = ctx.data_i64(0).filter(|v| v.len() == 1).map(|v| v[0] != 0);
+    let mut branch = |name: &str, taken: bool| {
+        if taken {
+            ctx.infer_subgraph(name, &[])
+        } else {
+            ctx.infer_unreached_subgraph(name)
+        }
+    };
+    let then = branch("then_branch", cond != Some(false));
+    let els = branch("else_branch", cond != Some(true));
+    match (cond, then, els) {
+        (Some(true), Some(t), _) => t,
+        (Some(false), _, Some(e)) => e,
+        (None, Some(t), Some(e)) => t.iter().zip(&e).map(|(a, b)| join(a, b)).collect(),
         _ => Vec::new(),
     }
 }

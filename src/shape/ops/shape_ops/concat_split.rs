@@ -9,8 +9,9 @@
 //!
 //! Contracts, as onnxruntime's kernels check them at run (`concat.cc`, `split.cc`; onnx's inference at
 //! load catches the static ones first):
-//! - Concat: [`CONCAT_RANK`], [`CONCAT_AXIS`], [`CONCAT_AXES`]. An input with no elements (a known size
-//!   0) takes no part: onnxruntime skips it, whatever its rank or sizes.
+//! - Concat: [`CONCAT_RANK`], [`CONCAT_AXIS`], [`CONCAT_AXES`]. onnxruntime's kernel skips an input
+//!   with no elements whatever its rank or sizes, but its shape inference at load does not: where the
+//!   shapes are known, as they are here, such an input is refused like any other.
 //! - Split: [`SPLIT_AXIS`]; with sizes, [`SPLIT_SIZES`] (as many as outputs, none negative, summing to
 //!   the axis); without, [`SPLIT_EVEN`] (the axis a multiple of the outputs) or, with `num_outputs`,
 //!   [`SPLIT_CHUNKS`]: onnxruntime cuts chunks of `ceil(dim / n)` and refuses a `dim` that such chunks
@@ -36,22 +37,21 @@ fn agree<'a>(dims: impl IntoIterator<Item = &'a Dim>) -> Dim {
     best
 }
 
-pub const CONCAT_RANK: Contract = Contract::new(
-    "concat-rank",
-    "the inputs with elements have one rank, 1 or more",
+pub const CONCAT_RANK: Contract =
+    Contract::new("concat-rank", "the inputs have one rank, 1 or more");
+pub const CONCAT_AXIS: Contract = Contract::new(
+    "concat-axis",
+    "axis is an axis of the inputs, in [-rank, rank-1]",
 );
-pub const CONCAT_AXIS: Contract =
-    Contract::new("concat-axis", "axis is an axis of the inputs, in [-rank, rank-1]");
 pub const CONCAT_AXES: Contract = Contract::new(
     "concat-axes",
-    "the inputs with elements have equal sizes on every axis but the concatenation's",
+    "the inputs have equal sizes on every axis but the concatenation's",
 );
 
-/// Checks Concat's contracts on the inputs that have elements; false when one is broken.
+/// Checks Concat's contracts on the inputs of known rank; false when one is broken.
 fn concat_contracts(ctx: &mut NodeCtx<'_>, a: i64) -> bool {
     let shaped: Vec<(usize, Vec<Dim>)> = (0..ctx.num_inputs())
         .filter_map(|k| Some((k, ctx.shape(k)?)))
-        .filter(|(_, s)| !s.contains(&Dim::Known(0)))
         .collect();
     let Some((first, reference)) = shaped.first() else {
         return true;
@@ -72,10 +72,7 @@ fn concat_contracts(ctx: &mut NodeCtx<'_>, a: i64) -> bool {
     };
     let mut kept = true;
     for i in (0..r).filter(|&i| i != along) {
-        let operands: Vec<Operand> = slots
-            .iter()
-            .filter_map(|&k| ctx.operand(k, i))
-            .collect();
+        let operands: Vec<Operand> = slots.iter().filter_map(|&k| ctx.operand(k, i)).collect();
         kept &= ctx.require_equal(CONCAT_AXES, &operands);
     }
     kept
@@ -199,8 +196,10 @@ fn symbolic_chunks(dim: &Dim, n: usize) -> Vec<Dim> {
     }
 }
 
-pub const SPLIT_AXIS: Contract =
-    Contract::new("split-axis", "axis is an axis of the input, in [-rank, rank-1]");
+pub const SPLIT_AXIS: Contract = Contract::new(
+    "split-axis",
+    "axis is an axis of the input, in [-rank, rank-1]",
+);
 pub const SPLIT_SIZES: Contract = Contract::new(
     "split-sizes",
     "the split sizes are as many as the outputs, none negative, and sum to the axis's size",
@@ -259,8 +258,12 @@ pub(super) fn split(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let Some(dims) = ctx.shape(0) else {
         return unknown(elem);
     };
-    let Some(k) = ctx.require_axis(SPLIT_AXIS, &[0], ctx.attr_i("axis").unwrap_or(0), dims.len())
-    else {
+    let Some(k) = ctx.require_axis(
+        SPLIT_AXIS,
+        &[0],
+        ctx.attr_i("axis").unwrap_or(0),
+        dims.len(),
+    ) else {
         return unknown(elem);
     };
     let sizes: Vec<Dim> = match split_sizes(ctx) {
