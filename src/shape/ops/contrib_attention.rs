@@ -1162,7 +1162,10 @@ mod tests {
         assert!(
             c[0].starts_with(
                 "W2 'n' (GroupQueryAttention) meets the contract gqa-past only under a condition: "
-            ) && c[0].ends_with("here axis -1: 16 vs kv_cache_dim; kv_cache_dim must be 16"),
+            ) && c[0].ends_with(
+                "here axis -1: 16 vs kv_cache_dim; kv_cache_dim must be 16; fails for \
+                 kv_cache_dim = 1 (16 vs 1)"
+            ),
             "{c:?}"
         );
     }

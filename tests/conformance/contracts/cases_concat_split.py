@@ -64,6 +64,8 @@ CASES = [
          fault=True),
     case("Split/chunks-6-in-4", "Split", [In([2, 6])], "split-chunks", attrs={"axis": 1, "num_outputs": 4},
          outputs=4, opset=18, fault=True),
+    case("Split/chunks-5-in-4", "Split", [In([5])], "split-chunks", attrs={"num_outputs": 4}, outputs=4, opset=18,
+         fault=True),
     case("Split/chunks-more-than-size", "Split", [In([3])], "split-chunks", attrs={"num_outputs": 4}, outputs=4,
          opset=18, fault=True),
     # split-axis.

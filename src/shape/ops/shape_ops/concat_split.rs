@@ -230,20 +230,23 @@ fn check_split_sizes(ctx: &mut NodeCtx<'_>, sizes: &[Dim], n: usize, total: &Dim
     ctx.require_equal(SPLIT_SIZES, &[sum, axis])
 }
 
-/// onnxruntime's chunks for `num_outputs` `n` of a known `total`: `n` of `ceil(total / n)`, the last
-/// one the rest when there is a rest; `None` (after an E2) when they do not add up to `total`.
+/// Whether onnxruntime's chunks for `num_outputs` `n` cut an axis of known size `total`: `n` chunks of
+/// `ceil(total / n)`, the last one replaced by the rest when there is a rest; false (after an E2) when
+/// they do not add up to `total`. An empty axis is left alone (onnxruntime divides by its chunk of 0).
 fn check_chunks(ctx: &mut NodeCtx<'_>, total: u64, n: usize) -> bool {
     let n64 = n as u64;
-    if n64 > total {
-        let detail = format!("{n} outputs of an axis of size {total}");
-        ctx.broken(SPLIT_CHUNKS, &[0], detail);
-        return false;
+    if total == 0 || n64 == 0 {
+        return true;
     }
     let chunk = total.div_ceil(n64);
-    if total % chunk == 0 && chunk * n64 != total {
+    let last = match total % chunk {
+        0 => chunk,
+        rest => rest,
+    };
+    let cut = chunk.saturating_mul(n64 - 1).saturating_add(last);
+    if cut != total {
         let detail = format!(
-            "an axis of size {total} in {n} chunks of {chunk}: {} pieces, the last ones empty",
-            total / chunk
+            "an axis of size {total} in {n} chunks of {chunk}, the last of {last}: {cut} in all"
         );
         ctx.broken(SPLIT_CHUNKS, &[0], detail);
         return false;
@@ -371,15 +374,25 @@ mod tests {
         let n = node("Split", 1, 3, vec![attr_i("axis", -1)]);
         let out = run(split, &n, 13, &[t(F32, &["N", "9"])]);
         assert_eq!(out[2].shape, shape(&["N", "3"]));
-        let out = run(split, &n, 13, &[t(F32, &["N", "10"])]);
-        assert_eq!(out[2].shape, shape(&["N", "?"]));
+        // 10 in 3 equal parts: no shape, and the contract broken.
+        let (out, found) = run_all(split, &n, 13, &[t(F32, &["N", "10"])]);
+        assert_eq!(out[2].shape, None);
+        assert_eq!(found[0].contract, Some("split-even"));
         let n = node("Split", 1, 3, vec![attr_i("num_outputs", 3)]);
         let out = run(split, &n, 18, &[t(F32, &["10"])]);
         let sizes: Vec<Shape> = out.iter().map(|v| v.shape.clone()).collect();
         assert_eq!(sizes, vec![shape(&["4"]), shape(&["4"]), shape(&["2"])]);
         let n = node("Split", 1, 4, vec![attr_i("num_outputs", 4)]);
-        let out = run(split, &n, 18, &[t(F32, &["5"])]);
-        assert_eq!(out[3].shape, shape(&["?"]));
+        // 5 in 4: chunks of 2, the last of 1, 7 in all: onnxruntime refuses it.
+        let (out, found) = run_all(split, &n, 18, &[t(F32, &["5"])]);
+        assert_eq!(out[3].shape, None);
+        assert_eq!(found[0].contract, Some("split-chunks"));
+        let out = run(split, &n, 18, &[t(F32, &["7"])]);
+        let sizes: Vec<Shape> = out.iter().map(|v| v.shape.clone()).collect();
+        assert_eq!(
+            sizes,
+            [shape(&["2"]), shape(&["2"]), shape(&["2"]), shape(&["1"])]
+        );
         // Symbolic chunks: ceil(L/4) each, the rest last; at every L where the last is a size, the
         // sizes add up to L.
         let out = run(split, &n, 18, &[t(F32, &["L"])]);
@@ -402,11 +415,18 @@ mod tests {
         let n = node("Split", 1, 2, vec![attr_ints("split", &[1, 2])]);
         let out = run(split, &n, 11, &[ints(&[7, 8, 9])]);
         assert_eq!(out[1].data_i64(), Some(vec![8, 9]));
+        // Sizes that do not sum to the axis, or a negative one: the contract broken, no shapes.
         let n = node("Split", 1, 2, vec![attr_ints("split", &[2, 2])]);
-        let out = run(split, &n, 11, &[ints(&[7, 8, 9])]);
-        assert_eq!(out[1].int_vec(), None);
+        let (out, found) = run_all(split, &n, 11, &[ints(&[7, 8, 9])]);
+        assert_eq!((out[1].int_vec(), out[1].shape.clone()), (None, None));
+        assert!(
+            found[0]
+                .message
+                .ends_with("here 4 (the split sizes' sum) vs 3 (the axis's size)")
+        );
         let n = node("Split", 1, 2, vec![attr_ints("split", &[-5, i64::MAX])]);
-        let out = run(split, &n, 11, &[ints(&[7, 8, 9])]);
-        assert_eq!(out[0].shape, shape(&["?"]));
+        let (out, found) = run_all(split, &n, 11, &[ints(&[7, 8, 9])]);
+        assert_eq!(out[0].shape, None);
+        assert_eq!(found[0].code, crate::diagnostics::Code::ValueOutOfRange);
     }
 }
