@@ -115,11 +115,12 @@ impl NodeCtx<'_> {
             })
             .collect();
         let detail = list(&present);
+        // Symbols stand for sizes of real inputs, 1 or more: `n*64` against `n*56` never agree.
         let never = match known.as_slice() {
             [] => syms
                 .iter()
                 .enumerate()
-                .any(|(i, a)| syms[i + 1..].iter().any(|b| a.always_differs(b))),
+                .any(|(i, a)| syms[i + 1..].iter().any(|b| a.differs_for_sizes(b))),
             [k] => syms.iter().any(|s| !s.can_equal(*k)),
             _ => true,
         };
@@ -130,16 +131,23 @@ impl NodeCtx<'_> {
             return false;
         }
         let names = names(&syms);
-        let condition = match (known.first(), names.as_slice()) {
-            (_, []) => return true,
-            (None, [_]) => return true, // one expression, however often: equal to itself
-            (Some(k), [one]) => format!("{one} must be {k}"),
-            (Some(k), _) => format!("{} must each be {k}", and_list(&names)),
-            (None, [a, b]) => format!("needs {a} = {b}"),
-            (None, _) => format!("needs {} to be equal", and_list(&names)),
+        let pair = reduced(&present);
+        let condition = match (known.first(), names.as_slice(), &pair) {
+            (_, [], _) => return true,
+            (None, [_], _) => return true, // one expression, however often: equal to itself
+            (Some(k), [one], _) => format!("{one} must be {k}"),
+            (Some(k), _, _) => format!("{} must each be {k}", and_list(&names)),
+            (None, _, Some([q, _])) => format!("{q} must be 1 (the other factors are common)"),
+            (None, [a, b], None) => format!("needs {a} = {b}"),
+            (None, _, None) => format!("needs {} to be equal", and_list(&names)),
         };
-        let dims: Vec<&Dim> = present.iter().map(|o| &o.dim).collect();
-        let failure = counterexample::search(&dims, Validity::Equal);
+        let failure = match &pair {
+            Some([q, one]) => counterexample::search(&[q, one], Validity::Equal),
+            None => {
+                let dims: Vec<&Dim> = present.iter().map(|o| &o.dim).collect();
+                counterexample::search(&dims, Validity::Equal)
+            }
+        };
         if !failure.holds_as_far_as_searched() {
             let clause = failure.clause();
             self.possible(c, &present, &format!("{detail}: {condition}{clause}"));
@@ -278,6 +286,20 @@ impl NodeCtx<'_> {
         }
         d
     }
+}
+
+/// Two sizes one of which is the other times an expression (`b*h*w*120` and `b*w*120`), as that
+/// expression and 1: they are equal exactly when it is 1 (the common factor is a size, 1 or more,
+/// where the model runs), and the search for failing values then runs over its symbols alone.
+fn reduced(operands: &[&Operand]) -> Option<[Dim; 2]> {
+    let [a, b] = operands else {
+        return None;
+    };
+    let (Dim::Sym(x), Dim::Sym(y)) = (&a.dim, &b.dim) else {
+        return None;
+    };
+    let q = x.checked_div(y).or_else(|| y.checked_div(x))?;
+    Some([Dim::Sym(q), Dim::Known(1)])
 }
 
 /// `64 (input 0 'a' axis 1) vs 63 (input 1 'b' axis 0)`.

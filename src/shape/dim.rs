@@ -188,6 +188,14 @@ impl SymExpr {
             .is_some_and(|c| c != 0)
     }
 
+    /// Whether `self` and `other` differ wherever every symbol is 1 or more (`n*64` and `n*56`): see
+    /// [`Poly::nonzero_for_sizes`]. Weaker than [`Self::always_differs`], which holds at 0 too.
+    pub fn differs_for_sizes(&self, other: &SymExpr) -> bool {
+        Poly::of(self)
+            .sub(&Poly::of(other))
+            .is_some_and(|d| d.nonzero_for_sizes())
+    }
+
     /// The value at integer values of the symbols (`env` gives each, `None` when it has none): `None`
     /// when a symbol has no value, on overflow, or when a broadcast inside is not valid there.
     pub fn eval(&self, env: &dyn Fn(&str) -> Option<i64>) -> Option<i64> {

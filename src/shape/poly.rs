@@ -205,6 +205,19 @@ impl Poly {
             .fold(0, |g, (_, k)| gcd(g, k.unsigned_abs()))
     }
 
+    /// Whether it is non-zero wherever every symbol is 1 or more, as the sizes of real inputs are:
+    /// a polynomial over plain symbols (a floor or a minimum can be 0) whose coefficients, the
+    /// constant's too, all have one sign (`8*n` is never 0 for `n >= 1`).
+    pub fn nonzero_for_sizes(&self) -> bool {
+        let plain = self
+            .terms
+            .keys()
+            .flatten()
+            .all(|a| matches!(a, SymExpr::Var(_)));
+        let one_sign = self.terms.values().all(|&k| k > 0) || self.terms.values().all(|&k| k < 0);
+        plain && one_sign && !self.terms.is_empty()
+    }
+
     /// Whether it is certainly `<= 0` for every value of its atoms (no positive coefficient, and every
     /// atom non-negative).
     pub fn never_positive(&self) -> bool {

@@ -7,12 +7,26 @@
 //! - Reshape: the target is attribute `shape` before 5, an input from 5; 14 adds `allowzero` (a 0 is
 //!   then a 0, not a copy of the input's dim).
 //! - Squeeze, Unsqueeze: `axes` attribute before 13, input from 13; 11 allows negative axes.
+//!
+//! Contracts (onnxruntime's `reshape_helper.h`, `transpose.h`, `squeeze.h`, `unsqueeze.cc`, `flatten.h`;
+//! onnx's inference at load catches the static ones first):
+//! - Reshape: [`RESHAPE_TARGET`] (no size below -1, one -1 at most), [`RESHAPE_ZERO`] (a copying 0
+//!   within the input's rank) and [`RESHAPE_COUNT`] (the element count kept; a -1 beside sizes whose
+//!   product is 0, as `allowzero`'s 0 gives, is refused). A symbolic count reshaped to known sizes is a binding (I002), as before: a Reshape to
+//!   `[1, 150528]` is how a model says its batch is 1.
+//! - Flatten: [`FLATTEN_AXIS`], in `[-rank, rank]`.
+//! - Transpose: [`TRANSPOSE_PERM`], a permutation of the input's axes (onnxruntime refuses a negative
+//!   or repeated entry when it builds the kernel, a length other than the rank when it runs).
+//! - Squeeze: [`SQUEEZE_AXES`] inside the rank, and [`SQUEEZE_ONE`], each squeezed axis of size 1
+//!   (repeated axes are fine: onnxruntime merges them).
+//! - Unsqueeze: [`UNSQUEEZE_AXES`], inside the output's rank and not repeated.
 
 use super::int64;
+use crate::shape::contract::{Contract, Operand};
 use crate::shape::ctx::NodeCtx;
 use crate::shape::dim::{Dim, Shape};
 use crate::shape::ops::common::{
-    Param, axes, axis_inclusive, div_exact_dim, ints_attr_or_input, len_1d, like, product,
+    Param, axes, axis, axis_inclusive, div_exact_dim, ints_attr_or_input, len_1d, like, product,
     size_of_value, unknown_dims, values_if_small,
 };
 use crate::shape::value::{Data, ValueInfo, as_i64, from_i64};
@@ -67,23 +81,96 @@ fn reshape_target(ctx: &NodeCtx<'_>) -> Option<Vec<Dim>> {
     ctx.data(1).map(<[Dim]>::to_vec)
 }
 
+pub const RESHAPE_TARGET: Contract = Contract::new(
+    "reshape-target",
+    "the target shape holds sizes of 0 or more and at most one -1",
+);
+pub const RESHAPE_ZERO: Contract = Contract::new(
+    "reshape-zero",
+    "a 0 in the target (without allowzero) copies the input's size at its position, which must exist",
+);
+pub const RESHAPE_COUNT: Contract = Contract::new(
+    "reshape-count",
+    "the target has the input's number of elements (with a -1, the other sizes divide it)",
+);
+
+/// Checks Reshape's contracts on the target values `target`; false when one is broken.
+fn reshape_contracts(
+    ctx: &mut NodeCtx<'_>,
+    input: &Shape,
+    target: &[Dim],
+    allowzero: bool,
+) -> bool {
+    let slots = if ctx.opset < 5 { vec![0] } else { vec![0, 1] };
+    let values: Vec<Option<i64>> = target.iter().map(as_i64).collect();
+    if let Some(v) = values.iter().flatten().find(|&&v| v < -1) {
+        ctx.out_of_range(RESHAPE_TARGET, &slots, format_args!("a size of {v}"));
+        return false;
+    }
+    let wild = values.iter().filter(|v| **v == Some(-1)).count();
+    if wild > 1 {
+        ctx.out_of_range(RESHAPE_TARGET, &slots, format_args!("{wild} sizes of -1"));
+        return false;
+    }
+    let zeros: Vec<usize> = (0..values.len())
+        .filter(|&i| values[i] == Some(0))
+        .collect();
+    if !allowzero
+        && let (Some(dims), Some(&i)) = (input, zeros.last())
+        && i >= dims.len()
+    {
+        let detail = format!("a 0 at position {i} of an input of rank {}", dims.len());
+        ctx.broken(RESHAPE_ZERO, &slots, detail);
+        return false;
+    }
+    let Some(dims) = input else {
+        return true;
+    };
+    let out = reshape_dims(input, target, allowzero);
+    let total = Operand::new("the input's element count", product(dims)).from_input(0);
+    let Some(k) = values.iter().position(|v| *v == Some(-1)) else {
+        let count = product(&out);
+        if let (Dim::Sym(s), Dim::Known(n)) = (&total.dim, &count)
+            && s.can_equal(*n)
+        {
+            // A symbolic count reshaped to known sizes only is bound to their product.
+            ctx.bind(&total.dim, *n, "the reshape");
+            return true;
+        }
+        return ctx.require_equal(RESHAPE_COUNT, &[total, Operand::new("the target's", count)]);
+    };
+    let others = product(
+        out.iter()
+            .enumerate()
+            .filter(|&(i, _)| i != k)
+            .map(|(_, d)| d),
+    );
+    match (&total.dim, &others) {
+        (_, Dim::Known(0)) => {
+            let detail = "a -1 beside sizes whose product is 0";
+            ctx.broken(RESHAPE_COUNT, &slots, detail);
+            false
+        }
+        (_, Dim::Known(n)) => ctx.require_multiple(RESHAPE_COUNT, &total, *n),
+        // Symbolic sizes beside the -1: exact when they divide the count (`batch*seq*768` by
+        // `batch*64`); a quotient that is no expression says nothing about the model.
+        _ => true,
+    }
+}
+
 pub(super) fn reshape(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let input = ctx.shape(0);
     let allowzero = ctx.opset >= 14 && ctx.attr_i("allowzero").unwrap_or(0) != 0;
     let shape = match reshape_target(ctx) {
-        Some(target) => Some(reshape_dims(&input, &target, allowzero)),
+        Some(target) => {
+            if !reshape_contracts(ctx, &input, &target, allowzero) {
+                return vec![like(ctx, 0, None)];
+            }
+            Some(reshape_dims(&input, &target, allowzero))
+        }
         None if ctx.opset >= 5 => len_1d(ctx, 1).and_then(unknown_dims),
         None => None,
     };
-    // A symbolic element count reshaped to known sizes only is bound to their product.
-    if let (Some(dims), Some(out)) = (&input, &shape) {
-        let total = product(dims);
-        if let Dim::Known(n) = product(out)
-            && matches!(total, Dim::Sym(_))
-        {
-            ctx.bind(&total, n, "the reshape");
-        }
-    }
     let data = values_if_small(&shape, ctx.values(0).cloned());
     vec![like(ctx, 0, shape).with_values(data)]
 }
@@ -142,21 +229,72 @@ fn inferred_dim(input: &[Dim], others: &[&Dim]) -> Dim {
     }
 }
 
+pub const FLATTEN_AXIS: Contract = Contract::new(
+    "flatten-axis",
+    "axis is in [-rank, rank] (0 through 8 before opset 11: not negative)",
+);
+
 /// Flatten: `[prod(dims[..axis]), prod(dims[axis..])]`.
 pub(super) fn flatten(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let a = ctx.attr_i("axis").unwrap_or(1);
     let shape = match ctx.shape(0) {
         Some(dims) => {
-            axis_inclusive(a, dims.len()).map(|k| vec![product(&dims[..k]), product(&dims[k..])])
+            let k = axis_inclusive(a, dims.len()).filter(|_| a >= 0 || ctx.opset >= 11);
+            if k.is_none() {
+                let detail = format!("axis {a} of a tensor of rank {}", dims.len());
+                ctx.out_of_range(FLATTEN_AXIS, &[0], detail);
+            }
+            k.map(|k| vec![product(&dims[..k]), product(&dims[k..])])
         }
         None => Some(vec![Dim::Unknown, Dim::Unknown]),
     };
     vec![like(ctx, 0, shape)]
 }
 
+pub const TRANSPOSE_PERM: Contract = Contract::new(
+    "transpose-perm",
+    "perm is a permutation of the input's axes: each of 0 to rank-1 once",
+);
+
+/// Checks `perm` against itself (no negative, repeated or too large entry: onnxruntime refuses it
+/// when it builds the kernel) and against the input's rank; false when broken.
+fn check_perm(ctx: &mut NodeCtx<'_>, perm: &[i64]) -> bool {
+    let n = perm.len() as i64;
+    if let Some(&v) = perm.iter().find(|&&v| v < 0 || v >= n) {
+        ctx.out_of_range(
+            TRANSPOSE_PERM,
+            &[0],
+            format_args!("entry {v} of a perm of {n}"),
+        );
+        return false;
+    }
+    if let Some((i, v)) = perm
+        .iter()
+        .enumerate()
+        .find(|(i, v)| perm[..*i].contains(v))
+    {
+        let detail = format!("entry {v} repeated at position {i}");
+        ctx.out_of_range(TRANSPOSE_PERM, &[0], detail);
+        return false;
+    }
+    match ctx.input(0).and_then(ValueInfo::rank) {
+        Some(r) if r != perm.len() => {
+            let detail = format!("a perm of {} entries for an input of rank {r}", perm.len());
+            ctx.broken(TRANSPOSE_PERM, &[0], detail);
+            false
+        }
+        _ => true,
+    }
+}
+
 /// Transpose: dims permuted by `perm` (reversed by default). A malformed `perm` keeps the rank only.
 pub(super) fn transpose(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let perm = ctx.attr_ints("perm").map(<[i64]>::to_vec);
+    if let Some(p) = &perm
+        && !check_perm(ctx, p)
+    {
+        return vec![like(ctx, 0, None)];
+    }
     let shape = match (ctx.shape(0), perm) {
         (Some(dims), None) => Some(dims.into_iter().rev().collect()),
         (Some(dims), Some(p)) => Some(match axes(&p, dims.len()) {
@@ -220,8 +358,36 @@ pub(super) fn transposed(dims: &[Dim], perm: &[usize], values: &Data) -> Option<
     values.pick(order)
 }
 
+pub const SQUEEZE_AXES: Contract = Contract::new(
+    "squeeze-axes",
+    "each axis is an axis of the input, in [-rank, rank-1]",
+);
+pub const SQUEEZE_ONE: Contract = Contract::new("squeeze-one", "each squeezed axis has size 1");
+
+/// Checks Squeeze's axes `list` against the input; false when a contract is broken.
+fn squeeze_contracts(ctx: &mut NodeCtx<'_>, list: &[i64]) -> bool {
+    let Some(dims) = ctx.shape(0) else {
+        return true;
+    };
+    let mut kept = true;
+    for &a in list {
+        let Some(k) = ctx.require_axis(SQUEEZE_AXES, &[0], a, dims.len()) else {
+            return false;
+        };
+        if let Some(o) = ctx.operand(0, k) {
+            kept &= ctx.require_equal(SQUEEZE_ONE, &[o, Operand::new("1", Dim::Known(1))]);
+        }
+    }
+    kept
+}
+
 pub(super) fn squeeze(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let list = ints_attr_or_input(ctx, "axes", 1, 13);
+    if let Param::Known(l) = &list
+        && !squeeze_contracts(ctx, l)
+    {
+        return vec![like(ctx, 0, None)];
+    }
     let shape = ctx.shape(0).and_then(|dims| match list {
         // An empty attribute is no attribute. An empty input squeezes nothing in the reference
         // implementation but every 1 in onnxruntime: known only where the two agree.
@@ -230,7 +396,11 @@ pub(super) fn squeeze(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             .all(|d| matches!(d, Dim::Known(n) if *n != 1))
             .then_some(dims),
         Param::Known(list) if !list.is_empty() => {
-            let gone = axes(&list, dims.len())?;
+            // A repeated axis is squeezed once (onnxruntime merges them).
+            let gone: Vec<usize> = list
+                .iter()
+                .map(|&a| axis(a, dims.len()))
+                .collect::<Option<_>>()?;
             Some(
                 dims.iter()
                     .enumerate()
@@ -253,8 +423,39 @@ pub(super) fn squeeze(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     vec![like(ctx, 0, shape).with_values(data)]
 }
 
+pub const UNSQUEEZE_AXES: Contract = Contract::new(
+    "unsqueeze-axes",
+    "each axis is an axis of the output (rank + number of axes), none twice",
+);
+
+/// Checks Unsqueeze's axes `list` against the output's rank; false when broken.
+fn unsqueeze_contracts(ctx: &mut NodeCtx<'_>, list: &[i64]) -> bool {
+    let Some(rank) = ctx.input(0).and_then(ValueInfo::rank) else {
+        return true;
+    };
+    let out = rank + list.len();
+    let mut seen = Vec::with_capacity(list.len());
+    for &a in list {
+        let Some(k) = ctx.require_axis(UNSQUEEZE_AXES, &[0], a, out) else {
+            return false;
+        };
+        if seen.contains(&k) {
+            let detail = format!("axis {a} names output axis {k} twice");
+            ctx.out_of_range(UNSQUEEZE_AXES, &[0], detail);
+            return false;
+        }
+        seen.push(k);
+    }
+    true
+}
+
 pub(super) fn unsqueeze(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let list = ints_attr_or_input(ctx, "axes", 1, 13);
+    if let Param::Known(l) = &list
+        && !unsqueeze_contracts(ctx, l)
+    {
+        return vec![like(ctx, 0, None)];
+    }
     let shape = ctx.shape(0).and_then(|dims| match list {
         Param::Known(list) => {
             let rank = dims.len().checked_add(list.len())?;
@@ -353,30 +554,23 @@ mod tests {
             reshape_to(&["B", "S", "?"], &vals(&[-1]), 14),
             shape(&["?"])
         );
-        assert_eq!(
-            reshape_to(&["6", "4"], &vals(&[-1, 5]), 14),
-            shape(&["?", "5"])
-        );
-        assert_eq!(
-            reshape_to(&["6", "4"], &vals(&[-1, -1]), 14),
-            shape(&["?", "?"])
-        );
+        // A broken contract leaves no shape: 24 elements in rows of 5, two -1s.
+        assert_eq!(reshape_to(&["6", "4"], &vals(&[-1, 5]), 14), None);
+        assert_eq!(reshape_to(&["6", "4"], &vals(&[-1, -1]), 14), None);
         assert_eq!(
             reshape_to(&["0", "4"], &vals(&[-1, 2]), 14),
             shape(&["0", "2"])
         );
-        assert_eq!(
-            reshape_to(&["3", "0"], &vals(&[-1, 0]), 14),
-            shape(&["?", "0"])
-        );
-        assert_eq!(reshape_to(&["4"], &vals(&[-7, 2]), 14), shape(&["?", "2"]));
+        // A -1 beside a copied 0, a size below -1: refused (no shape).
+        assert_eq!(reshape_to(&["3", "0"], &vals(&[-1, 0]), 14), None);
+        assert_eq!(reshape_to(&["4"], &vals(&[-7, 2]), 14), None);
         assert_eq!(reshape_to(&[], &vals(&[-1]), 14), shape(&["1"]));
         // allowzero: a 0 is a 0.
         let n = node("Reshape", 2, 1, vec![attr_i("allowzero", 1)]);
         let s = out_shape(reshape, &n, 14, &[t(F32, &["0", "4"]), ints(&[0, 4])]);
         assert_eq!(s, shape(&["0", "4"]));
         let s = out_shape(reshape, &n, 14, &[t(F32, &["3", "4"]), ints(&[0, -1])]);
-        assert_eq!(s, shape(&["0", "?"]));
+        assert_eq!(s, None, "a -1 beside allowzero's 0");
         // Unknown values: rank from the target's length.
         let target = ValueInfo::tensor(I64, shape(&["3"]));
         let s = out_shape(
@@ -473,10 +667,7 @@ mod tests {
             shape(&["B", "12", "S", "64"])
         );
         let n = node("Transpose", 1, 1, vec![attr_ints("perm", &[0, 0])]);
-        assert_eq!(
-            out_shape(transpose, &n, 13, &[t(F32, &["2", "3"])]),
-            shape(&["?", "?"])
-        );
+        assert_eq!(out_shape(transpose, &n, 13, &[t(F32, &["2", "3"])]), None);
         let n = node("Transpose", 1, 1, vec![]);
         assert_eq!(
             out_shape(transpose, &n, 13, &[t(F32, &["2", "3"])]),
@@ -538,6 +729,79 @@ mod tests {
             out_shape(unsqueeze, &un, 13, &[t(F32, &["3"]), unknown_axes]),
             shape(&["?", "?", "?"])
         );
+    }
+
+    /// The contract each finding of `rule` names, with its code.
+    fn contracts(
+        rule: crate::shape::registry::Rule,
+        n: &crate::proto::NodeProto,
+        opset: i64,
+        inputs: &[Option<ValueInfo>],
+    ) -> Vec<String> {
+        findings(rule, n, opset, inputs)
+            .iter()
+            .map(|d| format!("{} {}", d.code, d.contract.unwrap_or("-")))
+            .collect()
+    }
+
+    #[test]
+    fn reshape_contracts() {
+        let n = node("Reshape", 2, 1, vec![]);
+        let to = |input: &[&str], target: &[i64]| {
+            let t_info = ValueInfo::int64_data(vals(target), false);
+            contracts(reshape, &n, 14, &[t(F32, input), Some(t_info)])
+        };
+        assert!(to(&["2", "3", "4"], &[6, 4]).is_empty());
+        assert!(to(&["N", "6"], &[0, -1, 3]).is_empty());
+        assert_eq!(to(&["2", "3", "4"], &[5, 5]), ["E2 reshape-count"]);
+        assert_eq!(
+            to(&["N", "64"], &[0, 8, 7]),
+            ["E2 reshape-count"],
+            "N*64 vs N*56"
+        );
+        assert_eq!(to(&["N", "5"], &[-1, 3]), ["W2 reshape-count"]);
+        assert_eq!(to(&["2", "3"], &[-1, -2]), ["E3 reshape-target"]);
+        assert_eq!(to(&["6"], &[1, 0, 6]), ["E2 reshape-zero"]);
+        let zero = node("Reshape", 2, 1, vec![attr_i("allowzero", 1)]);
+        let t_info = ValueInfo::int64_data(vals(&[-1, 0]), false);
+        let c = contracts(reshape, &zero, 14, &[t(F32, &["0", "3"]), Some(t_info)]);
+        assert_eq!(c, ["E2 reshape-count"], "a -1 beside a product of 0");
+        // A symbolic count reshaped to known sizes binds the symbol (I002).
+        assert_eq!(to(&["N", "4"], &[8]), ["I002 -"]);
+    }
+
+    #[test]
+    fn layout_contracts() {
+        let tr = |perm: &[i64], input: &[&str]| {
+            let n = node("Transpose", 1, 1, vec![attr_ints("perm", perm)]);
+            contracts(transpose, &n, 13, &[t(F32, input)])
+        };
+        assert!(tr(&[1, 0], &["2", "3"]).is_empty());
+        assert_eq!(tr(&[0, 0], &["2", "3"]), ["E3 transpose-perm"]);
+        assert_eq!(tr(&[0, -1], &["2", "3"]), ["E3 transpose-perm"]);
+        assert_eq!(tr(&[1, 0], &["2", "3", "4"]), ["E2 transpose-perm"]);
+        let sq = node("Squeeze", 2, 1, vec![]);
+        let squeeze_of = |input: &[&str], axes: &[i64]| {
+            contracts(squeeze, &sq, 13, &[t(F32, input), ints(axes)])
+        };
+        assert!(squeeze_of(&["2", "1"], &[1, -1]).is_empty());
+        assert_eq!(squeeze_of(&["2", "3"], &[1]), ["E2 squeeze-one"]);
+        assert_eq!(squeeze_of(&["N", "3"], &[0]), ["W2 squeeze-one"]);
+        assert_eq!(squeeze_of(&["1", "3"], &[2]), ["E3 squeeze-axes"]);
+        let un = node("Unsqueeze", 2, 1, vec![]);
+        let unsqueeze_of =
+            |axes: &[i64]| contracts(unsqueeze, &un, 13, &[t(F32, &["2", "3"]), ints(axes)]);
+        assert!(
+            unsqueeze_of(&[0, -3]).is_empty(),
+            "-3 of an output of rank 4"
+        );
+        assert_eq!(unsqueeze_of(&[0, -4]), ["E3 unsqueeze-axes"]);
+        assert_eq!(unsqueeze_of(&[4]), ["E3 unsqueeze-axes"]);
+        let fl = node("Flatten", 1, 1, vec![attr_i("axis", 3)]);
+        assert!(contracts(flatten, &fl, 13, &[t(F32, &["2", "3", "4"])]).is_empty());
+        let fl = node("Flatten", 1, 1, vec![attr_i("axis", -4)]);
+        let c = contracts(flatten, &fl, 13, &[t(F32, &["2", "3", "4"])]);
+        assert_eq!(c, ["E3 flatten-axis"]);
     }
 
     #[test]
