@@ -11,15 +11,49 @@
 //!
 //! Values of a reduced 1-D integer tensor are computed for ReduceSum, ReduceProd, ReduceMax and
 //! ReduceMin (`ReduceProd(Shape(x))` is an element count).
+//!
+//! Contracts, where onnxruntime enforces them (load: onnx's inference at session creation; run: the
+//! CPU kernel):
+//! - Reduce*: [`REDUCE_AXES`], every axis inside the rank: at load from opset 11 (12 for ReduceMax
+//!   and ReduceMin), at run before. Not for a scalar input nor for one with a known 0 size: the
+//!   kernel ignores the axes there (onnx's inference still refuses them where it knows the rank at
+//!   load, which a model need not let it). Repeated axes are accepted, reduced once.
+//! - ArgMax, ArgMin: [`ARG_REDUCE_AXIS`] (load from opset 11, run before); not for a scalar input,
+//!   whose axis the kernel ignores.
+//! - TopK: [`TOP_K_AXIS`] (load); [`TOP_K_K`], `k` at most the axis's size (`k == d` is fine), 1 or
+//!   more as TopK-1's attribute (load) and 0 or more as the input from opset 10 (run; `k == 0`
+//!   gives empty outputs); [`TOP_K_K_SHAPE`], the K input of shape `[1]`, a scalar refused (at load
+//!   for a constant, at run otherwise). An empty input is no exception to any of them.
 
+use super::super::contract::{Contract, Operand};
 use super::super::ctx::NodeCtx;
-use super::super::dim::{Dim, Shape};
+use super::super::dim::{Dim, Shape, format_shape};
 use super::super::registry::Registry;
 use super::super::value::{ValueInfo, as_i64, from_i64};
 use super::common::{
-    Param, axes, axis, data_if_small, ints_attr_or_input, len_1d, like, size_of_value, unknown_dims,
+    Param, axis, data_if_small, ints_attr_or_input, len_1d, like, size_of_value, unknown_dims,
 };
+use super::indexing::checked_axis;
 use crate::proto::tensor_proto::DataType;
+
+pub const REDUCE_AXES: Contract = Contract::new(
+    "reduce-axes",
+    "every axis is inside the input's rank r, in [-r, r-1] (unless the input is a scalar or empty)",
+);
+pub const ARG_REDUCE_AXIS: Contract = Contract::new(
+    "arg-reduce-axis",
+    "axis is inside the input's rank r, in [-r, r-1] (unless the input is a scalar)",
+);
+pub const TOP_K_AXIS: Contract = Contract::new(
+    "top-k-axis",
+    "axis is inside the input's rank r, in [-r, r-1]",
+);
+pub const TOP_K_K: Contract = Contract::new(
+    "top-k-k",
+    "k is at most the size of the axis, and not negative (TopK-1's attribute: 1 or more)",
+);
+pub const TOP_K_K_SHAPE: Contract =
+    Contract::new("top-k-k-shape", "K is a 1-D tensor of one value, shape [1]");
 
 /// Reductions whose `axes` became an input in opset 18.
 const REDUCE_18: &[&str] = &[
@@ -51,8 +85,22 @@ fn reduce(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         other => other,
     };
     let input = ctx.shape(0);
+    if let (Some(dims), Param::Known(list)) = (&input, &list) {
+        // The kernel ignores the axes of a scalar or an empty input.
+        let ignored = dims.is_empty() || dims.iter().any(|d| d.known() == Some(0));
+        if let Some(bad) = list
+            .iter()
+            .find(|&&a| !ignored && axis(a, dims.len()).is_none())
+        {
+            let detail = format_args!("axis {bad} of an input of rank {}", dims.len());
+            ctx.out_of_range(REDUCE_AXES, &[0], detail);
+            return vec![like(ctx, 0, None)];
+        }
+    }
     let shape: Shape = input.as_ref().and_then(|dims| match &list {
-        Param::Known(list) => reduced(dims, &axes(list, dims.len())?, keep),
+        // A scalar stays one, whatever the axes.
+        _ if dims.is_empty() => Some(Vec::new()),
+        Param::Known(list) => reduced(dims, &distinct_axes(list, dims.len())?, keep),
         Param::Absent if noop => Some(dims.clone()),
         Param::Absent => reduced(dims, &(0..dims.len()).collect::<Vec<_>>(), keep),
         // Which axes go is not known: with keepdims each is either itself or 1.
@@ -65,7 +113,7 @@ fn reduce(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     });
     // Values: a 1-D integer tensor reduced over its one axis.
     let whole = match (input.as_deref(), &list) {
-        (Some([_]), Param::Known(l)) => axes(l, 1).is_some(),
+        (Some([_]), Param::Known(l)) => distinct_axes(l, 1).is_some(),
         (Some([_]), Param::Absent) => !noop,
         _ => false,
     };
@@ -76,6 +124,19 @@ fn reduce(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         .map(|v| vec![v]);
     let data = data_if_small(&shape, data);
     vec![like(ctx, 0, shape).with_data(data)]
+}
+
+/// The axes of `list` normalized, each once (a repeated axis is reduced once); `None` if one is
+/// outside the rank.
+fn distinct_axes(list: &[i64], rank: usize) -> Option<Vec<usize>> {
+    let mut out: Vec<usize> = Vec::with_capacity(list.len());
+    for &a in list {
+        let a = axis(a, rank)?;
+        if !out.contains(&a) {
+            out.push(a);
+        }
+    }
+    Some(out)
 }
 
 /// `dims` with the axes `gone` set to 1 (`keep`) or removed.
@@ -125,31 +186,68 @@ fn fold(op: &str, values: &[Dim]) -> Option<Dim> {
 fn arg_reduce(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let keep = ctx.attr_i("keepdims").unwrap_or(1) != 0;
     let a = ctx.attr_i("axis").unwrap_or(0);
-    let shape = ctx
-        .shape(0)
-        .and_then(|dims| reduced(&dims, &[axis(a, dims.len())?], keep));
+    let shape = ctx.shape(0).and_then(|dims| {
+        // The kernel ignores the axis of a scalar: the result is a scalar.
+        if dims.is_empty() {
+            return Some(dims);
+        }
+        let k = checked_axis(ctx, ARG_REDUCE_AXIS, 0, a, dims.len())?;
+        reduced(&dims, &[k], keep)
+    });
     vec![ValueInfo::tensor(Some(DataType::Int64 as i32), shape)]
 }
 
 /// TopK: values and indices with the axis cut to `k`.
 fn top_k(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let unknown = |ctx: &NodeCtx<'_>| {
+        vec![
+            like(ctx, 0, None),
+            ValueInfo::tensor(Some(DataType::Int64 as i32), None),
+        ]
+    };
     // K may be computed (`Min(k, Gather(Shape(x), axis))` in exported top-k), symbols included.
-    let k = if ctx.opset < 10 {
-        ctx.attr_i("k")
-            .and_then(|k| u64::try_from(k).ok())
-            .map_or(Dim::Unknown, Dim::Known)
+    let (k, least) = if ctx.opset < 10 {
+        (ctx.attr_i("k").map(from_i64), 1)
     } else {
+        match ctx.shape(1) {
+            Some(s) if s.len() != 1 => {
+                let detail = format_args!("K has shape {}", format_shape(&Some(s)));
+                ctx.broken(TOP_K_K_SHAPE, &[1], detail);
+                return unknown(ctx);
+            }
+            _ => {}
+        }
+        let one = Operand::new("one value", Dim::Known(1));
+        if let Some(len) = ctx.operand(1, 0)
+            && !ctx.require_equal(TOP_K_K_SHAPE, &[len, one])
+        {
+            return unknown(ctx);
+        }
         match ctx.data(1) {
-            Some([k]) => size_of_value(k),
-            _ => Dim::Unknown,
+            Some([k]) => (Some(k.clone()), 0),
+            _ => (None, 0),
         }
     };
+    if let Some(v) = k.as_ref().and_then(as_i64).filter(|&v| v < least) {
+        ctx.out_of_range(TOP_K_K, &[0], format_args!("k is {v}"));
+        return unknown(ctx);
+    }
+    let k = k.as_ref().map_or(Dim::Unknown, size_of_value);
     let a = ctx.attr_i("axis").unwrap_or(-1);
-    let shape = ctx.shape(0).and_then(|mut dims| {
-        let i = axis(a, dims.len())?;
-        dims[i] = k;
-        Some(dims)
-    });
+    let Some(mut dims) = ctx.shape(0) else {
+        return unknown(ctx);
+    };
+    let Some(i) = checked_axis(ctx, TOP_K_AXIS, 0, a, dims.len()) else {
+        return unknown(ctx);
+    };
+    if let (Dim::Known(k), Dim::Known(d)) = (&k, &dims[i])
+        && k > d
+    {
+        ctx.out_of_range(TOP_K_K, &[0], format_args!("k is {k}, axis {i} has {d}"));
+        return unknown(ctx);
+    }
+    dims[i] = k;
+    let shape = Some(dims);
     vec![
         like(ctx, 0, shape.clone()),
         ValueInfo::tensor(Some(DataType::Int64 as i32), shape),
@@ -198,10 +296,45 @@ mod tests {
             out_shape(reduce, &n, 13, &[t(F32, &["N", "1"]), unknown]),
             shape(&["?"])
         );
+        // An axis named twice is reduced once, as onnxruntime does.
         assert_eq!(
             out_shape(reduce, &n, 13, &[t(F32, &["N", "1"]), ints(&[0, -2])]),
+            shape(&["1"])
+        );
+    }
+
+    #[test]
+    fn reduce_axes_inside_the_rank_unless_scalar_or_empty() {
+        let attr = |axes: &[i64]| node("ReduceMean", 1, 1, vec![attr_ints("axes", axes)]);
+        assert!(codes_at(reduce, &attr(&[-2, 1]), 13, &[t(F32, &["N", "4"])]).is_empty());
+        let c = codes_at(reduce, &attr(&[0, 2]), 13, &[t(F32, &["N", "4"])]);
+        assert_eq!(c.len(), 1, "{c:?}");
+        assert!(
+            c[0].starts_with("E3 'n' (ReduceMean) breaks the contract reduce-axes: ")
+                && c[0].ends_with("here axis 2 of an input of rank 2"),
+            "{c:?}"
+        );
+        let c = codes_at(reduce, &attr(&[-3]), 1, &[t(F32, &["N", "4"])]);
+        assert!(c[0].starts_with("E3 "), "{c:?}");
+        // From 18 the axes are an input.
+        let n = node("ReduceMean", 2, 1, vec![]);
+        let c = codes_at(reduce, &n, 18, &[t(F32, &["N", "4"]), ints(&[5])]);
+        assert!(c[0].starts_with("E3 ") && c[0].contains("axis 5"), "{c:?}");
+        assert_eq!(
+            out_shape(reduce, &n, 18, &[t(F32, &["N", "4"]), ints(&[5])]),
             None
         );
+        // A scalar or an empty input: the kernel ignores the axes. A scalar stays a scalar.
+        assert!(codes_at(reduce, &attr(&[2]), 11, &[t(F32, &[])]).is_empty());
+        assert_eq!(
+            out_shape(reduce, &attr(&[2]), 11, &[t(F32, &[])]),
+            shape(&[])
+        );
+        assert!(codes_at(reduce, &attr(&[2]), 11, &[t(F32, &["0", "4"])]).is_empty());
+        assert!(codes_at(reduce, &n, 18, &[t(F32, &["N", "0"]), ints(&[-3])]).is_empty());
+        // Axes whose values are not known say nothing.
+        let unknown = Some(ValueInfo::tensor(I64, shape(&["1"])));
+        assert!(codes_at(reduce, &n, 18, &[t(F32, &["N", "4"]), unknown]).is_empty());
     }
 
     #[test]
@@ -244,5 +377,94 @@ mod tests {
             out_shape(top_k, &n, 1, &[t(F32, &["N", "10"])]),
             shape(&["2", "10"])
         );
+    }
+
+    #[test]
+    fn arg_reduce_axis() {
+        let n = |a: i64| node("ArgMin", 1, 1, vec![attr_i("axis", a)]);
+        assert!(codes_at(arg_reduce, &n(-2), 13, &[t(F32, &["N", "4"])]).is_empty());
+        let c = codes_at(arg_reduce, &n(2), 13, &[t(F32, &["N", "4"])]);
+        assert_eq!(c.len(), 1, "{c:?}");
+        assert!(
+            c[0].starts_with("E3 'n' (ArgMin) breaks the contract arg-reduce-axis: ")
+                && c[0].ends_with("here axis 2 of an input of rank 2"),
+            "{c:?}"
+        );
+        let c = codes_at(arg_reduce, &n(-3), 1, &[t(F32, &["N", "4"])]);
+        assert!(c[0].starts_with("E3 "), "{c:?}");
+        // A scalar's axis is ignored: a scalar result.
+        assert!(codes_at(arg_reduce, &n(1), 1, &[t(F32, &[])]).is_empty());
+        assert_eq!(out_shape(arg_reduce, &n(1), 1, &[t(F32, &[])]), shape(&[]));
+    }
+
+    #[test]
+    fn top_k_axis_k_and_its_shape() {
+        let n = |attrs| node("TopK", 2, 2, attrs);
+        let x = || t(F32, &["N", "4"]);
+        // k == d and k == 0 are fine.
+        assert!(codes_at(top_k, &n(vec![]), 11, &[x(), ints(&[4])]).is_empty());
+        assert!(codes_at(top_k, &n(vec![]), 11, &[x(), ints(&[0])]).is_empty());
+        assert_eq!(
+            out_shape(top_k, &n(vec![]), 11, &[x(), ints(&[0])]),
+            shape(&["N", "0"])
+        );
+        let c = codes_at(top_k, &n(vec![]), 11, &[x(), ints(&[5])]);
+        assert_eq!(c.len(), 1, "{c:?}");
+        assert!(
+            c[0].starts_with("E3 'n' (TopK) breaks the contract top-k-k: ")
+                && c[0].ends_with("here k is 5, axis 1 has 4"),
+            "{c:?}"
+        );
+        let c = codes_at(top_k, &n(vec![]), 11, &[x(), ints(&[-1])]);
+        assert!(
+            c[0].starts_with("E3 ") && c[0].ends_with("here k is -1"),
+            "{c:?}"
+        );
+        // A symbolic axis says nothing of k.
+        assert!(codes_at(top_k, &n(vec![attr_i("axis", 0)]), 11, &[x(), ints(&[5])]).is_empty());
+        // TopK-1's attribute k: 1 or more.
+        let one = |k: i64| node("TopK", 1, 2, vec![attr_i("k", k)]);
+        assert!(codes_at(top_k, &one(4), 1, &[x()]).is_empty());
+        let c = codes_at(top_k, &one(0), 1, &[x()]);
+        assert!(c[0].starts_with("E3 ") && c[0].contains("top-k-k"), "{c:?}");
+        let c = codes_at(top_k, &one(5), 1, &[x()]);
+        assert!(c[0].starts_with("E3 ") && c[0].contains("top-k-k"), "{c:?}");
+        // top-k-axis.
+        let c = codes_at(top_k, &n(vec![attr_i("axis", 2)]), 11, &[x(), ints(&[1])]);
+        assert!(
+            c[0].starts_with("E3 ")
+                && c[0].contains("top-k-axis")
+                && c[0].ends_with("axis 2 of an input of rank 2"),
+            "{c:?}"
+        );
+        let c = codes_at(top_k, &n(vec![]), 11, &[t(F32, &[]), ints(&[1])]);
+        assert!(
+            c[0].starts_with("E3 ") && c[0].contains("top-k-axis"),
+            "{c:?}"
+        );
+        // top-k-k-shape: [1]; a scalar, a longer vector or a matrix is E2, a symbolic length W2.
+        let c = codes_at(top_k, &n(vec![]), 11, &[x(), int(2)]);
+        assert!(
+            c[0].starts_with("E2 ")
+                && c[0].contains("top-k-k-shape")
+                && c[0].ends_with("here K has shape []"),
+            "{c:?}"
+        );
+        let c = codes_at(top_k, &n(vec![]), 11, &[x(), ints(&[2, 2])]);
+        assert!(
+            c[0].starts_with("E2 ") && c[0].contains("top-k-k-shape"),
+            "{c:?}"
+        );
+        let c = codes_at(top_k, &n(vec![]), 11, &[x(), t(I64, &["1", "1"])]);
+        assert!(
+            c[0].starts_with("E2 ") && c[0].contains("top-k-k-shape"),
+            "{c:?}"
+        );
+        let c = codes_at(top_k, &n(vec![]), 11, &[x(), t(I64, &["j"])]);
+        assert!(
+            c[0].starts_with("W2 ") && c[0].contains("j must be 1"),
+            "{c:?}"
+        );
+        assert!(codes_at(top_k, &n(vec![]), 11, &[x(), t(I64, &["1"])]).is_empty());
     }
 }
