@@ -692,7 +692,7 @@ fn conv_transpose_contracts(ctx: &mut NodeCtx<'_>) {
             .transposed_poly(i, &Dim::Known(v), op[i])
             .and_then(|p| p.as_constant());
         if let Some(size) = size.filter(|&s| s < 1) {
-            let detail = format!("axis {} of {v} gives an output size of {size}", i + 2);
+            let detail = format!("axis {} of size {v} gives an output size of {size}", i + 2);
             ctx.broken(CONV_TRANSPOSE_OUTPUT_SIZE, &[0], detail);
             return;
         }
@@ -748,7 +748,7 @@ fn pool_contracts(ctx: &mut NodeCtx<'_>, x: &Shape) {
         };
         if size < 0 {
             let detail = format!(
-                "axis {} of {} gives an output size of {size}",
+                "axis {} of size {} gives an output size of {size}",
                 i + 2,
                 x[i + 2]
             );
