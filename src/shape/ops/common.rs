@@ -594,6 +594,7 @@ mod hostile {
         super::super::einsum::register(&mut r);
         super::super::elementwise_unary::register(&mut r);
         super::super::indexing::register(&mut r);
+        super::super::normalization::register(&mut r);
         super::super::reduce::register(&mut r);
         super::super::shape_ops::register(&mut r);
         let mut ops: Vec<(&str, &str)> = r.ops().collect();

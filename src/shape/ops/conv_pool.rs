@@ -32,7 +32,34 @@
 //! (`span >= 0`). Below that the runtimes truncate toward zero and do not agree with each other in
 //! ceil mode; a known size there is unknown here, and a size of 0 or less is unknown too (onnxruntime
 //! refuses it).
+//!
+//! Contracts (checked on the standard operators only; the contrib operators that share these rules
+//! check their own). Conv, ConvInteger and QLinearConv (onnxruntime's `conv_attributes.h`, at run
+//! unless said): [`CONV_RANK`], X and W of one rank, 3 or more (at load, and only when both ranks
+//! are known: with W's rank unknown a 2-D X runs); [`CONV_CHANNELS`], X's channels are W's axis 1
+//! times `group` (a symbol against a number there is a binding, as at a matrix product's
+//! contraction); [`CONV_GROUP`], `group` at least 1 and dividing W's output channels;
+//! [`CONV_KERNEL_SHAPE`], a `kernel_shape` of one size per spatial axis (at load) equal to W's
+//! spatial sizes; [`CONV_OUTPUT_SIZE`], the dilated kernel fits in the padded input (onnxruntime
+//! computes the size in floats and refuses 0, so an overhang of less than a stride is refused too);
+//! [`CONV_SAME_DILATION`], no dilation with `auto_pad` SAME_UPPER or SAME_LOWER (stricter than the
+//! spec); [`CONV_BIAS`], B 1-D with one value per output channel (Conv's and QLinearConv's kernels
+//! check it, though a reading of onnxruntime's source had it unchecked). ConvTranspose
+//! (`conv_transpose_attributes.h`, at run): [`CONV_RANK`] (X of rank 3 or more even when W's rank is
+//! unknown), [`CONV_TRANSPOSE_CHANNELS`] (W's axis 0 is X's channels), [`CONV_TRANSPOSE_GROUP`]
+//! (`group` at least 1, dividing X's channels; `group=0` kills the process in onnx's inference),
+//! [`CONV_KERNEL_SHAPE`], [`CONV_BIAS`] (W's axis 1 times `group` values) and
+//! [`CONV_TRANSPOSE_OUTPUT_SIZE`] (every size at least 1); a dilated SAME ConvTranspose runs.
+//!
+//! MaxPool, AveragePool, LpPool (`pool_attributes.h`, `pool.cc`): [`POOL_RANK`], X of rank 3 to 5
+//! (fewer at load, more at run: at most three spatial axes, stricter than the spec; the global pools
+//! too); [`POOL_KERNEL_SHAPE`], one kernel size per spatial axis (at load); [`POOL_PADS`], every pad
+//! smaller than the kernel on its axis, whatever `auto_pad` says (at load, stricter than the spec);
+//! [`POOL_OUTPUT_SIZE`], no negative output size, computed as onnxruntime does in integers (at run).
+//! A pool whose window overhangs the input by less than a stride runs, and an output size of 0 runs
+//! (an empty output): neither is reported.
 
+use super::super::contract::{Contract, Operand};
 use super::super::ctx::NodeCtx;
 use super::super::dim::{Dim, Poly, Shape};
 use super::super::registry::Registry;
@@ -56,6 +83,86 @@ pub fn register(r: &mut Registry) {
     r.add("", "MaxUnpool", 9, max_unpool);
     r.add("", "MaxRoiPool", 1, max_roi_pool);
 }
+
+/// A convolution's data and weight.
+pub const CONV_RANK: Contract = Contract::new(
+    "conv-rank",
+    "X and W have the same rank, 3 or more ([N, C, spatial...])",
+);
+
+/// Conv's input channels.
+pub const CONV_CHANNELS: Contract = Contract::new(
+    "conv-channels",
+    "X's channels (axis 1) equal W's axis 1 times group",
+);
+
+/// Conv's groups.
+pub const CONV_GROUP: Contract = Contract::new(
+    "conv-group",
+    "group is at least 1 and divides W's output channels (axis 0)",
+);
+
+/// The `kernel_shape` attribute of a convolution.
+pub const CONV_KERNEL_SHAPE: Contract = Contract::new(
+    "conv-kernel-shape",
+    "kernel_shape, when given, has one size per spatial axis, equal to W's spatial sizes",
+);
+
+/// The window of a convolution.
+pub const CONV_OUTPUT_SIZE: Contract = Contract::new(
+    "conv-output-size",
+    "the dilated kernel fits in the padded input on every spatial axis",
+);
+
+/// onnxruntime's SAME padding of a convolution.
+pub const CONV_SAME_DILATION: Contract = Contract::new(
+    "conv-same-dilation",
+    "auto_pad SAME_UPPER or SAME_LOWER only with every dilation 1",
+);
+
+/// A convolution's bias.
+pub const CONV_BIAS: Contract = Contract::new(
+    "conv-bias",
+    "B, when given, is 1-D with one value per output channel",
+);
+
+/// ConvTranspose's input channels.
+pub const CONV_TRANSPOSE_CHANNELS: Contract = Contract::new(
+    "conv-transpose-channels",
+    "W's axis 0 equals X's channels (axis 1)",
+);
+
+/// ConvTranspose's groups.
+pub const CONV_TRANSPOSE_GROUP: Contract = Contract::new(
+    "conv-transpose-group",
+    "group is at least 1 and divides X's channels (axis 1)",
+);
+
+/// ConvTranspose's output.
+pub const CONV_TRANSPOSE_OUTPUT_SIZE: Contract = Contract::new(
+    "conv-transpose-output-size",
+    "every computed output size is at least 1",
+);
+
+/// A pool's data.
+pub const POOL_RANK: Contract =
+    Contract::new("pool-rank", "X has rank 3 to 5 (one to three spatial axes)");
+
+/// A pool's `kernel_shape`.
+pub const POOL_KERNEL_SHAPE: Contract = Contract::new(
+    "pool-kernel-shape",
+    "kernel_shape has one size per spatial axis",
+);
+
+/// onnxruntime's pads of a pool.
+pub const POOL_PADS: Contract = Contract::new(
+    "pool-pads",
+    "every pad is smaller than the kernel on its axis",
+);
+
+/// A pool's output.
+pub const POOL_OUTPUT_SIZE: Contract =
+    Contract::new("pool-output-size", "no computed output size is negative");
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum AutoPad {
@@ -202,6 +309,23 @@ impl Window {
         if drop { Some(q) } else { q.add(&one) }
     }
 
+    /// onnxruntime's output size of spatial axis `i` of a pool over a known `input`, in its integer
+    /// arithmetic (C++ division truncates toward zero; ceil mode divides in floats), negative
+    /// included.
+    fn ort_pool_size(&self, i: usize, input: u64) -> Option<i64> {
+        let (s, ek, pb, pe) = self.axis(i)?;
+        let x = i64::try_from(input).ok()?;
+        let num = x.checked_add(pb)?.checked_add(pe)?.checked_sub(ek)?;
+        if !self.ceil {
+            return num.checked_div(s)?.checked_add(1);
+        }
+        let mut out = ((num as f32) / (s as f32)).ceil() as i64 + 1;
+        if (out - 1).checked_mul(s)? >= x.checked_add(pb)? {
+            out -= 1;
+        }
+        Some(out)
+    }
+
     /// The output size of spatial axis `i` of a transposed convolution over `input`.
     fn transposed(&self, i: usize, input: &Dim, output_padding: i64) -> Dim {
         to_size(self.transposed_poly(i, input, output_padding))
@@ -248,11 +372,187 @@ fn dim_at(x: &Shape, i: usize) -> Dim {
         .unwrap_or(Dim::Unknown)
 }
 
-/// Conv; also the core of onnxruntime's FusedConv (Conv with an activation and an added Z).
+/// Conv, ConvInteger, QLinearConv, DeformConv; also the core of onnxruntime's FusedConv (Conv with an
+/// activation and an added Z). The contracts are checked for the first three.
 pub fn conv(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let (xs, ws, elem) = conv_slots(ctx);
     let (x, w) = (ctx.shape(xs), ctx.shape(ws));
+    let bias = match ctx.op_type() {
+        "Conv" => Some(Some(2)),
+        "QLinearConv" => Some(Some(8)),
+        "ConvInteger" => Some(None),
+        _ => None,
+    };
+    if let Some(bias) = bias {
+        conv_contracts(ctx, [xs, ws], bias, &x, &w);
+    }
     vec![ValueInfo::tensor(elem, conv_of(ctx, &x, &w))]
+}
+
+/// The contracts of Conv, ConvInteger and QLinearConv, whose X and W are inputs `xs` and `ws` and
+/// whose bias, when the op has one, is input `bias`.
+fn conv_contracts(
+    ctx: &mut NodeCtx<'_>,
+    [xs, ws]: [usize; 2],
+    bias: Option<usize>,
+    x: &Shape,
+    w: &Shape,
+) {
+    if let (Some(x), Some(w)) = (x, w) {
+        // onnx's inference compares the ranks only when it knows both.
+        let detail = if x.len() != w.len() {
+            format!("X has rank {}, W rank {}", x.len(), w.len())
+        } else if x.len() < 3 {
+            format!("X and W have rank {}", x.len())
+        } else {
+            String::new()
+        };
+        if !detail.is_empty() {
+            ctx.broken(CONV_RANK, &[xs, ws], detail);
+            return;
+        }
+    }
+    let group = ctx.attr_i("group").unwrap_or(1);
+    if group < 1 {
+        ctx.out_of_range(CONV_GROUP, &[], format_args!("group is {group}"));
+        return;
+    }
+    let g = group as u64;
+    if let (Some(c), Some(wc)) = (ctx.operand(xs, 1), ctx.operand(ws, 1)) {
+        let expected = times_group(wc, g);
+        if !contract(ctx, CONV_CHANNELS, c, expected) {
+            return;
+        }
+    }
+    if let Some(m) = ctx.operand(ws, 0)
+        && !ctx.require_multiple(CONV_GROUP, &m, g)
+    {
+        return;
+    }
+    let rank = x.as_ref().or(w.as_ref()).map(Vec::len);
+    if !kernel_shape_contract(ctx, [xs, ws], rank) {
+        return;
+    }
+    let dilated = ctx
+        .attr_ints("dilations")
+        .is_some_and(|d| d.iter().any(|&v| v != 1));
+    if auto_pad(ctx) == Some(AutoPad::Same) && dilated {
+        let detail = format!(
+            "auto_pad is {} and dilations {:?}",
+            ctx.attr_s("auto_pad").unwrap_or_default(),
+            ctx.attr_ints("dilations").unwrap_or_default()
+        );
+        ctx.broken(CONV_SAME_DILATION, &[], detail);
+        return;
+    }
+    if !conv_output_sizes(ctx, xs, x, w) {
+        return;
+    }
+    if let (Some(bs), Some(m)) = (bias, ctx.operand(ws, 0)) {
+        bias_contract(ctx, bs, m);
+    }
+}
+
+/// A weight's axis `o` times `group`, as an operand (itself for one group).
+fn times_group(o: Operand, group: u64) -> Operand {
+    if group == 1 {
+        return o;
+    }
+    let dim = mul(&o.dim, &Dim::Known(group));
+    let slot = o.slot;
+    let o = Operand::new(format!("{} times group {group}", o.what), dim);
+    match slot {
+        Some(s) => o.from_input(s),
+        None => o,
+    }
+}
+
+/// Checks that X's axis `a` and a weight's axis `b` agree, as at a matrix product's contraction (a
+/// symbol met by a number is bound to it: the weight says what the size is); false when they
+/// definitely do not.
+fn contract(ctx: &mut NodeCtx<'_>, c: Contract, a: Operand, b: Operand) -> bool {
+    let before = ctx.findings.len();
+    super::matmul::contraction(ctx, c, a, b);
+    !ctx.findings[before..]
+        .iter()
+        .any(super::super::contract::breaks_node)
+}
+
+/// [`CONV_KERNEL_SHAPE`] for a convolution of rank `rank` (X's, else W's); false on a break.
+fn kernel_shape_contract(ctx: &mut NodeCtx<'_>, [xs, ws]: [usize; 2], rank: Option<usize>) -> bool {
+    let Some(kernel) = ctx.attr_ints("kernel_shape").map(<[i64]>::to_vec) else {
+        return true;
+    };
+    if let Some(r) = rank
+        && kernel.len() + 2 != r
+    {
+        let detail = format!(
+            "kernel_shape is {kernel:?} for {} spatial axes",
+            r.saturating_sub(2)
+        );
+        ctx.broken(CONV_KERNEL_SHAPE, &[xs], detail);
+        return false;
+    }
+    for (i, &k) in kernel.iter().enumerate() {
+        let (Ok(k), Some(wk)) = (u64::try_from(k), ctx.operand(ws, i + 2)) else {
+            continue;
+        };
+        let given = Operand::new(format!("kernel_shape[{i}]"), Dim::Known(k));
+        if !ctx.require_equal(CONV_KERNEL_SHAPE, &[wk, given]) {
+            return false;
+        }
+    }
+    true
+}
+
+/// [`CONV_OUTPUT_SIZE`] on the known spatial sizes of X (input `xs`); false on a break. onnxruntime
+/// computes `(in + pads - ek) / s + 1` in floats and truncates, so any overhang gives 0 or less,
+/// which it refuses; SAME pads never leave one.
+fn conv_output_sizes(ctx: &mut NodeCtx<'_>, xs: usize, x: &Shape, w: &Shape) -> bool {
+    let Some(x) = x.as_ref().filter(|x| x.len() >= 3) else {
+        return true;
+    };
+    let n = x.len() - 2;
+    let Some(win) = window(ctx, n, kernel_from_weight(w), Family::Conv) else {
+        return true;
+    };
+    if win.auto_pad == AutoPad::Same {
+        return true;
+    }
+    for i in 0..n {
+        let (Some(v), Some((_, ek, pb, pe))) = (x[i + 2].known(), win.axis(i)) else {
+            continue;
+        };
+        let padded = i128::from(v) + i128::from(pb) + i128::from(pe);
+        if padded < i128::from(ek) {
+            let detail = format!(
+                "axis {}: {v} plus pads {pb} and {pe} is {padded}, less than the dilated kernel {ek}",
+                i + 2
+            );
+            ctx.broken(CONV_OUTPUT_SIZE, &[xs], detail);
+            return false;
+        }
+    }
+    true
+}
+
+/// [`CONV_BIAS`]: input `bs`, when given, is 1-D of `channels` values.
+fn bias_contract(ctx: &mut NodeCtx<'_>, bs: usize, channels: Operand) {
+    let Some(b) = ctx.shape(bs) else {
+        return;
+    };
+    if b.len() != 1 {
+        let detail = format!(
+            "input {bs} '{}' has rank {}",
+            ctx.node.input_name(bs),
+            b.len()
+        );
+        ctx.broken(CONV_BIAS, &[bs], detail);
+        return;
+    }
+    if let Some(len) = ctx.operand(bs, 0) {
+        ctx.require_equal(CONV_BIAS, &[len, channels]);
+    }
 }
 
 /// The output shape of a convolution of data `x` (channels first) by weight `w` under the node's
@@ -272,6 +572,9 @@ pub fn conv_of(ctx: &NodeCtx<'_>, x: &Shape, w: &Shape) -> Shape {
 }
 
 pub(super) fn conv_transpose(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    if ctx.op_type() == "ConvTranspose" {
+        conv_transpose_contracts(ctx);
+    }
     let elem = ctx.elem(0);
     let (x, w) = (ctx.shape(0), ctx.shape(1));
     let Some(rank) = conv_rank(ctx, &x, &w) else {
@@ -315,10 +618,164 @@ pub(super) fn conv_transpose(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     vec![ValueInfo::tensor(elem, Some(out))]
 }
 
+/// The contracts of ConvTranspose (X, W, B?).
+fn conv_transpose_contracts(ctx: &mut NodeCtx<'_>) {
+    let (x, w) = (ctx.shape(0), ctx.shape(1));
+    let (xr, wr) = (x.as_ref().map(Vec::len), w.as_ref().map(Vec::len));
+    // Its kernel reads X's channels and spatial sizes whatever W's rank.
+    if let Some(r) = xr.filter(|&r| r < 3) {
+        ctx.broken(CONV_RANK, &[0], format_args!("X has rank {r}"));
+        return;
+    }
+    if let (Some(a), Some(b)) = (xr, wr)
+        && a != b
+    {
+        ctx.broken(
+            CONV_RANK,
+            &[0, 1],
+            format_args!("X has rank {a}, W rank {b}"),
+        );
+        return;
+    }
+    let group = ctx.attr_i("group").unwrap_or(1);
+    if group < 1 {
+        ctx.out_of_range(CONV_TRANSPOSE_GROUP, &[], format_args!("group is {group}"));
+        return;
+    }
+    let g = group as u64;
+    let (c, w0) = (ctx.operand(0, 1), ctx.operand(1, 0));
+    if let (Some(c), Some(w0)) = (c.clone(), w0.clone())
+        && !contract(ctx, CONV_TRANSPOSE_CHANNELS, c, w0)
+    {
+        return;
+    }
+    // The channels as a number where either side says it (W's axis 0 binds a symbol of X's).
+    let channels = match (c, w0) {
+        (Some(c), Some(w0)) if c.dim.known().is_none() && w0.dim.known().is_some() => Some(w0),
+        (Some(c), _) => Some(c),
+        (None, w0) => w0,
+    };
+    if let Some(channels) = channels
+        && !ctx.require_multiple(CONV_TRANSPOSE_GROUP, &channels, g)
+    {
+        return;
+    }
+    if !kernel_shape_contract(ctx, [0, 1], xr.or(wr)) {
+        return;
+    }
+    if ctx.has_input(2)
+        && let Some(m) = ctx.operand(1, 1)
+    {
+        bias_contract(ctx, 2, times_group(m, g));
+    }
+    if ctx.attr_ints("output_shape").is_some() {
+        return;
+    }
+    let Some(x) = x.filter(|x| x.len() >= 3) else {
+        return;
+    };
+    let n = x.len() - 2;
+    let win = window(ctx, n, kernel_from_weight(&w), Family::Conv);
+    let output_padding = match ctx.attr_ints("output_padding") {
+        None => Some(vec![0; n]),
+        Some(p) if p.len() == n && p.iter().all(|&v| v >= 0) => Some(p.to_vec()),
+        Some(_) => None,
+    };
+    let (Some(win), Some(op)) = (win, output_padding) else {
+        return;
+    };
+    for i in 0..n {
+        let Some(v) = x[i + 2].known() else {
+            continue;
+        };
+        let size = win
+            .transposed_poly(i, &Dim::Known(v), op[i])
+            .and_then(|p| p.as_constant());
+        if let Some(size) = size.filter(|&s| s < 1) {
+            let detail = format!("axis {} of size {v} gives an output size of {size}", i + 2);
+            ctx.broken(CONV_TRANSPOSE_OUTPUT_SIZE, &[0], detail);
+            return;
+        }
+    }
+}
+
+/// The contracts of MaxPool, AveragePool and LpPool.
+fn pool_contracts(ctx: &mut NodeCtx<'_>, x: &Shape) {
+    if !pool_rank(ctx, x) {
+        return;
+    }
+    let Some(kernel) = ctx.attr_ints("kernel_shape").map(<[i64]>::to_vec) else {
+        return;
+    };
+    if let Some(x) = x
+        && kernel.len() + 2 != x.len()
+    {
+        let detail = format!(
+            "kernel_shape is {kernel:?} for {} spatial axes",
+            x.len() - 2
+        );
+        ctx.broken(POOL_KERNEL_SHAPE, &[0], detail);
+        return;
+    }
+    // onnxruntime's constructor compares the pads whatever auto_pad says.
+    let n = kernel.len();
+    if let Some(pads) = ctx.attr_ints("pads").filter(|p| p.len() == 2 * n) {
+        let wide = (0..2 * n).find(|&j| kernel[j % n] > 0 && pads[j] >= kernel[j % n]);
+        if let Some(j) = wide {
+            let which = if j < n { "begin" } else { "end" };
+            let detail = format!(
+                "the {which} pad of spatial axis {} is {}, the kernel {}",
+                j % n,
+                pads[j],
+                kernel[j % n]
+            );
+            ctx.broken(POOL_PADS, &[], detail);
+            return;
+        }
+    }
+    let Some(x) = x else {
+        return;
+    };
+    let Some(win) = window(ctx, n, None, Family::Pool) else {
+        return;
+    };
+    if win.auto_pad == AutoPad::Same {
+        return;
+    }
+    for i in 0..n {
+        let Some(size) = x[i + 2].known().and_then(|v| win.ort_pool_size(i, v)) else {
+            continue;
+        };
+        if size < 0 {
+            let detail = format!(
+                "axis {} of size {} gives an output size of {size}",
+                i + 2,
+                x[i + 2]
+            );
+            ctx.broken(POOL_OUTPUT_SIZE, &[0], detail);
+            return;
+        }
+    }
+}
+
+/// [`POOL_RANK`]; false on a break.
+fn pool_rank(ctx: &mut NodeCtx<'_>, x: &Shape) -> bool {
+    match x.as_ref().map(Vec::len) {
+        Some(r) if !(3..=5).contains(&r) => {
+            ctx.broken(POOL_RANK, &[0], format_args!("X has rank {r}"));
+            false
+        }
+        _ => true,
+    }
+}
+
 /// MaxPool, AveragePool, LpPool: `[N, C, spatial...]`; MaxPool's `Indices` (int64, whatever
 /// `storage_order` says about the values) has the same shape.
 pub(super) fn pool(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let x = ctx.shape(0);
+    if matches!(ctx.op_type(), "MaxPool" | "AveragePool" | "LpPool") {
+        pool_contracts(ctx, &x);
+    }
     let shape = x.as_ref().filter(|s| s.len() >= 2).map(|dims| {
         let n = dims.len() - 2;
         let win = window(ctx, n, None, Family::Pool);
@@ -340,6 +797,7 @@ pub(super) fn pool(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
 
 /// Global pools: `[N, C, 1, ..., 1]`.
 fn global_pool(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    pool_rank(ctx, &ctx.shape(0));
     let shape = ctx.shape(0).filter(|s| s.len() >= 2).map(|dims| {
         let mut out = dims[..2].to_vec();
         out.resize(dims.len(), Dim::Known(1));
@@ -527,6 +985,392 @@ mod tests {
             out_shape(conv, &n, 22, &[None, None]),
             shape(&["?", "?", "?"])
         );
+    }
+
+    /// The findings of a rule, one "CODE contract" line each.
+    fn broken(
+        rule: crate::shape::registry::Rule,
+        n: &crate::proto::NodeProto,
+        inputs: &[Option<ValueInfo>],
+    ) -> Vec<String> {
+        findings(rule, n, 17, inputs)
+            .iter()
+            .map(|d| format!("{} {}", d.code.as_str(), d.contract.unwrap_or("-")))
+            .collect()
+    }
+
+    #[test]
+    fn conv_contracts() {
+        let conv_n = |attrs| node("Conv", 3, 1, attrs);
+        let x = || t(F32, &["1", "4", "8", "8"]);
+        let ok = broken(
+            conv,
+            &conv_n(vec![]),
+            &[x(), t(F32, &["6", "4", "3", "3"]), None],
+        );
+        assert!(ok.is_empty(), "{ok:?}");
+        for (attrs, xs, ws, b, want) in [
+            (vec![], x(), t(F32, &["6", "4", "3"]), None, "E2 conv-rank"),
+            (
+                vec![],
+                t(F32, &["1", "4"]),
+                t(F32, &["6", "4"]),
+                None,
+                "E2 conv-rank",
+            ),
+            (
+                vec![],
+                x(),
+                t(F32, &["6", "5", "3", "3"]),
+                None,
+                "E2 conv-channels",
+            ),
+            (
+                vec![attr_i("group", 2)],
+                x(),
+                t(F32, &["6", "4", "3", "3"]),
+                None,
+                "E2 conv-channels",
+            ),
+            (
+                vec![attr_i("group", 2)],
+                x(),
+                t(F32, &["5", "2", "3", "3"]),
+                None,
+                "E2 conv-group",
+            ),
+            (
+                vec![attr_i("group", 0)],
+                x(),
+                t(F32, &["6", "4", "3", "3"]),
+                None,
+                "E3 conv-group",
+            ),
+            (
+                vec![attr_ints("kernel_shape", &[3, 2])],
+                x(),
+                t(F32, &["6", "4", "3", "3"]),
+                None,
+                "E2 conv-kernel-shape",
+            ),
+            (
+                vec![attr_ints("kernel_shape", &[3])],
+                x(),
+                t(F32, &["6", "4", "3", "3"]),
+                None,
+                "E2 conv-kernel-shape",
+            ),
+            (
+                vec![],
+                t(F32, &["1", "4", "2", "8"]),
+                t(F32, &["6", "4", "3", "3"]),
+                None,
+                "E2 conv-output-size",
+            ),
+            (
+                vec![attr_ints("strides", &[3, 1])],
+                t(F32, &["1", "4", "2", "8"]),
+                t(F32, &["6", "4", "3", "3"]),
+                None,
+                "E2 conv-output-size",
+            ),
+            (
+                vec![
+                    attr_s("auto_pad", "SAME_UPPER"),
+                    attr_ints("dilations", &[1, 2]),
+                ],
+                x(),
+                t(F32, &["6", "4", "3", "3"]),
+                None,
+                "E2 conv-same-dilation",
+            ),
+            (
+                vec![],
+                x(),
+                t(F32, &["6", "4", "3", "3"]),
+                t(F32, &["5"]),
+                "E2 conv-bias",
+            ),
+            (
+                vec![],
+                x(),
+                t(F32, &["6", "4", "3", "3"]),
+                t(F32, &["1", "6"]),
+                "E2 conv-bias",
+            ),
+        ] {
+            let got = broken(conv, &conv_n(attrs.clone()), &[xs, ws, b]);
+            assert_eq!(got, [want], "{attrs:?}");
+        }
+        // Passes: a pad that makes the kernel fit, SAME undilated, a symbolic input size (its
+        // condition is every model's), a 2-D X when W's rank is unknown (onnxruntime runs it).
+        let w = || t(F32, &["6", "4", "3", "3"]);
+        for (attrs, xs, ws) in [
+            (
+                vec![attr_ints("pads", &[1, 0, 0, 0])],
+                t(F32, &["1", "4", "2", "8"]),
+                w(),
+            ),
+            (
+                vec![
+                    attr_s("auto_pad", "SAME_LOWER"),
+                    attr_ints("dilations", &[1, 1]),
+                ],
+                x(),
+                w(),
+            ),
+            (vec![], t(F32, &["1", "4", "h", "w"]), w()),
+            (vec![], t(F32, &["1", "4"]), None),
+            (vec![attr_ints("kernel_shape", &[3, 3])], x(), w()),
+        ] {
+            let got = broken(conv, &conv_n(attrs.clone()), &[xs, ws, None]);
+            assert!(got.is_empty(), "{attrs:?}: {got:?}");
+        }
+        // A symbolic channel count meets the weight's: bound, no condition; two symbols: W2.
+        let got = broken(
+            conv,
+            &conv_n(vec![]),
+            &[t(F32, &["1", "c", "8", "8"]), w(), None],
+        );
+        assert_eq!(got, ["I002 -"]);
+        let got = broken(
+            conv,
+            &conv_n(vec![]),
+            &[
+                t(F32, &["1", "c", "8", "8"]),
+                t(F32, &["6", "k", "3", "3"]),
+                None,
+            ],
+        );
+        assert_eq!(got, ["W2 conv-channels"]);
+        let got = broken(conv, &conv_n(vec![]), &[x(), w(), t(F32, &["b"])]);
+        assert_eq!(got, ["W2 conv-bias"]);
+        let c = codes_at(
+            conv,
+            &conv_n(vec![attr_i("group", 2)]),
+            17,
+            &[x(), t(F32, &["5", "2", "3", "3"]), None],
+        );
+        assert_eq!(
+            c,
+            [
+                "E2 'n' (Conv) breaks the contract conv-group: group is at least 1 and divides W's \
+              output channels (axis 0); here 5 (input 1 'i1' axis 0) is not a multiple of 2"
+            ]
+        );
+        // The integer convolutions: QLinearConv's W is input 3 and its bias input 8.
+        let q = node("QLinearConv", 9, 1, vec![]);
+        let mut inputs = vec![None; 9];
+        inputs[0] = x();
+        inputs[3] = t(F32, &["6", "4", "3", "3"]);
+        inputs[8] = t(F32, &["7"]);
+        assert_eq!(broken(conv, &q, &inputs), ["E2 conv-bias"]);
+        let ci = node("ConvInteger", 2, 1, vec![]);
+        assert_eq!(
+            broken(conv, &ci, &[x(), t(F32, &["6", "3", "3", "3"])]),
+            ["E2 conv-channels"]
+        );
+        // DeformConv and the contrib convolutions are not checked here.
+        let d = node("DeformConv", 2, 1, vec![]);
+        assert!(broken(conv, &d, &[x(), t(F32, &["6", "3", "3", "3"])]).is_empty());
+    }
+
+    #[test]
+    fn conv_transpose_contracts() {
+        let ct = |attrs| node("ConvTranspose", 3, 1, attrs);
+        let x = || t(F32, &["1", "4", "5", "5"]);
+        let w = || t(F32, &["4", "3", "3", "3"]);
+        assert!(
+            broken(
+                conv_transpose,
+                &ct(vec![attr_i("group", 2)]),
+                &[x(), w(), t(F32, &["6"])]
+            )
+            .is_empty()
+        );
+        for (attrs, xs, ws, b, want) in [
+            (vec![], t(F32, &["1", "4"]), None, None, "E2 conv-rank"),
+            (vec![], x(), t(F32, &["4", "3", "3"]), None, "E2 conv-rank"),
+            (
+                vec![],
+                x(),
+                t(F32, &["5", "3", "3", "3"]),
+                None,
+                "E2 conv-transpose-channels",
+            ),
+            (
+                vec![attr_i("group", 2)],
+                t(F32, &["1", "5", "5", "5"]),
+                t(F32, &["5", "3", "3", "3"]),
+                None,
+                "E2 conv-transpose-group",
+            ),
+            (
+                vec![attr_i("group", 2)],
+                t(F32, &["1", "c", "5", "5"]),
+                t(F32, &["5", "3", "3", "3"]),
+                None,
+                "E2 conv-transpose-group",
+            ),
+            (
+                vec![attr_i("group", 0)],
+                x(),
+                w(),
+                None,
+                "E3 conv-transpose-group",
+            ),
+            (
+                vec![attr_ints("kernel_shape", &[3, 2])],
+                x(),
+                w(),
+                None,
+                "E2 conv-kernel-shape",
+            ),
+            (vec![], x(), w(), t(F32, &["4"]), "E2 conv-bias"),
+            (
+                vec![attr_ints("pads", &[4, 0, 0, 0])],
+                t(F32, &["1", "4", "1", "5"]),
+                w(),
+                None,
+                "E2 conv-transpose-output-size",
+            ),
+        ] {
+            let got = broken(conv_transpose, &ct(attrs.clone()), &[xs, ws, b]);
+            let got: Vec<&str> = got
+                .iter()
+                .map(String::as_str)
+                .filter(|c| *c != "I002 -")
+                .collect();
+            assert_eq!(got, [want], "{attrs:?}");
+        }
+        // An output_shape decides the sizes; a dilated SAME runs in onnxruntime.
+        for attrs in [
+            vec![
+                attr_ints("pads", &[4, 0, 0, 0]),
+                attr_ints("output_shape", &[3, 3]),
+            ],
+            vec![
+                attr_s("auto_pad", "SAME_UPPER"),
+                attr_ints("dilations", &[2, 2]),
+            ],
+        ] {
+            assert!(
+                broken(
+                    conv_transpose,
+                    &ct(attrs),
+                    &[t(F32, &["1", "4", "1", "5"]), w(), None]
+                )
+                .is_empty()
+            );
+        }
+        let got = broken(
+            conv_transpose,
+            &ct(vec![attr_i("group", 2)]),
+            &[
+                t(F32, &["1", "c", "5", "5"]),
+                t(F32, &["k", "3", "3", "3"]),
+                None,
+            ],
+        );
+        assert_eq!(
+            got,
+            ["W2 conv-transpose-channels", "W2 conv-transpose-group"]
+        );
+    }
+
+    #[test]
+    fn pool_contracts() {
+        let k3 = || vec![attr_ints("kernel_shape", &[3, 3])];
+        let with = |mut a: Vec<crate::proto::AttributeProto>,
+                    more: Vec<crate::proto::AttributeProto>| {
+            a.extend(more);
+            a
+        };
+        for op in ["MaxPool", "AveragePool", "LpPool"] {
+            let p = |attrs| pool_node(op, attrs);
+            let ok = broken(
+                pool,
+                &p(with(k3(), vec![attr_ints("pads", &[2, 2, 2, 2])])),
+                &[t(F32, &["1", "2", "8", "8"])],
+            );
+            assert!(ok.is_empty(), "{ok:?}");
+            for (attrs, x, want) in [
+                (
+                    vec![attr_ints("kernel_shape", &[1])],
+                    t(F32, &["1", "2"]),
+                    "E2 pool-rank",
+                ),
+                (
+                    vec![attr_ints("kernel_shape", &[2, 2, 2, 2])],
+                    t(F32, &["1", "2", "3", "3", "3", "3"]),
+                    "E2 pool-rank",
+                ),
+                (
+                    vec![attr_ints("kernel_shape", &[3])],
+                    t(F32, &["N", "2", "8", "8"]),
+                    "E2 pool-kernel-shape",
+                ),
+                (
+                    with(k3(), vec![attr_ints("pads", &[3, 0, 0, 0])]),
+                    t(F32, &["1", "2", "8", "8"]),
+                    "E2 pool-pads",
+                ),
+                (
+                    with(
+                        k3(),
+                        vec![
+                            attr_ints("pads", &[0, 0, 0, 3]),
+                            attr_s("auto_pad", "VALID"),
+                        ],
+                    ),
+                    t(F32, &["1", "2", "8", "8"]),
+                    "E2 pool-pads",
+                ),
+                (k3(), t(F32, &["1", "2", "1", "8"]), "E2 pool-output-size"),
+                (
+                    vec![attr_ints("kernel_shape", &[5, 3]), attr_i("ceil_mode", 1)],
+                    t(F32, &["1", "2", "1", "8"]),
+                    "E2 pool-output-size",
+                ),
+            ] {
+                assert_eq!(
+                    broken(pool, &p(attrs.clone()), &[x]),
+                    [want],
+                    "{op} {attrs:?}"
+                );
+            }
+            // Sizes of 0 run (an empty output), as does an overhang of less than a stride; symbolic
+            // sizes and SAME never break.
+            for (attrs, x) in [
+                (k3(), t(F32, &["1", "2", "2", "8"])),
+                (
+                    with(k3(), vec![attr_ints("strides", &[2, 1])]),
+                    t(F32, &["1", "2", "1", "8"]),
+                ),
+                (k3(), t(F32, &["1", "2", "h", "w"])),
+                (
+                    with(k3(), vec![attr_s("auto_pad", "SAME_UPPER")]),
+                    t(F32, &["1", "2", "1", "1"]),
+                ),
+            ] {
+                let got = broken(pool, &p(attrs.clone()), &[x]);
+                assert!(got.is_empty(), "{op} {attrs:?}: {got:?}");
+            }
+        }
+        let g = node("GlobalMaxPool", 1, 1, vec![]);
+        assert_eq!(
+            broken(global_pool, &g, &[t(F32, &["1", "2"])]),
+            ["E2 pool-rank"]
+        );
+        assert!(broken(global_pool, &g, &[t(F32, &["1", "2", "3"])]).is_empty());
+        // The contrib pools that share the rule are not checked here.
+        let m = node(
+            "MaxpoolWithMask",
+            1,
+            1,
+            vec![attr_ints("kernel_shape", &[3])],
+        );
+        assert!(broken(pool, &m, &[t(F32, &["1", "2", "8", "8"])]).is_empty());
     }
 
     fn pool_node(op: &str, attrs: Vec<crate::proto::AttributeProto>) -> crate::proto::NodeProto {

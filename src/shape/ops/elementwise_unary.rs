@@ -1,16 +1,14 @@
 //! Operators whose (first) output has the shape of their first input: element-wise math and
-//! activations, normalizations, softmaxes, Cast, Identity, Dropout and ops that permute values within
-//! a shape (CumSum, Trilu, ReverseSequence).
+//! activations, MeanVarianceNormalization, softmaxes, Cast, Identity, Dropout and ops that permute
+//! values within a shape (CumSum, Trilu, ReverseSequence). The other normalizations are in
+//! `normalization.rs`.
 //!
 //! Spec: <https://github.com/onnx/onnx/blob/main/docs/Operators.md>, e.g. `#Relu`, `#Cast`, `#Dropout`,
-//! `#BatchNormalization`. Opset history that matters to shapes and types:
+//! `#Softmax`. Opset history that matters to shapes and types:
 //! - Cast: `to` is a type name string in opset 1, a `TensorProto.DataType` from 6.
 //! - Clip: `min`/`max` attributes before 11, inputs from 11 (the shape is the input's either way).
 //! - Dropout: the `mask` output has the input's element type before 10 and is boolean from 10; 12
 //!   turns `ratio` into an input and adds `training_mode`.
-//! - BatchNormalization: opset 1-7 have `spatial` (0 gives per-activation statistics shaped like
-//!   `scale`); 9 drops it; 14 reduces the outputs to `Y, running_mean, running_var`; 15 lets the
-//!   statistics have their own element type (input `input_mean`'s).
 //! - Softmax, LogSoftmax, Hardmax: the `axis` default changes from 1 to -1 in 13; the shape does not.
 //! - IsNaN, IsInf: boolean results.
 //! - RandomNormalLike, RandomUniformLike, Bernoulli, EyeLike: `dtype` when given, else the input's.
@@ -20,12 +18,28 @@
 //! common in exported graphs; float to integer truncates toward zero, as onnxruntime's
 //! `static_cast`), Neg and Abs, and float values through Floor, Ceil and Round (exporters compute a
 //! resized size as `Cast(Floor(Mul(Cast(size), scale)))`).
+//!
+//! Contracts of the ops that take an axis or a shape beyond the element-wise ones, as onnxruntime
+//! enforces them:
+//! - [`SOFTMAX_AXIS`] (Softmax, LogSoftmax, Hardmax): `axis` inside the rank. From opset 11 onnx's
+//!   inference checks it at load, whatever the sizes (an empty input included); before, only the
+//!   kernel checks it, at run, and it returns early on an empty input, so an input that may be empty
+//!   (a size of 0, or one unknown) is not checked there.
+//! - [`CUMSUM_AXIS`]: X not a scalar; `axis` one value inside the rank (the kernel, at run; it skips
+//!   the axis on an empty input, so neither is checked on one that may be empty).
+//! - [`TRILU_RANK`]: rank 2 or more (onnx's inference, at load).
+//! - [`REVERSE_SEQUENCE_RANK`] (input of rank 2 or more) and [`REVERSE_SEQUENCE_LENS`]
+//!   (`sequence_lens` 1-D, at load; one length per batch entry, at run), and
+//!   [`REVERSE_SEQUENCE_LENS_VALUES`] (each length in `[0, time]`, at run). The batch axis is checked
+//!   only when `batch_axis` and `time_axis` are 0 and 1 (the kernel refuses others at load, except
+//!   negative ones, which it reads its own way).
 
+use super::super::contract::{Contract, Operand};
 use super::super::ctx::NodeCtx;
 use super::super::dim::Dim;
 use super::super::registry::Registry;
 use super::super::value::{Data, ValueInfo, as_i64, from_i64, is_float_elem, round_to_elem};
-use super::common::{is_int_elem, like};
+use super::common::{axis, is_int_elem, like};
 use crate::proto::tensor_proto::DataType;
 
 /// Ops with one output of the input's shape and element type, with the version each first appears in.
@@ -44,29 +58,21 @@ const SAME: &[(&str, i64)] = &[
     ("Cos", 7),
     ("Cosh", 9),
     ("CumProd", 26),
-    ("CumSum", 11),
     ("Elu", 1),
     ("Erf", 9),
     ("Exp", 1),
     ("Floor", 1),
     ("Gelu", 20),
-    ("GroupNormalization", 18),
     ("HardSigmoid", 1),
     ("HardSwish", 14),
-    ("Hardmax", 1),
-    ("InstanceNormalization", 1),
     ("LeakyRelu", 1),
     ("Log", 1),
-    ("LogSoftmax", 1),
-    ("LpNormalization", 1),
-    ("LRN", 1),
     ("MeanVarianceNormalization", 9),
     ("Mish", 18),
     ("Neg", 1),
     ("Not", 1),
     ("Reciprocal", 1),
     ("Relu", 1),
-    ("ReverseSequence", 10),
     ("Round", 11),
     ("Selu", 1),
     ("Shrink", 9),
@@ -74,7 +80,6 @@ const SAME: &[(&str, i64)] = &[
     ("Sign", 9),
     ("Sin", 7),
     ("Sinh", 9),
-    ("Softmax", 1),
     ("Softplus", 1),
     ("Softsign", 1),
     ("Sqrt", 1),
@@ -82,7 +87,6 @@ const SAME: &[(&str, i64)] = &[
     ("Tan", 7),
     ("Tanh", 1),
     ("ThresholdedRelu", 10),
-    ("Trilu", 14),
 ];
 
 pub fn register(r: &mut Registry) {
@@ -95,7 +99,10 @@ pub fn register(r: &mut Registry) {
     r.add("", "Cast", 1, cast);
     r.add("", "CastLike", 15, cast_like);
     r.add("", "Dropout", 1, dropout);
-    r.add("", "BatchNormalization", 1, batch_norm);
+    r.add_all(&["Softmax", "LogSoftmax", "Hardmax"], 1, softmax);
+    r.add("", "CumSum", 11, cumsum);
+    r.add("", "Trilu", 14, trilu);
+    r.add("", "ReverseSequence", 10, reverse_sequence);
     r.add("", "RandomNormalLike", 1, like_with_dtype);
     r.add("", "RandomUniformLike", 1, like_with_dtype);
     r.add("", "Bernoulli", 15, like_with_dtype);
@@ -146,6 +153,176 @@ fn map_data(ctx: &NodeCtx<'_>, f: impl Fn(&Dim) -> Option<Dim>) -> Option<Vec<Di
         return None;
     }
     ctx.data(0)?.iter().map(f).collect()
+}
+
+/// Softmax, LogSoftmax and Hardmax's axis.
+pub const SOFTMAX_AXIS: Contract = Contract::new(
+    "softmax-axis",
+    "axis is inside the input's rank, in [-r, r-1]",
+);
+
+/// CumSum's axis.
+pub const CUMSUM_AXIS: Contract = Contract::new(
+    "cumsum-axis",
+    "X has rank 1 or more, and axis is one value inside it, in [-r, r-1]",
+);
+
+/// Trilu's input.
+pub const TRILU_RANK: Contract = Contract::new("trilu-rank", "the input has rank 2 or more");
+
+/// ReverseSequence's input.
+pub const REVERSE_SEQUENCE_RANK: Contract =
+    Contract::new("reverse-sequence-rank", "the input has rank 2 or more");
+
+/// ReverseSequence's lengths.
+pub const REVERSE_SEQUENCE_LENS: Contract = Contract::new(
+    "reverse-sequence-lens",
+    "sequence_lens is 1-D, one length per batch entry (the input's batch_axis)",
+);
+
+/// ReverseSequence's length values.
+pub const REVERSE_SEQUENCE_LENS_VALUES: Contract = Contract::new(
+    "reverse-sequence-lens-values",
+    "every sequence length is in [0, the input's time_axis]",
+);
+
+/// Whether input `slot` has a known shape with no size that may be 0 (symbols stand for sizes of 1
+/// or more): a kernel that returns early on an empty input then runs its checks.
+fn surely_not_empty(ctx: &NodeCtx<'_>, slot: usize) -> bool {
+    ctx.shape(slot).is_some_and(|s| {
+        s.iter().all(|d| match d {
+            Dim::Known(n) => *n > 0,
+            Dim::Sym(_) => true,
+            Dim::Unknown => false,
+        })
+    })
+}
+
+/// Softmax, LogSoftmax, Hardmax: `axis` (1 before opset 13, -1 from 13) inside the rank.
+fn softmax(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let default = if ctx.opset >= 13 { -1 } else { 1 };
+    let a = ctx.attr_i("axis").unwrap_or(default);
+    // From opset 11 onnx's inference checks the axis at load; before, only the kernel, which returns
+    // early on an empty input.
+    let checked = ctx.opset >= 11 || surely_not_empty(ctx, 0);
+    if let Some(r) = ctx.input(0).and_then(ValueInfo::rank)
+        && checked
+        && axis(a, r).is_none()
+    {
+        ctx.out_of_range(
+            SOFTMAX_AXIS,
+            &[0],
+            format_args!("axis {a} of an input of rank {r}"),
+        );
+    }
+    vec![like(ctx, 0, ctx.shape(0))]
+}
+
+/// CumSum(x, axis).
+fn cumsum(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    cumsum_contract(ctx);
+    vec![like(ctx, 0, ctx.shape(0))]
+}
+
+fn cumsum_contract(ctx: &mut NodeCtx<'_>) {
+    // The kernel refuses a scalar first; past that, it reads no axis on an empty input.
+    let Some(r) = ctx.input(0).and_then(ValueInfo::rank) else {
+        return;
+    };
+    if r == 0 {
+        ctx.broken(CUMSUM_AXIS, &[0], "X is a scalar");
+        return;
+    }
+    if !surely_not_empty(ctx, 0) {
+        return;
+    }
+    if let Some(axis_shape) = ctx.shape(1)
+        && (axis_shape.len() > 1 || axis_shape.iter().any(|d| d.known().is_some_and(|n| n != 1)))
+    {
+        let detail = format!(
+            "input 1 '{}' has shape {}",
+            ctx.node.input_name(1),
+            super::super::dim::format_shape(&Some(axis_shape))
+        );
+        ctx.broken(CUMSUM_AXIS, &[1], detail);
+        return;
+    }
+    if let Some(&[a]) = ctx.data_i64(1).as_deref()
+        && axis(a, r).is_none()
+    {
+        ctx.out_of_range(
+            CUMSUM_AXIS,
+            &[0, 1],
+            format_args!("axis {a} of an input of rank {r}"),
+        );
+    }
+}
+
+/// Trilu(input, k?).
+fn trilu(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    if let Some(r) = ctx.input(0).and_then(ValueInfo::rank).filter(|&r| r < 2) {
+        ctx.broken(TRILU_RANK, &[0], format_args!("the input has rank {r}"));
+    }
+    vec![like(ctx, 0, ctx.shape(0))]
+}
+
+/// ReverseSequence(input, sequence_lens).
+fn reverse_sequence(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    reverse_sequence_contracts(ctx);
+    vec![like(ctx, 0, ctx.shape(0))]
+}
+
+fn reverse_sequence_contracts(ctx: &mut NodeCtx<'_>) {
+    // onnx's inference checks the ranks at load once it knows both.
+    let (Some(r), Some(lr)) = (
+        ctx.input(0).and_then(ValueInfo::rank),
+        ctx.input(1).and_then(ValueInfo::rank),
+    ) else {
+        return;
+    };
+    if r < 2 {
+        ctx.broken(
+            REVERSE_SEQUENCE_RANK,
+            &[0],
+            format_args!("the input has rank {r}"),
+        );
+        return;
+    }
+    if lr != 1 {
+        let detail = format!("input 1 '{}' has rank {lr}", ctx.node.input_name(1));
+        ctx.broken(REVERSE_SEQUENCE_LENS, &[1], detail);
+        return;
+    }
+    let batch_axis = ctx.attr_i("batch_axis").unwrap_or(1);
+    let time_axis = ctx.attr_i("time_axis").unwrap_or(0);
+    let (batch, time) = match (batch_axis, time_axis) {
+        (1, 0) => (1, 0),
+        (0, 1) => (0, 1),
+        _ => return,
+    };
+    let (Some(b), Some(len)) = (ctx.operand(0, batch), ctx.operand(1, 0)) else {
+        return;
+    };
+    if !ctx.require_equal(REVERSE_SEQUENCE_LENS, &[len, b]) {
+        return;
+    }
+    let (
+        Some(values),
+        Some(Operand {
+            dim: Dim::Known(t), ..
+        }),
+    ) = (ctx.data_i64(1), ctx.operand(0, time))
+    else {
+        return;
+    };
+    let t = i64::try_from(t).unwrap_or(i64::MAX);
+    if let Some(v) = values.iter().find(|&&v| !(0..=t).contains(&v)) {
+        ctx.out_of_range(
+            REVERSE_SEQUENCE_LENS_VALUES,
+            &[0, 1],
+            format_args!("a length of {v} on a time axis of {t}"),
+        );
+    }
 }
 
 fn predicate(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
@@ -293,23 +470,6 @@ fn dropout(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     out
 }
 
-/// BatchNormalization: `Y` like `X`; every statistics output has the shape of `scale` (`[C]`, or
-/// per-activation before opset 9 with `spatial=0`).
-fn batch_norm(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
-    let x = ctx.shape(0);
-    let spatial = ctx.opset >= 9 || ctx.attr_i("spatial").unwrap_or(1) != 0;
-    let stats_shape = ctx.shape(1).or_else(|| {
-        let channels = x.as_ref()?.get(1)?.clone();
-        spatial.then(|| vec![channels])
-    });
-    let stats_elem = ctx.elem(3).or(ctx.elem(0));
-    let mut out = vec![like(ctx, 0, x)];
-    for _ in 1..ctx.num_outputs() {
-        out.push(ValueInfo::tensor(stats_elem, stats_shape.clone()));
-    }
-    out
-}
-
 /// The `dtype` attribute, when given and set.
 fn dtype(ctx: &NodeCtx<'_>) -> Option<i32> {
     ctx.attr_i("dtype")
@@ -398,17 +558,136 @@ mod tests {
         );
     }
 
+    /// "CODE contract" of each finding.
+    fn contracts(
+        rule: crate::shape::registry::Rule,
+        n: &crate::proto::NodeProto,
+        opset: i64,
+        inputs: &[Option<ValueInfo>],
+    ) -> Vec<String> {
+        findings(rule, n, opset, inputs)
+            .iter()
+            .map(|d| format!("{} {}", d.code.as_str(), d.contract.unwrap_or("-")))
+            .collect()
+    }
+
     #[test]
-    fn batch_norm_statistics_are_per_channel() {
-        let n = node("BatchNormalization", 5, 3, vec![]);
-        let x = t(F32, &["N", "16", "H", "W"]);
-        let out = run(batch_norm, &n, 15, &[x.clone(), None, None, None, None]);
-        assert_eq!(out[0].shape, shape(&["N", "16", "H", "W"]));
-        assert_eq!(out[1].shape, shape(&["16"]));
-        assert_eq!(out.len(), 3);
-        let legacy = node("BatchNormalization", 5, 5, vec![attr_i("spatial", 0)]);
-        let out = run(batch_norm, &legacy, 7, &[x, None, None, None, None]);
-        assert_eq!(out[4].shape, None);
+    fn softmax_axis() {
+        for op in ["Softmax", "LogSoftmax", "Hardmax"] {
+            let n = |a| node(op, 1, 1, vec![attr_i("axis", a)]);
+            let x = || t(F32, &["N", "3"]);
+            assert!(contracts(softmax, &n(-2), 13, &[x()]).is_empty());
+            assert_eq!(contracts(softmax, &n(2), 13, &[x()]), ["E3 softmax-axis"]);
+            assert_eq!(contracts(softmax, &n(-3), 1, &[x()]), ["E3 softmax-axis"]);
+            // Before 11 only the kernel checks, and not on an input that may be empty.
+            let empty = || t(F32, &["0", "3"]);
+            assert!(contracts(softmax, &n(2), 1, &[empty()]).is_empty());
+            assert!(contracts(softmax, &n(2), 1, &[t(F32, &["?", "3"])]).is_empty());
+            assert_eq!(
+                contracts(softmax, &n(2), 11, &[empty()]),
+                ["E3 softmax-axis"]
+            );
+            // The default axis: 1 before 13 (out of a 1-D input's range), -1 from 13.
+            let d = node(op, 1, 1, vec![]);
+            assert_eq!(
+                contracts(softmax, &d, 11, &[t(F32, &["4"])]),
+                ["E3 softmax-axis"]
+            );
+            assert!(contracts(softmax, &d, 13, &[t(F32, &["4"])]).is_empty());
+            assert_eq!(
+                contracts(softmax, &d, 13, &[t(F32, &[])]),
+                ["E3 softmax-axis"]
+            );
+        }
+    }
+
+    #[test]
+    fn cumsum_axis() {
+        let n = node("CumSum", 2, 1, vec![]);
+        let x = || t(F32, &["N", "3"]);
+        assert!(contracts(cumsum, &n, 14, &[x(), int(-2)]).is_empty());
+        assert!(contracts(cumsum, &n, 14, &[x(), ints(&[1])]).is_empty());
+        assert_eq!(
+            contracts(cumsum, &n, 14, &[x(), int(2)]),
+            ["E3 cumsum-axis"]
+        );
+        assert_eq!(
+            contracts(cumsum, &n, 11, &[x(), ints(&[0, 1])]),
+            ["E2 cumsum-axis"]
+        );
+        assert_eq!(
+            contracts(cumsum, &n, 14, &[t(F32, &[]), int(0)]),
+            ["E2 cumsum-axis"]
+        );
+        // An input that may be empty: the kernel reads no axis.
+        assert!(contracts(cumsum, &n, 14, &[t(F32, &["0", "3"]), int(2)]).is_empty());
+        assert!(contracts(cumsum, &n, 14, &[t(F32, &["?", "3"]), int(2)]).is_empty());
+        assert!(contracts(cumsum, &n, 14, &[x(), t(I64, &[])]).is_empty());
+    }
+
+    #[test]
+    fn trilu_and_reverse_sequence() {
+        let n = node("Trilu", 1, 1, vec![]);
+        assert!(contracts(trilu, &n, 14, &[t(F32, &["N", "3"])]).is_empty());
+        assert_eq!(
+            contracts(trilu, &n, 14, &[t(F32, &["3"])]),
+            ["E2 trilu-rank"]
+        );
+        let rs = |b, t_| {
+            node(
+                "ReverseSequence",
+                2,
+                1,
+                vec![attr_i("batch_axis", b), attr_i("time_axis", t_)],
+            )
+        };
+        let x = || t(F32, &["4", "2", "3"]);
+        assert!(contracts(reverse_sequence, &rs(1, 0), 10, &[x(), ints(&[1, 4])]).is_empty());
+        assert!(
+            contracts(
+                reverse_sequence,
+                &rs(0, 1),
+                10,
+                &[t(F32, &["2", "4"]), ints(&[0, 4])]
+            )
+            .is_empty()
+        );
+        assert_eq!(
+            contracts(reverse_sequence, &rs(1, 0), 10, &[x(), ints(&[1, 4, 2])]),
+            ["E2 reverse-sequence-lens"]
+        );
+        assert_eq!(
+            contracts(reverse_sequence, &rs(0, 1), 10, &[x(), ints(&[1, 2])]),
+            ["E2 reverse-sequence-lens"]
+        );
+        assert_eq!(
+            contracts(reverse_sequence, &rs(1, 0), 10, &[x(), t(I64, &["1", "2"])]),
+            ["E2 reverse-sequence-lens"]
+        );
+        assert_eq!(
+            contracts(
+                reverse_sequence,
+                &rs(1, 0),
+                10,
+                &[t(F32, &["4"]), ints(&[1])]
+            ),
+            ["E2 reverse-sequence-rank"]
+        );
+        assert_eq!(
+            contracts(reverse_sequence, &rs(1, 0), 10, &[x(), ints(&[1, 5])]),
+            ["E3 reverse-sequence-lens-values"]
+        );
+        assert_eq!(
+            contracts(
+                reverse_sequence,
+                &rs(1, 0),
+                10,
+                &[t(F32, &["T", "B"]), t(I64, &["3"])]
+            ),
+            ["W2 reverse-sequence-lens"]
+        );
+        // Negative axes pass onnxruntime's constructor and are read its own way: not checked.
+        assert!(contracts(reverse_sequence, &rs(-1, 0), 10, &[x(), ints(&[1, 4, 2])]).is_empty());
     }
 
     #[test]

@@ -31,6 +31,7 @@ pub mod losses;
 pub mod matmul;
 pub mod misc;
 pub mod ml;
+pub mod normalization;
 pub mod quantize;
 pub mod reduce;
 pub mod rnn;
@@ -74,6 +75,7 @@ pub fn register_all(r: &mut Registry) {
     matmul::register(r);
     misc::register(r);
     ml::register(r);
+    normalization::register(r);
     quantize::register(r);
     reduce::register(r);
     rnn::register(r);

@@ -301,6 +301,7 @@ mod hostile {
         super::super::losses::register(&mut r);
         super::super::misc::register(&mut r);
         super::super::ml::register(&mut r);
+        super::super::normalization::register(&mut r);
         super::super::quantize::register(&mut r);
         super::super::rnn::register(&mut r);
         super::super::sequence::register(&mut r);
