@@ -145,14 +145,17 @@ fn skip_simplified_layer_norm(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
 fn skip_norm(ctx: &mut NodeCtx<'_>, beta: Option<usize>, bias: usize) -> Vec<ValueInfo> {
     let x = ctx.shape(0);
     check_skip(ctx, &x);
-    contract::last_axis(ctx, 0, 2, SKIP_LN_GAMMA);
+    // The hidden size is the input's last axis, or the skip's, which must equal it: a known skip
+    // still checks the parameters when the input's shape is unknown (after a broken contract upstream).
+    let hidden = if x.is_some() { 0 } else { 1 };
+    contract::last_axis(ctx, hidden, 2, SKIP_LN_GAMMA);
     if let Some(b) = beta
         && ctx.has_input(b)
     {
-        contract::last_axis(ctx, 0, b, SKIP_LN_BETA);
+        contract::last_axis(ctx, hidden, b, SKIP_LN_BETA);
     }
     if ctx.has_input(bias) {
-        contract::last_axis(ctx, 0, bias, SKIP_LN_BIAS);
+        contract::last_axis(ctx, hidden, bias, SKIP_LN_BIAS);
     }
     let stats = ValueInfo::tensor(elem(DataType::Float), rows(&x));
     vec![

@@ -375,7 +375,8 @@ fn squeeze_contracts(ctx: &mut NodeCtx<'_>, list: &[i64]) -> bool {
             return false;
         };
         if let Some(o) = ctx.operand(0, k) {
-            kept &= ctx.require_equal(SQUEEZE_ONE, &[o, Operand::new("1", Dim::Known(1))]);
+            let one = Operand::new("what Squeeze removes", Dim::Known(1));
+            kept &= ctx.require_equal(SQUEEZE_ONE, &[o, one]);
         }
     }
     kept

@@ -1,4 +1,4 @@
-"""e1_contrib_fused: E1 at onnxruntime's fused operators, as its transformer optimizer writes them.
+"""e2_contrib_fused: broken contracts (E2) at onnxruntime's fused operators, as its transformer optimizer writes them.
 
 A BERT-like feed-forward block after `onnxruntime.transformers.optimizer`: `x` [batch, seq, 8] goes
 through MatMul by `w1` [8, 16], then BiasGelu with `b1`, MatMul by `w2` [16, 8], and
@@ -6,12 +6,14 @@ SkipLayerNormalization of that with the skip `x` (gamma `ln_gamma`, beta `ln_bet
 both along the last axis, both the kind onnxruntime finds only when it runs the model ("Input 1 dimension
 0 should have same length as the last dimension of input 0", "gamma is expected to have ..."):
 
-- `bias_gelu`: the bias `b1` has 15 values for a hidden size of 16 -> E1, axis -1, sizes [16, 15];
-- `skip_ln`: gamma has 7 values for a hidden size of 8 -> E1, axis -1, sizes [8, 7]. beta [8] is valid.
+- `bias_gelu`: the bias `b1` has 15 values for a hidden size of 16 -> E2 `bias-gelu-bias`, axis -1,
+  sizes [16, 15];
+- `skip_ln`: gamma has 7 values for a hidden size of 8 -> E2 `skip-layernorm-gamma`, axis -1, sizes
+  [8, 7]. beta [8] is valid.
 
 Domains: ai.onnx 17 and com.microsoft 1. onnx's checker does not know com.microsoft (it skips those
 nodes), so it passes the model; onnxruntime loads it and fails at run time at `bias_gelu`.
-Writes e1_contrib_fused.onnx next to this script; deterministic.
+Writes e2_contrib_fused.onnx next to this script; deterministic.
 """
 
 import os
@@ -23,7 +25,7 @@ from onnx import TensorProto, helper, numpy_helper
 assert onnx.__version__ == "1.23.2", f"pinned onnx==1.23.2 expected (tools/venv.sh), got {onnx.__version__}"
 
 OUT = os.path.splitext(os.path.abspath(__file__))[0] + ".onnx"
-FULL_CHECK_REJECTS = False  # onnx's strict inference skips the com.microsoft nodes: it cannot see the E1
+FULL_CHECK_REJECTS = False  # onnx's strict inference skips the com.microsoft nodes: it cannot see them
 MS = "com.microsoft"
 
 
@@ -52,7 +54,7 @@ def build() -> onnx.ModelProto:
     ]
     graph = helper.make_graph(
         nodes,
-        "e1_contrib_fused",
+        "e2_contrib_fused",
         [helper.make_tensor_value_info("x", f, ["batch", "seq", 8])],
         [helper.make_tensor_value_info("y", f, ["batch", "seq", 8])],
         initializer=inits,
@@ -75,7 +77,7 @@ def main() -> None:
         if not FULL_CHECK_REJECTS:
             raise
     else:
-        assert not FULL_CHECK_REJECTS, "onnx's full_check was expected to reject the planted E1"
+        assert not FULL_CHECK_REJECTS, "onnx's full_check was expected to reject the planted fault"
     onnx.save_model(model, OUT)
     print(f"wrote {os.path.relpath(OUT)}")
 

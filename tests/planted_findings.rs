@@ -1,7 +1,8 @@
-//! The broken models of `models/broken/` (made by the scripts beside them) carry planted broadcast
-//! errors, one per broadcast kind and place. `expected.json` lists each finding; every one must be
-//! reported at the right node, graph, axis and sizes, in text, JSON and SARIF, and nothing else may be.
-//! The valid example models of `models/` must have no E1.
+//! The broken models of `models/broken/` (made by the scripts beside them) carry planted shape errors:
+//! broadcasts, one per kind and place, and broken operator contracts. `expected.json` lists each
+//! finding; every one must be reported at the right node, graph, axis, sizes and contract, in text,
+//! JSON and SARIF, and no other shape finding (E1, W1, E2, W2, E3) may be. The valid example models of
+//! `models/` must have no error.
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -25,24 +26,28 @@ fn run(args: &[&str]) -> (i32, String) {
     )
 }
 
-/// The comparable part of a finding: code, node, op_type, graph, axis, sizes (of an E1: a possible
-/// error has symbolic dims, stated in its condition instead), inner node.
+/// The shape findings: broadcasts, contracts, values out of range.
+const SHAPE_CODES: [&str; 5] = ["E1", "W1", "E2", "W2", "E3"];
+
+/// The comparable part of a finding: code, node, op_type, graph, axis, sizes (of an error: a possible
+/// error has symbolic dims, stated in its condition instead), inner node, contract.
 fn key(v: &Value) -> String {
     let f = |k: &str| v.get(k).cloned().unwrap_or(Value::Null);
     let sizes = match f("sizes") {
-        _ if f("code") == "W1" => Value::Array(vec![]),
+        _ if f("code").as_str().is_some_and(|c| c.starts_with('W')) => Value::Array(vec![]),
         Value::Null => Value::Array(vec![]),
         s => s,
     };
     format!(
-        "{} node={} op={} graph={} axis={} sizes={} inner={}",
+        "{} node={} op={} graph={} axis={} sizes={} inner={} contract={}",
         f("code"),
         f("node"),
         f("op_type"),
         f("graph"),
         f("axis"),
         sizes,
-        f("inner_node")
+        f("inner_node"),
+        f("contract")
     )
 }
 
@@ -74,21 +79,26 @@ fn every_planted_finding_is_reported_exactly_in_json() {
             .as_array()
             .unwrap()
             .iter()
-            .filter(|d| matches!(d["code"].as_str(), Some("E1" | "W1")))
+            .filter(|d| d["code"].as_str().is_some_and(|c| SHAPE_CODES.contains(&c)))
             .map(key)
             .collect();
         let mut want: Vec<String> = findings.iter().map(key).collect();
         got.sort();
         want.sort();
         assert_eq!(got, want, "{model}");
-        for f in findings.iter().filter(|f| f["code"] == "W1") {
+        for f in findings
+            .iter()
+            .filter(|f| f["code"] == "W1" || f["code"] == "W2")
+        {
             let condition = f["condition"].as_str().unwrap();
             assert!(
                 stdout.contains(condition),
-                "{model}: W1 states '{condition}'"
+                "{model}: the warning states '{condition}'"
             );
         }
-        let has_error = findings.iter().any(|f| f["code"] == "E1");
+        let has_error = findings
+            .iter()
+            .any(|f| f["code"].as_str().is_some_and(|c| c.starts_with('E')));
         assert_eq!(code, if has_error { 1 } else { 0 }, "{model}: exit status");
     }
 }
@@ -121,7 +131,8 @@ fn every_planted_finding_is_in_text_and_sarif() {
             assert!(
                 results.iter().any(|r| r["ruleId"] == code
                     && r["locations"][0]["logicalLocations"][0]["name"] == node
-                    && r["properties"]["axis"] == *axis),
+                    && r["properties"]["axis"] == *axis
+                    && r["properties"]["contract"] == f["contract"]),
                 "{model}: SARIF has {code} at {node}"
             );
         }
@@ -139,7 +150,7 @@ fn valid_models() -> Vec<PathBuf> {
 }
 
 #[test]
-fn valid_example_models_have_no_broadcast_error() {
+fn valid_example_models_have_no_error() {
     let models = valid_models();
     assert!(models.len() >= 5);
     for m in models {
