@@ -207,16 +207,23 @@ impl<'a> Marks<'a> {
 }
 
 /// The part of a broadcast message after its fixed introduction: `axis -1: 64 vs 63 (neither is 1)`.
-fn broadcast_detail(d: &Diagnostic) -> &str {
+fn broadcast_detail(d: &Diagnostic) -> String {
+    // A contract's finding: its name and what is wrong here, without the contract's wording.
+    if let Some(name) = d.contract {
+        return match d.message.find("; here ") {
+            Some(p) => format!("{name}: {}", &d.message[p + "; here ".len()..]),
+            None => name.to_owned(),
+        };
+    }
     for intro in [
         "cannot be broadcast: ",
         "broadcast only under a condition: ",
     ] {
         if let Some(p) = d.message.find(intro) {
-            return &d.message[p + intro.len()..];
+            return d.message[p + intro.len()..].to_owned();
         }
     }
-    &d.message
+    d.message.clone()
 }
 
 struct Builder<'a> {
@@ -285,8 +292,12 @@ impl<'a> Builder<'a> {
                     for d in self.findings.get(&g.path, &label) {
                         tooltip.push(format!("{}: {}", d.code, d.message));
                         let m = match d.code {
-                            Code::BroadcastError => Mark::Error,
-                            Code::PossibleBroadcastError => Mark::Warning,
+                            Code::BroadcastError | Code::ShapeContract | Code::ValueOutOfRange => {
+                                Mark::Error
+                            }
+                            Code::PossibleBroadcastError | Code::PossibleShapeContract => {
+                                Mark::Warning
+                            }
                             _ => continue,
                         };
                         mark = mark.max(m);
@@ -295,12 +306,15 @@ impl<'a> Builder<'a> {
                             lines.push(format!("(in its function, at node '{inner}')"));
                             continue; // the slots are the inner node's
                         }
-                        if let Some(axis) = d.axis {
+                        // A broadcast's sizes are on one axis; a contract's name their own.
+                        let axis = d.axis.map(|a| format!(" axis {a}"));
+                        if axis.is_some() || d.contract.is_some() {
+                            let axis = axis.unwrap_or_default();
                             for (slot, size) in &d.inputs {
                                 let e = faults
                                     .entry((id, *slot))
                                     .or_insert((Mark::None, String::new()));
-                                let text = format!("{} axis {axis}: {size}", d.code);
+                                let text = format!("{}{axis}: {size}", d.code);
                                 // Findings of one severity on several axes are all shown; a worse one
                                 // replaces milder ones.
                                 if m > e.0 || e.1.is_empty() {
@@ -585,10 +599,10 @@ pub fn draw(model: &Model, found: &Findings, opts: &Options) -> Result<Picture, 
     let mut title = vec![opts.title.clone()];
     let mut legend = Vec::new();
     if errors > 0 {
-        legend.push(format!("{errors} with E1 in red"));
+        legend.push(format!("{errors} with errors (E1, E2, E3) in red"));
     }
     if warnings > 0 {
-        legend.push(format!("{warnings} with W1 in orange"));
+        legend.push(format!("{warnings} with warnings (W1, W2) in orange"));
     }
     if inserted > 0 {
         legend.push(format!("{inserted} inserted by onnx-lint expand in blue"));

@@ -208,3 +208,59 @@ fn written_models_get_the_mode_of_a_new_file_or_keep_the_one_they_replace() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(mode(&out), 0o640);
 }
+
+/// `expand` and `fold` refuse a model with a broken contract (E2) or a value out of range (E3) as
+/// they refuse one with an E1: the findings on standard error, exit 1, nothing written.
+#[test]
+fn expand_and_fold_refuse_broken_contracts_as_they_refuse_e1() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["e1_add", "e2_matmul", "e2_many", "e3_values"] {
+        let input = model(&format!("broken/{name}.onnx"));
+        for cmd in ["expand", "fold"] {
+            let out = dir.path().join(format!("{name}-{cmd}.onnx"));
+            let (code, _, err) = run(
+                &[cmd, input.to_str().unwrap(), "-o", out.to_str().unwrap()],
+                b"",
+            );
+            assert_eq!(code, 1, "{cmd} {name}: {err}");
+            assert!(
+                err.contains("nothing was written") && err.contains("error[E"),
+                "{cmd} {name}: {err}"
+            );
+            assert!(!out.exists(), "{cmd} {name} wrote {}", out.display());
+        }
+    }
+    // A W2 alone is no error: the model is written.
+    let out = dir.path().join("w2.onnx");
+    let input = model("broken/w2_concat.onnx");
+    let (code, _, err) = run(
+        &[
+            "expand",
+            input.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.exists());
+}
+
+/// JSON and SARIF carry the contract's name beside the code.
+#[test]
+fn json_and_sarif_name_the_contract() {
+    let m = model("broken/e2_matmul.onnx");
+    let (_, out, _) = run(&["check", "--format", "json", m.to_str().unwrap()], b"");
+    let doc: Value = serde_json::from_slice(&out).unwrap();
+    let d = &doc["diagnostics"][0];
+    assert_eq!(
+        (d["code"].as_str(), d["contract"].as_str()),
+        (Some("E2"), Some("matmul-inner"))
+    );
+    assert_eq!(d["sizes"], serde_json::json!([64, 63]));
+    let (_, out, _) = run(&["check", "--format", "sarif", m.to_str().unwrap()], b"");
+    let doc: Value = serde_json::from_slice(&out).unwrap();
+    let r = &doc["runs"][0]["results"][0];
+    assert_eq!(r["ruleId"], "E2");
+    assert_eq!(r["properties"]["contract"], "matmul-inner");
+}

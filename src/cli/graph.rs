@@ -78,7 +78,7 @@ pub(super) fn graph(model: &Path, output: &Path, max_nodes: usize, initializers:
     }
     if target != Target::Stdout {
         eprintln!(
-            "graph: wrote {shown_out} ({} nodes; {} E1 in red, {} W1 in orange, {} inserted by expand in blue)",
+            "graph: wrote {shown_out} ({} nodes; {} with errors in red, {} with warnings in orange, {} inserted by expand in blue)",
             pic.nodes, pic.errors, pic.warnings, pic.inserted
         );
     }
