@@ -315,11 +315,78 @@ def contract_table(results: list[tuple[Case, Verdict]]) -> list[str]:
     return lines
 
 
-def main(suite: str, case_dir: Path, doc: str) -> int:
+# A contract as a rule file states it: `Contract::new("name", "what it requires")`, the text possibly
+# continued over lines with a trailing backslash.
+CONTRACT_NEW = re.compile(r'Contract::new\(\s*"([a-z0-9-]+)",\s*"((?:[^"\\]|\\.)*)"', re.S)
+
+
+def source_contracts(files: list[Path]) -> dict[str, str]:
+    """The contracts the rule files `files` state, by name: what each requires."""
+    found: dict[str, str] = {}
+    for f in files:
+        text = f.read_text()
+        # Leave the unit tests' made-up contracts out.
+        text = text.split("#[cfg(test)]")[0]
+        for name, requires in CONTRACT_NEW.findall(text):
+            found[name] = re.sub(r"\\\n\s*", "", requires).replace('\\"', '"')
+    return found
+
+
+def coverage(results: list[tuple[Case, Verdict]], stated: dict[str, str]) -> list[str]:
+    """The contracts the rule files state that the cases do not cover with a planted fault and a valid
+    twin each: every contract is checked against onnxruntime both ways."""
+    faults = {c.contract for c, _ in results if c.fault}
+    twins = {c.contract for c, _ in results if not c.fault}
+    return [
+        f"{name}: no {' and no '.join(w for w, have in (('planted fault', faults), ('valid twin', twins)) if name not in have)}"
+        for name in sorted(stated)
+        if name not in faults or name not in twins
+    ]
+
+
+def markdown_table(results: list[tuple[Case, Verdict]], stated: dict[str, str]) -> str:
+    """The per-contract table of docs/contracts.md: what each requires, where onnxruntime refuses a
+    break of it, and what the harness found."""
+    rows: dict[str, dict[str, Any]] = {}
+    for case, v in results:
+        if not case.contract:
+            continue
+        r = rows.setdefault(case.contract, {"ops": set(), "faults": 0, "found": 0, "load": 0, "run": 0,
+                                            "twins": 0, "clean": 0})
+        r["ops"].add(case.op)
+        if case.fault:
+            r["faults"] += 1
+            r["found"] += v.ok
+            if v.stage:
+                r[v.stage] += 1
+        else:
+            r["twins"] += 1
+            r["clean"] += v.ok
+    lines = [
+        "| contract | operators | requires | onnxruntime refuses a break | faults found / planted | valid twins clean |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name in sorted(rows):
+        r = rows[name]
+        where = " and ".join(w for w in ("load", "run") if r[w]) or "-"
+        if r["load"] and r["run"]:
+            where = f"load ({r['load']}), run ({r['run']})"
+        requires = stated.get(name, "").replace("|", "\\|")
+        lines.append(
+            f"| `{name}` | {', '.join(sorted(r['ops']))} | {requires} | at {where} | "
+            f"{r['found']} / {r['faults']} | {r['clean']} / {r['twins']} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def main(suite: str, case_dir: Path, doc: str, rule_files: list[Path] | None = None) -> int:
+    """Runs the suite of `case_dir`. With `rule_files`, the contracts they state must each have a planted
+    fault and a valid twin among the cases (a failure otherwise)."""
     ap = argparse.ArgumentParser(description=doc.splitlines()[0])
     ap.add_argument("--bin", required=True)
     ap.add_argument("--filter", default="")
     ap.add_argument("--verbose", action="store_true")
+    ap.add_argument("--markdown", type=Path, help="write the per-contract table, as docs/contracts.md shows it")
     args = ap.parse_args()
     cases = load_cases(case_dir)
     seen = set()
@@ -351,6 +418,13 @@ def main(suite: str, case_dir: Path, doc: str) -> int:
         print(f"{suite}: per contract")
         for line in table:
             print(f"  {line}")
+    stated = source_contracts(rule_files or [])
+    uncovered = coverage(results, stated) if rule_files and not args.filter else []
+    for line in uncovered:
+        failures.append(("coverage", line))
+    if args.markdown:
+        args.markdown.write_text(markdown_table(results, stated))
+        print(f"{suite}: wrote {args.markdown}")
     for name, why in failures:
         print(f"FAIL {name}: {why}")
     passed = sum(sum(r) for r in per_op.values())

@@ -61,6 +61,7 @@ CASES = [
     case("Squeeze/one-symbolic-fault", S, [In(["n", 3]), ints([0])], "squeeze-one", bind={"n": 2}, fault=True,
          symbolic_fault=True),
     case("Squeeze/one-symbolic", S, [In(["n", 3]), ints([0])], "squeeze-one", bind={"n": 1}),
+    case("Squeeze/axes-negative", S, [In([3, 1]), ints([-1])], "squeeze-axes"),
     case("Squeeze/axes-out-of-range", S, [In([1, 3]), ints([2])], "squeeze-axes", fault=True),
     # unsqueeze-axes: inside the output's rank, none twice.
     case("Unsqueeze/axes", U, [In([2, 3]), ints([0, 3])], "unsqueeze-axes"),

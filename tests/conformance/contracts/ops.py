@@ -7,10 +7,14 @@ break of that contract, which onnxruntime must refuse at load or at run and onnx
 with a finding naming the contract; a valid case is its valid twin, which onnxruntime runs and onnx-lint
 passes without error, inferring the output shapes onnxruntime computes.
 
-Usage: ops.py --bin BINARY [--filter SUBSTR] [--verbose]   (with the venv of tools/venv.sh)
+Every contract a rule file of the standard operators states (`Contract::new(...)` in `src/shape/ops/`,
+the contrib files aside) must have at least one planted fault and one valid twin here: a contract without
+both is a failure of the run (not checked with --filter).
+
+Usage: ops.py --bin BINARY [--filter SUBSTR] [--verbose] [--markdown FILE]   (with the venv of tools/venv.sh)
 Prints one line per operator, the table per contract (planted faults found / refused by onnxruntime, at
 load or at run; valid twins clean), the failures, and last `contract-ops: N passed, M failed`. Exit status 1
-on any failure.
+on any failure. --markdown FILE writes the table of docs/contracts.md.
 """
 
 import sys
@@ -20,5 +24,10 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 from nodecase import main  # noqa: E402
 
+# The rule files of the standard operators: every contract they state needs a planted fault and a valid
+# twin here. onnxruntime's contrib operators have their own suite (contrib/ops.py).
+RULES = HERE.parents[2] / "src" / "shape" / "ops"
+RULE_FILES = sorted(p for p in RULES.rglob("*.rs") if not p.name.startswith("contrib") and p.name != "contract.rs")
+
 if __name__ == "__main__":
-    sys.exit(main("contract-ops", HERE, __doc__))
+    sys.exit(main("contract-ops", HERE, __doc__, RULE_FILES))
