@@ -662,3 +662,54 @@ fn the_readme_links_the_rule_docs() {
     );
     assert!(Path::new(&root().join("docs/rules.md")).is_file());
 }
+
+/// The contracts the rule files state (`Contract::new("name", ...)` outside their unit tests), by
+/// name, with the file that states each.
+fn stated_contracts() -> Vec<(String, PathBuf)> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(&root().join("src/shape"), &mut files);
+    let mut found = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        for part in code.split("Contract::new(").skip(1) {
+            let rest = part.trim_start();
+            if let Some(name) = rest.strip_prefix('"').and_then(|r| r.split('"').next()) {
+                found.push((name.to_owned(), f.clone()));
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// `docs/contracts.md` lists every contract a rule checks: a new contract without a line there fails
+/// here.
+#[test]
+fn the_contracts_doc_lists_every_contract() {
+    let doc = std::fs::read_to_string(root().join("docs/contracts.md")).unwrap();
+    let stated = stated_contracts();
+    assert!(stated.len() > 100, "{} contracts", stated.len());
+    for (name, file) in &stated {
+        assert!(
+            doc.contains(&format!("`{name}`")),
+            "docs/contracts.md does not list `{name}` ({})",
+            file.display()
+        );
+    }
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    assert!(
+        readme.contains("(docs/contracts.md)"),
+        "README links docs/contracts.md"
+    );
+}

@@ -57,8 +57,10 @@ class Diagnostic:
         node, op_type: the node the finding is at (None for findings not at a node). A finding inside
             a model-local function is reported at the calling node; ``inner_node`` names the node of
             the function body.
+        contract: for a broken operator contract (E2, W2, E3), its name (``"matmul-inner"``;
+            ``docs/contracts.md`` lists them), else None.
         axis: for broadcast findings, the axis counted from the end (-1 is the last), else None.
-        sizes: for broadcast errors, the conflicting sizes on ``axis`` in input order, else [].
+        sizes: for broadcast errors and broken contracts, the conflicting sizes in input order, else [].
         inputs: for a finding at a node, the name and inferred shape of each of its inputs, as
             ``(name, shape)`` pairs (``shape`` a list of int/str/None, or None when unknown; an absent
             optional input is ``("", None)``); None when the finding is at no node.
@@ -74,6 +76,7 @@ class Diagnostic:
         "node",
         "op_type",
         "inner_node",
+        "contract",
         "axis",
         "sizes",
         "inputs",
@@ -88,6 +91,7 @@ class Diagnostic:
     node: Optional[str]
     op_type: Optional[str]
     inner_node: Optional[str]
+    contract: Optional[str]
     axis: Optional[int]
     sizes: List[int]
     inputs: Optional[List[Tuple[str, Shape]]]

@@ -374,6 +374,7 @@ impl Report {
                 o.set_item("node", &d.node)?;
                 o.set_item("op_type", &d.op_type)?;
                 o.set_item("inner_node", &d.inner_node)?;
+                o.set_item("contract", d.contract)?;
                 o.set_item("axis", d.axis)?;
                 o.set_item("sizes", &d.sizes)?;
                 o.set_item("inputs", inputs.clone())?;

@@ -43,6 +43,16 @@ def test_check_e1_on_every_kind(kind):
     assert "1 error," in repr(r)
 
 
+def test_broken_contracts_are_named():
+    r = onnx_lint.check(BROKEN / "e2_matmul.onnx")
+    (d,) = r.errors
+    assert (d.code, d.name, d.contract, d.node) == ("E2", "shape-contract", "matmul-inner", "project")
+    assert d.sizes == [64, 63]
+    assert onnx_lint.check(BROKEN / "e1_add.onnx").errors[0].contract is None
+    found = {(d.code, d.contract) for d in onnx_lint.check(BROKEN / "e3_values.onnx").errors}
+    assert found == {("E3", "gather-indices"), ("E3", "transpose-perm")}
+
+
 def test_check_clean_model(kind):
     r = onnx_lint.check(kind(MODELS / "tiny_transformer.onnx"))
     assert r.ok and r.errors == []

@@ -379,9 +379,23 @@ def markdown_table(results: list[tuple[Case, Verdict]], stated: dict[str, str]) 
     return "\n".join(lines) + "\n"
 
 
-def main(suite: str, case_dir: Path, doc: str, rule_files: list[Path] | None = None) -> int:
-    """Runs the suite of `case_dir`. With `rule_files`, the contracts they state must each have a planted
-    fault and a valid twin among the cases (a failure otherwise)."""
+def stated_table(rule_files: list[Path], stated: dict[str, str]) -> str:
+    """The contracts `rule_files` state, each with its file and what it requires (for a suite whose cases
+    test the operators as a whole rather than one contract each)."""
+    lines = ["| contract | rule file | requires |", "|---|---|---|"]
+    for f in rule_files:
+        for name in sorted(source_contracts([f])):
+            requires = stated[name].replace("|", "\\|")
+            lines.append(f"| `{name}` | `{f.name}` | {requires} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(
+    suite: str, case_dir: Path, doc: str, rule_files: list[Path] | None = None, per_contract: bool = True
+) -> int:
+    """Runs the suite of `case_dir`. With `rule_files` and `per_contract`, the contracts they state must each
+    have a planted fault and a valid twin among the cases (a failure otherwise); --markdown writes the
+    per-contract table, or without `per_contract` the list of the contracts `rule_files` state."""
     ap = argparse.ArgumentParser(description=doc.splitlines()[0])
     ap.add_argument("--bin", required=True)
     ap.add_argument("--filter", default="")
@@ -419,11 +433,12 @@ def main(suite: str, case_dir: Path, doc: str, rule_files: list[Path] | None = N
         for line in table:
             print(f"  {line}")
     stated = source_contracts(rule_files or [])
-    uncovered = coverage(results, stated) if rule_files and not args.filter else []
+    uncovered = coverage(results, stated) if rule_files and per_contract and not args.filter else []
     for line in uncovered:
         failures.append(("coverage", line))
     if args.markdown:
-        args.markdown.write_text(markdown_table(results, stated))
+        table = markdown_table(results, stated) if per_contract else stated_table(rule_files or [], stated)
+        args.markdown.write_text(table)
         print(f"{suite}: wrote {args.markdown}")
     for name, why in failures:
         print(f"FAIL {name}: {why}")

@@ -402,6 +402,20 @@ pub(crate) mod test_util {
             .collect()
     }
 
+    /// The findings of `rule` on node `n` at `opset`, one line each: "CODE contract" (`-` for a
+    /// finding of no contract), for the tests of the contracts.
+    pub fn contracts(
+        rule: Rule,
+        n: &NodeProto,
+        opset: i64,
+        inputs: &[Option<ValueInfo>],
+    ) -> Vec<String> {
+        findings(rule, n, opset, inputs)
+            .iter()
+            .map(|d| format!("{} {}", d.code.as_str(), d.contract.unwrap_or("-")))
+            .collect()
+    }
+
     /// [`codes_at`] at version 1 (every contrib operator's).
     pub fn codes(rule: Rule, n: &NodeProto, inputs: &[Option<ValueInfo>]) -> Vec<String> {
         codes_at(rule, n, 1, inputs)

@@ -39,7 +39,7 @@ use super::super::ctx::NodeCtx;
 use super::super::dim::Dim;
 use super::super::registry::Registry;
 use super::super::value::{Data, ValueInfo, as_i64, from_i64, is_float_elem, round_to_elem};
-use super::common::{axis, is_int_elem, like};
+use super::common::{is_int_elem, like};
 use crate::proto::tensor_proto::DataType;
 
 /// Ops with one output of the input's shape and element type, with the version each first appears in.
@@ -207,13 +207,8 @@ fn softmax(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let checked = ctx.opset >= 11 || surely_not_empty(ctx, 0);
     if let Some(r) = ctx.input(0).and_then(ValueInfo::rank)
         && checked
-        && axis(a, r).is_none()
     {
-        ctx.out_of_range(
-            SOFTMAX_AXIS,
-            &[0],
-            format_args!("axis {a} of an input of rank {r}"),
-        );
+        ctx.require_axis(SOFTMAX_AXIS, &[0], a, r);
     }
     vec![like(ctx, 0, ctx.shape(0))]
 }
@@ -247,14 +242,8 @@ fn cumsum_contract(ctx: &mut NodeCtx<'_>) {
         ctx.broken(CUMSUM_AXIS, &[1], detail);
         return;
     }
-    if let Some(&[a]) = ctx.data_i64(1).as_deref()
-        && axis(a, r).is_none()
-    {
-        ctx.out_of_range(
-            CUMSUM_AXIS,
-            &[0, 1],
-            format_args!("axis {a} of an input of rank {r}"),
-        );
+    if let Some(&[a]) = ctx.data_i64(1).as_deref() {
+        ctx.require_axis(CUMSUM_AXIS, &[0, 1], a, r);
     }
 }
 
@@ -556,19 +545,6 @@ mod tests {
             run(dropout, &node("Dropout", 1, 1, vec![]), 13, &[None]).len(),
             1
         );
-    }
-
-    /// "CODE contract" of each finding.
-    fn contracts(
-        rule: crate::shape::registry::Rule,
-        n: &crate::proto::NodeProto,
-        opset: i64,
-        inputs: &[Option<ValueInfo>],
-    ) -> Vec<String> {
-        findings(rule, n, opset, inputs)
-            .iter()
-            .map(|d| format!("{} {}", d.code.as_str(), d.contract.unwrap_or("-")))
-            .collect()
     }
 
     #[test]

@@ -125,25 +125,6 @@ pub const ONE_HOT_DEPTH: Contract = Contract::new(
     "depth is 1 or more (a float depth truncated toward zero)",
 );
 
-/// `a` as an index into the axes of input `slot` (of rank `rank`), or an E3 of contract `c`.
-pub(super) fn checked_axis(
-    ctx: &mut NodeCtx<'_>,
-    c: Contract,
-    slot: usize,
-    a: i64,
-    rank: usize,
-) -> Option<usize> {
-    let k = axis(a, rank);
-    if k.is_none() {
-        ctx.out_of_range(
-            c,
-            &[slot],
-            format_args!("axis {a} of an input of rank {rank}"),
-        );
-    }
-    k
-}
-
 /// Whether the known values of input `slot` (indices, of any rank) all lie in `[-d, d-1]` for the
 /// size `d` of axis `k` of input `data`; an E3 of contract `c` naming the first that does not.
 /// Unknown values or an unknown size pass.
@@ -190,7 +171,7 @@ pub(super) fn gather(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let a = ctx.attr_i("axis").unwrap_or(0);
     let (data, indices) = (ctx.shape(0), ctx.shape(1));
     let k = match &data {
-        Some(d) => match checked_axis(ctx, GATHER_AXIS, 0, a, d.len()) {
+        Some(d) => match ctx.require_axis(GATHER_AXIS, &[0], a, d.len()) {
             Some(k) => Some(k),
             None => return vec![like(ctx, 0, None)],
         },
@@ -276,7 +257,7 @@ fn gather_elements(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let (data, indices) = (ctx.shape(0), ctx.shape(1));
     if let Some(data) = &data {
         let a = ctx.attr_i("axis").unwrap_or(0);
-        let Some(k) = checked_axis(ctx, GATHER_ELEMENTS_AXIS, 0, a, data.len()) else {
+        let Some(k) = ctx.require_axis(GATHER_ELEMENTS_AXIS, &[0], a, data.len()) else {
             return vec![like(ctx, 0, None)];
         };
         let contracts = [GATHER_ELEMENTS_RANK, GATHER_ELEMENTS_SHAPE];
@@ -393,7 +374,7 @@ fn scatter_elements(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let k = match &data {
         Some(d) => {
             let a = ctx.attr_i("axis").unwrap_or(0);
-            match checked_axis(ctx, SCATTER_AXIS, 0, a, d.len()) {
+            match ctx.require_axis(SCATTER_AXIS, &[0], a, d.len()) {
                 Some(k) => Some(k),
                 None => return vec![like(ctx, 0, None)],
             }
@@ -486,7 +467,7 @@ fn compress(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let shape = match ctx.attr_i("axis") {
         None => Some(vec![Dim::Unknown]),
         Some(a) => ctx.shape(0).and_then(|mut dims| {
-            let k = checked_axis(ctx, COMPRESS_AXIS, 0, a, dims.len())?;
+            let k = ctx.require_axis(COMPRESS_AXIS, &[0], a, dims.len())?;
             dims[k] = Dim::Unknown;
             Some(dims)
         }),
@@ -683,7 +664,7 @@ mod tests {
             c,
             [
                 "E3 'n' (Gather) breaks the contract gather-axis: axis is inside the data's rank r, in \
-              [-r, r-1]; here axis 2 of an input of rank 2"
+              [-r, r-1]; here axis 2 of a tensor of rank 2"
             ]
         );
         assert_eq!(

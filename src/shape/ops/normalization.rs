@@ -33,7 +33,7 @@ use super::super::ctx::NodeCtx;
 use super::super::dim::Dim;
 use super::super::registry::Registry;
 use super::super::value::ValueInfo;
-use super::common::{axis, like};
+use super::common::like;
 
 pub fn register(r: &mut Registry) {
     r.add("", "BatchNormalization", 1, batch_norm);
@@ -245,14 +245,8 @@ fn group_norm_contracts(ctx: &mut NodeCtx<'_>) {
 /// LpNormalization(input): `axis` (default -1) inside the rank.
 fn lp_norm(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let a = ctx.attr_i("axis").unwrap_or(-1);
-    if let Some(r) = ctx.input(0).and_then(ValueInfo::rank)
-        && axis(a, r).is_none()
-    {
-        ctx.out_of_range(
-            LP_NORM_AXIS,
-            &[0],
-            format_args!("axis {a} of an input of rank {r}"),
-        );
+    if let Some(r) = ctx.input(0).and_then(ValueInfo::rank) {
+        ctx.require_axis(LP_NORM_AXIS, &[0], a, r);
     }
     vec![like(ctx, 0, ctx.shape(0))]
 }
@@ -269,20 +263,6 @@ fn lrn(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
 mod tests {
     use super::super::common::test_util::*;
     use super::*;
-    use crate::shape::registry::Rule;
-
-    /// "CODE contract" of each finding.
-    fn contracts(
-        rule: Rule,
-        n: &crate::proto::NodeProto,
-        opset: i64,
-        inputs: &[Option<ValueInfo>],
-    ) -> Vec<String> {
-        findings(rule, n, opset, inputs)
-            .iter()
-            .map(|d| format!("{} {}", d.code.as_str(), d.contract.unwrap_or("-")))
-            .collect()
-    }
 
     #[test]
     fn batch_norm_statistics_are_per_channel() {

@@ -33,7 +33,6 @@ use super::super::value::{ValueInfo, as_i64, from_i64};
 use super::common::{
     Param, axis, data_if_small, ints_attr_or_input, len_1d, like, size_of_value, unknown_dims,
 };
-use super::indexing::checked_axis;
 use crate::proto::tensor_proto::DataType;
 
 pub const REDUCE_AXES: Contract = Contract::new(
@@ -92,7 +91,7 @@ fn reduce(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             .iter()
             .find(|&&a| !ignored && axis(a, dims.len()).is_none())
         {
-            let detail = format_args!("axis {bad} of an input of rank {}", dims.len());
+            let detail = format_args!("axis {bad} of a tensor of rank {}", dims.len());
             ctx.out_of_range(REDUCE_AXES, &[0], detail);
             return vec![like(ctx, 0, None)];
         }
@@ -191,7 +190,7 @@ fn arg_reduce(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         if dims.is_empty() {
             return Some(dims);
         }
-        let k = checked_axis(ctx, ARG_REDUCE_AXIS, 0, a, dims.len())?;
+        let k = ctx.require_axis(ARG_REDUCE_AXIS, &[0], a, dims.len())?;
         reduced(&dims, &[k], keep)
     });
     vec![ValueInfo::tensor(Some(DataType::Int64 as i32), shape)]
@@ -237,7 +236,7 @@ fn top_k(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let Some(mut dims) = ctx.shape(0) else {
         return unknown(ctx);
     };
-    let Some(i) = checked_axis(ctx, TOP_K_AXIS, 0, a, dims.len()) else {
+    let Some(i) = ctx.require_axis(TOP_K_AXIS, &[0], a, dims.len()) else {
         return unknown(ctx);
     };
     if let (Dim::Known(k), Dim::Known(d)) = (&k, &dims[i])
@@ -311,7 +310,7 @@ mod tests {
         assert_eq!(c.len(), 1, "{c:?}");
         assert!(
             c[0].starts_with("E3 'n' (ReduceMean) breaks the contract reduce-axes: ")
-                && c[0].ends_with("here axis 2 of an input of rank 2"),
+                && c[0].ends_with("here axis 2 of a tensor of rank 2"),
             "{c:?}"
         );
         let c = codes_at(reduce, &attr(&[-3]), 1, &[t(F32, &["N", "4"])]);
@@ -387,7 +386,7 @@ mod tests {
         assert_eq!(c.len(), 1, "{c:?}");
         assert!(
             c[0].starts_with("E3 'n' (ArgMin) breaks the contract arg-reduce-axis: ")
-                && c[0].ends_with("here axis 2 of an input of rank 2"),
+                && c[0].ends_with("here axis 2 of a tensor of rank 2"),
             "{c:?}"
         );
         let c = codes_at(arg_reduce, &n(-3), 1, &[t(F32, &["N", "4"])]);
@@ -434,7 +433,7 @@ mod tests {
         assert!(
             c[0].starts_with("E3 ")
                 && c[0].contains("top-k-axis")
-                && c[0].ends_with("axis 2 of an input of rank 2"),
+                && c[0].ends_with("axis 2 of a tensor of rank 2"),
             "{c:?}"
         );
         let c = codes_at(top_k, &n(vec![]), 11, &[t(F32, &[]), ints(&[1])]);

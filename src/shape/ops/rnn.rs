@@ -313,18 +313,14 @@ mod tests {
     }
 
     /// "CODE contract" of each finding of `op` with hidden_size 4 on `inputs`.
-    fn contracts(
+    fn of_op(
         op: &str,
         attrs: Vec<crate::proto::AttributeProto>,
         inputs: &[Option<ValueInfo>],
     ) -> Vec<String> {
         let mut attrs = attrs;
         attrs.push(attr_i("hidden_size", 4));
-        let n = node(op, inputs.len(), 2, attrs);
-        findings(recurrent, &n, 14, inputs)
-            .iter()
-            .map(|d| format!("{} {}", d.code.as_str(), d.contract.unwrap_or("-")))
-            .collect()
+        contracts(recurrent, &node(op, inputs.len(), 2, attrs), 14, inputs)
     }
 
     #[test]
@@ -344,7 +340,7 @@ mod tests {
                 t(I64, &["B"]),
                 t(F32, &["1", "B", "4"]),
             ];
-            assert!(contracts(op, vec![], &valid).is_empty(), "{op}");
+            assert!(of_op(op, vec![], &valid).is_empty(), "{op}");
             for (slot, bad, want) in [
                 (0, t(F32, &["S", "3"]), "E2 recurrent-x-rank"),
                 (1, t(F32, &["1", "5", "3"]), "E2 recurrent-w"),
@@ -360,33 +356,33 @@ mod tests {
             ] {
                 let mut inputs = valid.to_vec();
                 inputs[slot] = bad;
-                assert_eq!(contracts(op, vec![], &inputs), [want], "{op} slot {slot}");
+                assert_eq!(of_op(op, vec![], &inputs), [want], "{op} slot {slot}");
             }
             // Bidirectional: two directions everywhere.
             let bi = vec![attr_s("direction", "bidirectional")];
             assert_eq!(
-                contracts(op, bi.clone(), &[x(), w(), r()]),
+                of_op(op, bi.clone(), &[x(), w(), r()]),
                 ["E2 recurrent-w"],
                 "{op}"
             );
             let w2 = t(F32, &["2", kh, "3"]);
             let r2 = t(F32, &["2", kh, "4"]);
-            assert!(contracts(op, bi, &[x(), w2, r2]).is_empty(), "{op}");
+            assert!(of_op(op, bi, &[x(), w2, r2]).is_empty(), "{op}");
             // X's input size meets W's: a symbol is bound, two symbols a condition.
             let xi = t(F32, &["S", "B", "i"]);
             assert_eq!(
-                contracts(op, vec![], &[xi.clone(), w(), r()]),
+                of_op(op, vec![], &[xi.clone(), w(), r()]),
                 ["I002 -"],
                 "{op}"
             );
             let wj = t(F32, &["1", kh, "j"]);
             assert_eq!(
-                contracts(op, vec![], &[xi, wj, r()]),
+                of_op(op, vec![], &[xi, wj, r()]),
                 ["W2 recurrent-w"],
                 "{op}"
             );
             // Only the first broken input is reported, as the kernel stops there.
-            let c = contracts(
+            let c = of_op(
                 op,
                 vec![],
                 &[x(), t(F32, &["1", "5", "3"]), t(F32, &["1", "5", "5"])],
@@ -405,17 +401,17 @@ mod tests {
         ];
         inputs.push(t(F32, &["1", "3", "4"]));
         assert_eq!(
-            contracts("LSTM", vec![], &inputs),
+            of_op("LSTM", vec![], &inputs),
             ["E2 recurrent-initial-state"]
         );
         inputs[6] = None;
         inputs.push(t(F32, &["1", "13"]));
-        assert_eq!(contracts("LSTM", vec![], &inputs), ["E2 lstm-peepholes"]);
+        assert_eq!(of_op("LSTM", vec![], &inputs), ["E2 lstm-peepholes"]);
         inputs[7] = t(F32, &["1", "12"]);
-        assert!(contracts("LSTM", vec![], &inputs).is_empty());
+        assert!(of_op("LSTM", vec![], &inputs).is_empty());
         // layout=1 (refused by onnxruntime at load) and opsets without a kernel are not checked.
         let bad = [t(F32, &["B", "S", "3"]), t(F32, &["1", "5", "3"]), None];
-        assert!(contracts("RNN", vec![attr_i("layout", 1)], &bad).is_empty());
+        assert!(of_op("RNN", vec![attr_i("layout", 1)], &bad).is_empty());
         let n = node("RNN", 3, 2, vec![attr_i("hidden_size", 4)]);
         assert!(findings(recurrent, &n, 1, &bad).is_empty());
     }

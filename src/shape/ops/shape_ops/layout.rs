@@ -732,19 +732,6 @@ mod tests {
         );
     }
 
-    /// The contract each finding of `rule` names, with its code.
-    fn contracts(
-        rule: crate::shape::registry::Rule,
-        n: &crate::proto::NodeProto,
-        opset: i64,
-        inputs: &[Option<ValueInfo>],
-    ) -> Vec<String> {
-        findings(rule, n, opset, inputs)
-            .iter()
-            .map(|d| format!("{} {}", d.code, d.contract.unwrap_or("-")))
-            .collect()
-    }
-
     #[test]
     fn reshape_contracts() {
         let n = node("Reshape", 2, 1, vec![]);
