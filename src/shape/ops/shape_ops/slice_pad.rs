@@ -8,12 +8,32 @@
 //! - Tile: opset 1 takes scalar `tiles` and `axis` inputs; `repeats` (one per axis) from 6.
 //! - Pad: attribute `paddings` in 1, `pads` in 2, input from 11; 18 adds the `axes` input.
 //! - CenterCropPad (18): the axes in `axes` (all by default) take the sizes of input `shape`.
+//!
+//! Contracts, each measured against onnxruntime 1.31 (`tests/conformance/contracts/cases_slice_pad.py`;
+//! onnx's inference refuses the constant ones at load, the kernels the others at run):
+//! - Slice: [`SLICE_LENGTHS`], [`SLICE_AXES`] (inside the rank, none twice; without axes no more
+//!   starts than axes), [`SLICE_STEPS`] (no 0, an empty axis included). Starts and ends are clamped:
+//!   never a finding.
+//! - Tile (6 on): [`TILE_REPEATS`] (one per axis), [`TILE_REPEATS_VALUE`] (none negative; the kernel).
+//! - Pad (2 on; onnxruntime has no Pad-1): [`PAD_PADS`], [`PAD_AXES`] (inside the rank: repeated axes
+//!   run when computed, the last pads winning, so they are not reported), [`PAD_CROP`] (a padded size
+//!   below 0), [`PAD_SOURCE`] and [`PAD_REFLECT`]. The last two were measured case by case: reflect
+//!   refuses a pad as wide as the axis after cropping (the size-1 axis padded included), edge and wrap
+//!   take any width; edge, reflect and wrap refuse to crop an axis to nothing, edge and reflect to pad
+//!   an empty axis (where no pad is negative: with a crop elsewhere an empty input may run), wrap any
+//!   input with an empty axis. With an empty or unknown axis anywhere the kernel's early exits make
+//!   the width and crop rules input-dependent, so they are only checked where every axis is known
+//!   non-empty (a symbol counts as 1 or more).
+//! - CenterCropPad (no kernel: its function body runs): [`CENTER_CROP_PAD_AXES`],
+//!   [`CENTER_CROP_PAD_SHAPE`] (a single size broadcasts over the axes when `shape` is computed, so a
+//!   length of 1 is not reported).
 
 use super::sizes_of;
+use crate::shape::contract::Contract;
 use crate::shape::ctx::NodeCtx;
 use crate::shape::dim::{Dim, Poly};
 use crate::shape::ops::common::{
-    Param, axes, axis, ints_attr_or_input, like, mul, shift, size_of_value, values_if_small,
+    Param, axes, axis, ints_attr_or_input, len_1d, like, mul, shift, size_of_value, values_if_small,
 };
 use crate::shape::value::{Data, MAX_DATA_ELEMENTS, ValueInfo, as_i64, from_i64};
 
@@ -214,12 +234,96 @@ fn slice_len(dim: &Dim, start: &Dim, end: &Dim, step: i64) -> Dim {
     clamped_slice_len(dim, start, end, step).unwrap_or(Dim::Unknown)
 }
 
+pub const SLICE_LENGTHS: Contract = Contract::new(
+    "slice-lengths",
+    "starts, ends, axes and steps (those given) have one length",
+);
+pub const SLICE_AXES: Contract = Contract::new(
+    "slice-axes",
+    "each sliced axis (those of axes; without axes, 0 to len(starts)-1) is an axis of the input, in \
+     [-rank, rank-1], none twice",
+);
+pub const SLICE_STEPS: Contract = Contract::new("slice-steps", "no step is 0");
+
+/// The lengths of Slice's lists that are known, with their names: attributes before opset 10,
+/// inputs from 10 (their values, or their 1-D shape: onnxruntime's kernel compares the shapes).
+fn slice_lengths(ctx: &NodeCtx<'_>) -> Vec<(&'static str, u64)> {
+    const NAMES: [&str; 4] = ["starts", "ends", "axes", "steps"];
+    if ctx.opset < 10 {
+        return NAMES[..3]
+            .iter()
+            .filter_map(|&n| Some((n, ctx.attr_ints(n)?.len() as u64)))
+            .collect();
+    }
+    NAMES
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| ctx.has_input(i + 1))
+        .filter_map(|(i, &n)| Some((n, len_1d(ctx, i + 1)?)))
+        .collect()
+}
+
+/// Checks Slice's contracts on an input of rank `rank` (the axes only where it is known); false
+/// when one is broken. The starts and ends themselves are never out of range: onnxruntime clamps
+/// them.
+fn slice_contracts(
+    ctx: &mut NodeCtx<'_>,
+    rank: Option<usize>,
+    axes_list: &Param<i64>,
+    steps: &Param<i64>,
+) -> bool {
+    let slots: Vec<usize> = if ctx.opset < 10 {
+        vec![0]
+    } else {
+        (0..5).filter(|&s| ctx.has_input(s)).collect()
+    };
+    let lens = slice_lengths(ctx);
+    if let Some(&(first, n)) = lens.first()
+        && let Some(&(name, len)) = lens.iter().find(|&&(_, l)| l != n)
+    {
+        let detail = format!("{first} has {n} values, {name} {len}");
+        ctx.broken(SLICE_LENGTHS, &slots, detail);
+        return false;
+    }
+    match (axes_list, rank) {
+        (Param::Known(list), Some(rank)) => {
+            let mut seen = Vec::with_capacity(list.len());
+            for &a in list {
+                let Some(k) = ctx.require_axis(SLICE_AXES, &slots, a, rank) else {
+                    return false;
+                };
+                if seen.contains(&k) {
+                    let detail = format!("axis {a} names input axis {k} twice");
+                    ctx.out_of_range(SLICE_AXES, &slots, detail);
+                    return false;
+                }
+                seen.push(k);
+            }
+        }
+        // Without axes, the i-th start slices axis i.
+        (Param::Absent, Some(rank)) => {
+            if let Some(&(first, n)) = lens.first()
+                && n > rank as u64
+            {
+                let detail =
+                    format!("{n} values in {first} without axes, for an input of rank {rank}");
+                ctx.out_of_range(SLICE_AXES, &slots, detail);
+                return false;
+            }
+        }
+        _ => {}
+    }
+    if let Param::Known(s) = steps
+        && let Some(j) = s.iter().position(|&v| v == 0)
+    {
+        ctx.out_of_range(SLICE_STEPS, &slots, format_args!("step {j} is 0"));
+        return false;
+    }
+    true
+}
+
 pub(super) fn slice(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let elem = ctx.elem(0);
-    let Some(dims) = ctx.shape(0) else {
-        return vec![ValueInfo::tensor(elem, None)];
-    };
-    let r = dims.len();
     let starts = slice_param(ctx, "starts", 1);
     let ends = slice_param(ctx, "ends", 2);
     let axes_list = if ctx.opset < 10 {
@@ -232,6 +336,14 @@ pub(super) fn slice(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     } else {
         ints_attr_or_input(ctx, "steps", 4, 10)
     };
+    let dims = ctx.shape(0);
+    if !slice_contracts(ctx, dims.as_ref().map(Vec::len), &axes_list, &steps) {
+        return vec![ValueInfo::tensor(elem, None)];
+    }
+    let Some(dims) = dims else {
+        return vec![ValueInfo::tensor(elem, None)];
+    };
+    let r = dims.len();
     let (Param::Known(starts), Param::Known(ends)) = (starts, ends) else {
         // Parameters not known: which axes shrink may be, so only the rank is.
         return vec![ValueInfo::tensor(elem, Some(vec![Dim::Unknown; r]))];
@@ -310,7 +422,39 @@ pub(super) fn slice_data(
     values.pick(order)
 }
 
+pub const TILE_REPEATS: Contract =
+    Contract::new("tile-repeats", "repeats holds one value per input axis");
+pub const TILE_REPEATS_VALUE: Contract =
+    Contract::new("tile-repeats-value", "every repeat is 0 or more");
+
+/// Checks Tile's (opset 6) repeats against an input of rank `rank`, where known; false when broken.
+/// Both are onnxruntime's kernel's checks at run (onnx's inference also checks the length at load).
+fn tile_contracts(ctx: &mut NodeCtx<'_>, rank: Option<usize>) -> bool {
+    if let (Some(n), Some(rank)) = (len_1d(ctx, 1), rank)
+        && n != rank as u64
+    {
+        let detail = format!("{n} repeats for an input of rank {rank}");
+        ctx.broken(TILE_REPEATS, &[0, 1], detail);
+        return false;
+    }
+    let negative = ctx.data(1).and_then(|reps| {
+        reps.iter()
+            .enumerate()
+            .find_map(|(a, t)| as_i64(t).filter(|&v| v < 0).map(|v| (a, v)))
+    });
+    if let Some((a, v)) = negative {
+        let detail = format!("a repeat of {v} for axis {a}");
+        ctx.out_of_range(TILE_REPEATS_VALUE, &[1], detail);
+        return false;
+    }
+    true
+}
+
 pub(super) fn tile(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    let rank = ctx.shape(0).map(|s| s.len());
+    if ctx.opset >= 6 && !tile_contracts(ctx, rank) {
+        return vec![like(ctx, 0, None)];
+    }
     let Some(dims) = ctx.shape(0) else {
         return vec![like(ctx, 0, None)];
     };
@@ -353,6 +497,161 @@ fn times(d: &Dim, t: i64) -> Dim {
     u64::try_from(t).map_or(Dim::Unknown, |t| mul(d, &Dim::Known(t)))
 }
 
+pub const PAD_PADS: Contract = Contract::new(
+    "pad-pads",
+    "pads holds a begin and an end for each padded axis: 2 * rank values, or 2 * len(axes)",
+);
+pub const PAD_AXES: Contract = Contract::new(
+    "pad-axes",
+    "each axis is an axis of the input, in [-rank, rank-1]",
+);
+pub const PAD_CROP: Contract = Contract::new(
+    "pad-crop",
+    "negative pads remove at most the axis: each padded size is 0 or more",
+);
+pub const PAD_SOURCE: Contract = Contract::new(
+    "pad-source",
+    "edge, reflect and wrap copy from the input: no axis is cropped to nothing, no empty axis is \
+     padded (with no negative pads), and wrap takes no input with an empty axis",
+);
+pub const PAD_REFLECT: Contract = Contract::new(
+    "pad-reflect",
+    "in reflect mode each pad is smaller than its axis's size after cropping",
+);
+
+/// Checks Pad's contracts (opset 2 on: onnxruntime has no Pad-1 kernel) on an input shaped `dims`;
+/// false when one is broken. Which of onnxruntime's checks hold for every input was measured: its
+/// kernel leaves an input with an empty axis alone in more ways than one, so the extent rules of
+/// [`PAD_SOURCE`] and [`PAD_REFLECT`] are only applied where no axis is empty or unknown, and the
+/// empty axis padded only where no pad is negative.
+fn pad_contracts(
+    ctx: &mut NodeCtx<'_>,
+    dims: &[Dim],
+    pads: &Param<Dim>,
+    pad_axes: &Param<i64>,
+) -> bool {
+    let r = dims.len();
+    let slots: Vec<usize> = if ctx.opset < 11 {
+        vec![0]
+    } else {
+        [0, 1, 3]
+            .into_iter()
+            .filter(|&s| ctx.has_input(s))
+            .collect()
+    };
+    let which: Option<Vec<usize>> = match pad_axes {
+        Param::Known(list) => {
+            let mut which = Vec::with_capacity(list.len());
+            for &a in list {
+                let Some(k) = ctx.require_axis(PAD_AXES, &slots, a, r) else {
+                    return false;
+                };
+                which.push(k);
+            }
+            Some(which)
+        }
+        Param::Absent => Some((0..r).collect()),
+        Param::Unknown => None,
+    };
+    let n_axes = match (&which, pad_axes) {
+        (Some(w), _) => Some(w.len() as u64),
+        _ => len_1d(ctx, 3),
+    };
+    let n_pads = match pads {
+        Param::Known(p) => Some(p.len() as u64),
+        Param::Unknown if ctx.opset >= 11 => len_1d(ctx, 1),
+        _ => None,
+    };
+    if let (Some(np), Some(na)) = (n_pads, n_axes)
+        && Some(np) != na.checked_mul(2)
+    {
+        let detail = match pad_axes {
+            Param::Absent => format!("{np} pads for an input of rank {r}"),
+            _ => format!("{np} pads for {na} axes"),
+        };
+        ctx.broken(PAD_PADS, &slots, detail);
+        return false;
+    }
+    let (Param::Known(p), Some(which)) = (pads, which) else {
+        return true;
+    };
+    let Some(p) = p.iter().map(as_i64).collect::<Option<Vec<i64>>>() else {
+        return true;
+    };
+    // Per input axis; an axis named twice takes its last pads, as in onnxruntime.
+    let n = which.len();
+    let (mut pre, mut post) = (vec![0i64; r], vec![0i64; r]);
+    for (j, &a) in which.iter().enumerate() {
+        pre[a] = p[j];
+        post[a] = p[j + n];
+    }
+    for a in 0..r {
+        if let Dim::Known(d) = dims[a] {
+            let size = i128::from(d) + i128::from(pre[a]) + i128::from(post[a]);
+            if size < 0 {
+                let detail = format!(
+                    "axis {a} of size {d} padded by {} and {}: {size}",
+                    pre[a], post[a]
+                );
+                ctx.broken(PAD_CROP, &slots, detail);
+                return false;
+            }
+        }
+    }
+    let mode = ctx.attr_s("mode").unwrap_or("constant");
+    if !matches!(mode, "edge" | "reflect" | "wrap") {
+        return true;
+    }
+    let empty = |a: &usize| dims[*a] == Dim::Known(0);
+    if mode == "wrap"
+        && let Some(a) = (0..r).find(empty)
+    {
+        let detail = format!("axis {a} is empty, in wrap mode");
+        ctx.broken(PAD_SOURCE, &slots, detail);
+        return false;
+    }
+    if pre.iter().chain(&post).all(|&v| v >= 0)
+        && let Some(a) = (0..r).filter(empty).find(|&a| pre[a] > 0 || post[a] > 0)
+    {
+        let detail = format!(
+            "axis {a} is empty and padded by {} and {}, in {mode} mode",
+            pre[a], post[a]
+        );
+        ctx.broken(PAD_SOURCE, &slots, detail);
+        return false;
+    }
+    if dims
+        .iter()
+        .any(|d| matches!(d, Dim::Unknown | Dim::Known(0)))
+    {
+        return true;
+    }
+    for a in 0..r {
+        let Dim::Known(d) = dims[a] else {
+            continue;
+        };
+        let (b, e) = (i128::from(pre[a]), i128::from(post[a]));
+        let extent = i128::from(d) + b.min(0) + e.min(0);
+        if extent <= 0 {
+            let detail =
+                format!("axis {a} of size {d} cropped to nothing by {b} and {e}, in {mode} mode");
+            ctx.broken(PAD_SOURCE, &slots, detail);
+            return false;
+        }
+        if mode == "reflect" && b.max(e) >= extent {
+            let kept = if extent == i128::from(d) {
+                String::new()
+            } else {
+                format!(", {extent} after cropping,")
+            };
+            let detail = format!("axis {a} of size {d}{kept} padded by {b} and {e}");
+            ctx.out_of_range(PAD_REFLECT, &slots, detail);
+            return false;
+        }
+    }
+    true
+}
+
 pub(super) fn pad(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let from_attr = |name: &str| -> Param<Dim> {
         ctx.attr_ints(name)
@@ -382,6 +681,12 @@ pub(super) fn pad(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let Some(r) = rank else {
         return vec![like(ctx, 0, None)];
     };
+    if ctx.opset >= 2
+        && let Some(input) = ctx.shape(0)
+        && !pad_contracts(ctx, &input, &pads, &pad_axes)
+    {
+        return vec![like(ctx, 0, None)];
+    }
     let dims = ctx.shape(0).unwrap_or_else(|| vec![Dim::Unknown; r]);
     let shape = match (pads, pad_axes) {
         (Param::Known(p), list @ (Param::Known(_) | Param::Absent)) => {
@@ -420,11 +725,58 @@ pub(in crate::shape::ops) fn padded(dim: &Dim, begin: &Dim, end: &Dim) -> Dim {
     total.map_or(Dim::Unknown, Poly::into_size)
 }
 
+pub const CENTER_CROP_PAD_AXES: Contract = Contract::new(
+    "center-crop-pad-axes",
+    "each axis is an axis of the input, in [-rank, rank-1], none twice",
+);
+pub const CENTER_CROP_PAD_SHAPE: Contract = Contract::new(
+    "center-crop-pad-shape",
+    "shape holds one size per axis of axes (per input axis without axes)",
+);
+
+/// Checks CenterCropPad's contracts on an input of rank `r`; false when one is broken. onnxruntime
+/// has no kernel for it and runs its function body, whose Slice, Pad and Max meet the same axes
+/// and lengths (at load: onnx's inference of the body sees the static shapes).
+fn center_crop_pad_contracts(ctx: &mut NodeCtx<'_>, r: usize) -> bool {
+    let n_axes = match ctx.attr_ints("axes").map(<[i64]>::to_vec) {
+        Some(list) => {
+            let mut seen = Vec::with_capacity(list.len());
+            for &a in &list {
+                let Some(k) = ctx.require_axis(CENTER_CROP_PAD_AXES, &[0], a, r) else {
+                    return false;
+                };
+                if seen.contains(&k) {
+                    let detail = format!("axis {a} names input axis {k} twice");
+                    ctx.out_of_range(CENTER_CROP_PAD_AXES, &[0], detail);
+                    return false;
+                }
+                seen.push(k);
+            }
+            list.len() as u64
+        }
+        None => r as u64,
+    };
+    // A single size broadcasts in the body's Max over the axes' sizes: onnxruntime runs it unless
+    // onnx's inference sees a constant `shape` (a computed one reaches the body), so it is left out.
+    if let Some(n) = len_1d(ctx, 1)
+        && n != n_axes
+        && n != 1
+    {
+        let detail = format!("{n} sizes for {n_axes} axes");
+        ctx.broken(CENTER_CROP_PAD_SHAPE, &[0, 1], detail);
+        return false;
+    }
+    true
+}
+
 pub(super) fn center_crop_pad(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let Some(dims) = ctx.shape(0) else {
         return vec![like(ctx, 0, None)];
     };
     let r = dims.len();
+    if !center_crop_pad_contracts(ctx, r) {
+        return vec![like(ctx, 0, None)];
+    }
     let which = match ctx.attr_ints("axes") {
         Some(list) => axes(list, r),
         None => Some((0..r).collect()),
@@ -497,12 +849,13 @@ mod tests {
         // [0:4] of S is min(S, 4): S is not assumed to be at least 4.
         let out = slice_of(x.clone(), &[0], &[4], Some(&[1]), None);
         assert_eq!(text(&out[0].shape), "[10, min(S, 4), 8]");
+        // A step of 0 or an axis past the rank breaks a contract: no shape.
         let out = slice_of(x.clone(), &[0], &[4], Some(&[0]), Some(&[0]));
-        assert_eq!(out[0].shape, shape(&["?", "S", "8"]));
+        assert_eq!(out[0].shape, None);
         let out = slice_of(x.clone(), &[5], &[2], Some(&[0]), None);
         assert_eq!(out[0].shape, shape(&["0", "S", "8"]));
         let out = slice_of(x.clone(), &[0], &[4], Some(&[3]), None);
-        assert_eq!(out[0].shape, shape(&["?", "?", "?"]));
+        assert_eq!(out[0].shape, None);
         let out = slice_of(t(F32, &["0"]), &[-1], &[0], None, Some(&[-1]));
         assert_eq!(out[0].shape, shape(&["0"]));
         // The end given by the symbol of the axis itself.
@@ -619,7 +972,7 @@ mod tests {
         let s = out_shape(tile, &n, 13, &[t(F32, &["N", "3"]), ints(&[1, 2])]);
         assert_eq!(s, shape(&["N", "6"]));
         let s = out_shape(tile, &n, 13, &[t(F32, &["N", "3"]), ints(&[2, -2])]);
-        assert_eq!(text(&s), "[N*2, ?]");
+        assert_eq!(s, None, "a negative repeat breaks tile-repeats-value");
         let n = node("Tile", 3, 1, vec![]);
         let s = out_shape(tile, &n, 1, &[t(F32, &["N", "3"]), int(4), int(1)]);
         assert_eq!(s, shape(&["N", "12"]));
@@ -633,7 +986,7 @@ mod tests {
         );
         assert_eq!(s, shape(&["N", "3", "9"]));
         let s = out_shape(pad, &n, 13, &[t(F32, &["N", "3"]), ints(&[0, 1, 2])]);
-        assert_eq!(s, shape(&["?", "?"]));
+        assert_eq!(s, None, "3 pads for rank 2 break pad-pads");
         let n = node("Pad", 4, 1, vec![]);
         let s = out_shape(
             pad,
@@ -792,5 +1145,181 @@ mod tests {
         assert_eq!(out[0].shape, shape(&["0"]));
         let out = run(range, &n, 11, &[f(1.0), f(0.0), f(0.0)]);
         assert_eq!(out[0].shape, shape(&["?"]));
+    }
+
+    /// The contract each finding of `rule` names, with its code.
+    fn contracts(
+        rule: crate::shape::registry::Rule,
+        n: &crate::proto::NodeProto,
+        opset: i64,
+        inputs: &[Option<ValueInfo>],
+    ) -> Vec<String> {
+        findings(rule, n, opset, inputs)
+            .iter()
+            .map(|d| format!("{} {}", d.code, d.contract.unwrap_or("-")))
+            .collect()
+    }
+
+    #[test]
+    fn slice_contracts() {
+        let n = node("Slice", 5, 1, vec![]);
+        let x = t(F32, &["4", "5", "6"]);
+        let of = |s: &[i64], e: &[i64], a: Option<&[i64]>, st: Option<&[i64]>| {
+            let inputs = [
+                x.clone(),
+                ints(s),
+                ints(e),
+                a.and_then(ints),
+                st.and_then(ints),
+            ];
+            contracts(slice, &n, 13, &inputs)
+        };
+        assert!(of(&[0, 1], &[2, 3], Some(&[0, -1]), Some(&[1, -1])).is_empty());
+        // Starts and ends are clamped, never out of range.
+        assert!(of(&[100], &[-100], Some(&[1]), None).is_empty());
+        assert!(of(&[0, 0, 0], &[1, 1, 1], None, None).is_empty());
+        assert_eq!(of(&[0, 0], &[2], Some(&[1]), None), ["E2 slice-lengths"]);
+        assert_eq!(
+            of(&[0], &[2], Some(&[1]), Some(&[1, 1])),
+            ["E2 slice-lengths"]
+        );
+        assert_eq!(of(&[0], &[2], Some(&[3]), None), ["E3 slice-axes"]);
+        assert_eq!(of(&[0], &[2], Some(&[-4]), None), ["E3 slice-axes"]);
+        assert_eq!(
+            of(&[0, 0], &[2, 2], Some(&[1, -2]), None),
+            ["E3 slice-axes"]
+        );
+        assert_eq!(of(&[0; 4], &[2; 4], None, None), ["E3 slice-axes"]);
+        assert_eq!(of(&[0], &[2], Some(&[1]), Some(&[0])), ["E3 slice-steps"]);
+        // A broken node has no output shape.
+        let out = slice_of(x.clone(), &[0], &[2], Some(&[1]), Some(&[0]));
+        assert_eq!(out[0].shape, None);
+        // A list whose values are unknown still has its length.
+        let fed = Some(ValueInfo::tensor(I64, shape(&["2"])));
+        let c = contracts(slice, &n, 13, &[x.clone(), fed, ints(&[1])]);
+        assert_eq!(c, ["E2 slice-lengths"]);
+        // Opsets 1-9: attributes.
+        let legacy = |attrs| {
+            contracts(
+                slice,
+                &node("Slice", 1, 1, attrs),
+                9,
+                std::slice::from_ref(&x),
+            )
+        };
+        let ok = vec![
+            attr_ints("starts", &[0]),
+            attr_ints("ends", &[2]),
+            attr_ints("axes", &[-1]),
+        ];
+        assert!(legacy(ok).is_empty());
+        let short = vec![attr_ints("starts", &[0, 0]), attr_ints("ends", &[2])];
+        assert_eq!(legacy(short), ["E2 slice-lengths"]);
+        let twice = vec![
+            attr_ints("starts", &[0, 0]),
+            attr_ints("ends", &[2, 2]),
+            attr_ints("axes", &[1, 1]),
+        ];
+        assert_eq!(legacy(twice), ["E3 slice-axes"]);
+    }
+
+    #[test]
+    fn tile_contracts() {
+        let n = node("Tile", 2, 1, vec![]);
+        let of =
+            |input: &[&str], reps: &[i64]| contracts(tile, &n, 13, &[t(F32, input), ints(reps)]);
+        assert!(of(&["N", "3"], &[2, 0]).is_empty());
+        assert_eq!(of(&["N", "3"], &[2]), ["E2 tile-repeats"]);
+        assert_eq!(of(&["N", "3"], &[2, 1, 1]), ["E2 tile-repeats"]);
+        assert_eq!(of(&["N", "3"], &[-1, 1]), ["E3 tile-repeats-value"]);
+        let fed = Some(ValueInfo::tensor(I64, shape(&["3"])));
+        let c = contracts(tile, &n, 13, &[t(F32, &["N", "3"]), fed]);
+        assert_eq!(c, ["E2 tile-repeats"]);
+        // Opset 1 (tiles, axis) has no such lists.
+        let n1 = node("Tile", 3, 1, vec![]);
+        assert!(contracts(tile, &n1, 1, &[t(F32, &["N", "3"]), int(4), int(1)]).is_empty());
+    }
+
+    #[test]
+    fn pad_contracts() {
+        let pad_of = |input: &[&str], pads: &[i64], mode: &str| {
+            let n = node("Pad", 2, 1, vec![attr_s("mode", mode)]);
+            contracts(pad, &n, 13, &[t(F32, input), ints(pads)])
+        };
+        assert!(pad_of(&["N", "3"], &[0, 1, 0, 1], "constant").is_empty());
+        assert_eq!(pad_of(&["N", "3"], &[0, 1, 0], "constant"), ["E2 pad-pads"]);
+        assert!(pad_of(&["3"], &[-1, -2], "constant").is_empty());
+        assert_eq!(pad_of(&["3"], &[-2, -2], "constant"), ["E2 pad-crop"]);
+        // Edge and wrap take any width; reflect less than the axis (after cropping).
+        assert!(pad_of(&["3"], &[10, 4], "edge").is_empty());
+        assert!(pad_of(&["3"], &[4, 10], "wrap").is_empty());
+        assert!(pad_of(&["3"], &[2, 2], "reflect").is_empty());
+        assert!(pad_of(&["5"], &[-2, 2], "reflect").is_empty());
+        assert_eq!(pad_of(&["3"], &[3, 0], "reflect"), ["E3 pad-reflect"]);
+        assert_eq!(pad_of(&["5"], &[-2, 3], "reflect"), ["E3 pad-reflect"]);
+        assert_eq!(
+            pad_of(&["S", "1"], &[0, 1, 0, 0], "reflect"),
+            ["E3 pad-reflect"]
+        );
+        assert!(pad_of(&["1", "3"], &[0, 1, 0, 1], "reflect").is_empty());
+        // A symbolic size is not compared (no finding), an unknown one leaves the others alone.
+        assert!(pad_of(&["S"], &[5, 5], "reflect").is_empty());
+        assert!(pad_of(&["?", "3"], &[0, 3, 0, 0], "reflect").is_empty());
+        // Nothing to copy.
+        assert_eq!(pad_of(&["3"], &[-3, 1], "edge"), ["E2 pad-source"]);
+        assert_eq!(pad_of(&["0"], &[1, 1], "edge"), ["E2 pad-source"]);
+        assert_eq!(
+            pad_of(&["2", "0"], &[1, 0, 1, 0], "wrap"),
+            ["E2 pad-source"]
+        );
+        assert!(pad_of(&["2", "0"], &[1, 0, 1, 0], "edge").is_empty());
+        assert!(pad_of(&["0"], &[1, 1], "constant").is_empty());
+        // An empty axis padded beside a crop: onnxruntime may run it.
+        assert!(pad_of(&["0", "1"], &[-1, 1, 1, 0], "edge").is_empty());
+        // Opset 18 axes.
+        let n = node("Pad", 4, 1, vec![attr_s("mode", "reflect")]);
+        let with_axes = |pads: &[i64], list: &[i64]| {
+            contracts(
+                pad,
+                &n,
+                18,
+                &[t(F32, &["2", "3"]), ints(pads), None, ints(list)],
+            )
+        };
+        assert!(with_axes(&[2, 2], &[-1]).is_empty());
+        assert_eq!(with_axes(&[1, 1, 0, 0], &[1]), ["E2 pad-pads"]);
+        assert_eq!(with_axes(&[1, 1], &[2]), ["E3 pad-axes"]);
+        assert_eq!(with_axes(&[3, 0], &[1]), ["E3 pad-reflect"]);
+        // Opset 2: the attribute.
+        let n = node("Pad", 1, 1, vec![attr_ints("pads", &[0, 1, 0])]);
+        assert_eq!(
+            contracts(pad, &n, 2, &[t(F32, &["2", "3"])]),
+            ["E2 pad-pads"]
+        );
+    }
+
+    #[test]
+    fn center_crop_pad_contracts() {
+        let of = |axes_: Option<&[i64]>, sizes: Option<ValueInfo>| {
+            let attrs = axes_
+                .map(|a| vec![attr_ints("axes", a)])
+                .unwrap_or_default();
+            let n = node("CenterCropPad", 2, 1, attrs);
+            contracts(center_crop_pad, &n, 18, &[t(F32, &["4", "5", "6"]), sizes])
+        };
+        assert!(of(None, ints(&[2, 5, 8])).is_empty());
+        assert!(of(Some(&[0, -1]), ints(&[2, 8])).is_empty());
+        assert_eq!(of(None, ints(&[2, 5])), ["E2 center-crop-pad-shape"]);
+        assert_eq!(
+            of(Some(&[0, 2]), ints(&[2, 3, 4])),
+            ["E2 center-crop-pad-shape"]
+        );
+        // One size broadcasts over the axes when the shape is computed: not reported.
+        assert!(of(Some(&[0, 2]), ints(&[2])).is_empty());
+        assert_eq!(of(Some(&[3]), ints(&[2])), ["E3 center-crop-pad-axes"]);
+        assert_eq!(
+            of(Some(&[1, -2]), ints(&[2, 2])),
+            ["E3 center-crop-pad-axes"]
+        );
     }
 }
