@@ -83,12 +83,9 @@ pub const RANGE_SCALARS: Contract = Contract::new(
 pub const RANGE_DELTA: Contract = Contract::new("range-delta", "delta is not 0");
 
 pub(super) fn constant_of_shape(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
-    match ctx.input(0).and_then(ValueInfo::rank) {
-        Some(0) => {
-            ctx.broken(CONSTANT_OF_SHAPE_RANK, &[0], "the shape input is a scalar");
-            return vec![ValueInfo::unknown()];
-        }
-        _ => {}
+    if ctx.input(0).and_then(ValueInfo::rank) == Some(0) {
+        ctx.broken(CONSTANT_OF_SHAPE_RANK, &[0], "the shape input is a scalar");
+        return vec![ValueInfo::unknown()];
     }
     let value = ctx.attr_t("value");
     let elem = value
