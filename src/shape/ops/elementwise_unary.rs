@@ -33,6 +33,7 @@
 //!   [`REVERSE_SEQUENCE_LENS_VALUES`] (each length in `[0, time]`, at run). The batch axis is checked
 //!   only when `batch_axis` and `time_axis` are 0 and 1 (the kernel refuses others at load, except
 //!   negative ones, which it reads its own way).
+//! - [`EYE_LIKE_RANK`]: EyeLike's input 2-D (onnx's inference at load, the kernel at run).
 
 use super::super::contract::{Contract, Operand};
 use super::super::ctx::NodeCtx;
@@ -106,7 +107,7 @@ pub fn register(r: &mut Registry) {
     r.add("", "RandomNormalLike", 1, like_with_dtype);
     r.add("", "RandomUniformLike", 1, like_with_dtype);
     r.add("", "Bernoulli", 15, like_with_dtype);
-    r.add("", "EyeLike", 9, like_with_dtype);
+    r.add("", "EyeLike", 9, eye_like);
     r.add("", "RandomNormal", 1, random);
     r.add("", "RandomUniform", 1, random);
 }
@@ -185,6 +186,9 @@ pub const REVERSE_SEQUENCE_LENS_VALUES: Contract = Contract::new(
     "reverse-sequence-lens-values",
     "every sequence length is in [0, the input's time_axis]",
 );
+
+/// EyeLike's input.
+pub const EYE_LIKE_RANK: Contract = Contract::new("eye-like-rank", "the input is 2-D");
 
 /// Whether input `slot` has a known shape with no size that may be 0 (symbols stand for sizes of 1
 /// or more): a kernel that returns early on an empty input then runs its checks.
@@ -471,6 +475,15 @@ fn like_with_dtype(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     vec![ValueInfo::tensor(elem, ctx.shape(0))]
 }
 
+/// EyeLike: a matrix like its input, which [`EYE_LIKE_RANK`] wants 2-D.
+fn eye_like(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    if let Some(r) = ctx.input(0).and_then(ValueInfo::rank).filter(|&r| r != 2) {
+        ctx.broken(EYE_LIKE_RANK, &[0], format_args!("the input has rank {r}"));
+        return vec![ValueInfo::unknown()];
+    }
+    like_with_dtype(ctx)
+}
+
 /// RandomNormal, RandomUniform: the `shape` attribute, FLOAT unless `dtype` says otherwise.
 fn random(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let elem = dtype(ctx).or(Some(DataType::Float as i32));
@@ -486,6 +499,24 @@ fn random(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
 mod tests {
     use super::super::common::test_util::*;
     use super::*;
+
+    #[test]
+    fn eye_like_is_2d() {
+        let n = node("EyeLike", 1, 1, vec![]);
+        let found = |x: &[&str]| -> Vec<String> {
+            findings(eye_like, &n, 9, &[t(F32, x)])
+                .iter()
+                .map(|d| format!("{} {}", d.code.as_str(), d.contract.unwrap_or("-")))
+                .collect()
+        };
+        assert!(found(&["N", "4"]).is_empty());
+        assert_eq!(found(&["3"]), ["E2 eye-like-rank"]);
+        assert_eq!(found(&["2", "3", "4"]), ["E2 eye-like-rank"]);
+        assert_eq!(
+            out_shape(eye_like, &n, 9, &[t(F32, &["N", "4"])]),
+            shape(&["N", "4"])
+        );
+    }
 
     #[test]
     fn activations_keep_shape_and_type() {

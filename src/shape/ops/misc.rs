@@ -10,13 +10,18 @@
 //!   X's length on the axis.
 //! - SwiGLU: 28. A and B must have the same shape; the spec says broadcasting is not applied, so a
 //!   difference is reported as a broadcast error of the "no broadcasting" rule.
+//!
+//! Contracts: Det's [`DET_RANK`], rank 2 or more, and [`DET_SQUARE`], the last two axes equal (onnx's
+//! inference at load, onnxruntime's kernel at run); Unique's [`UNIQUE_AXIS`], inside the rank (onnx's
+//! inference at load).
 
 use super::super::broadcast::none;
+use super::super::contract::{Contract, Operand};
 use super::super::ctx::{NodeCtx, Rule};
 use super::super::dim::{Dim, Shape};
 use super::super::registry::Registry;
 use super::super::value::ValueInfo;
-use super::common::{axis, like, product};
+use super::common::{like, product};
 use super::support::{elem, elem_attr};
 use crate::proto::tensor_proto::DataType;
 
@@ -31,12 +36,41 @@ fn bit_cast(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     vec![ValueInfo::tensor(elem_attr(ctx, "to"), ctx.shape(0))]
 }
 
+/// Det's input holds matrices.
+pub const DET_RANK: Contract =
+    Contract::new("det-rank", "the input has rank 2 or more ([*, M, M])");
+
+/// Det's matrices are square.
+pub const DET_SQUARE: Contract = Contract::new(
+    "det-square",
+    "the input's last two axes are equal (square matrices)",
+);
+
+/// Unique's axis.
+pub const UNIQUE_AXIS: Contract = Contract::new(
+    "unique-axis",
+    "axis, when given, is inside the input's rank, in [-r, r-1]",
+);
+
 fn det(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
-    let shape = ctx
-        .shape(0)
-        .filter(|s| s.len() >= 2)
-        .map(|s| s[..s.len() - 2].to_vec());
-    vec![like(ctx, 0, shape)]
+    let Some(s) = ctx.shape(0) else {
+        return vec![like(ctx, 0, None)];
+    };
+    if s.len() < 2 {
+        ctx.broken(
+            DET_RANK,
+            &[0],
+            format_args!("the input has rank {}", s.len()),
+        );
+        return vec![like(ctx, 0, None)];
+    }
+    let r = s.len();
+    let sides: Vec<Operand> = [ctx.operand(0, r - 2), ctx.operand(0, r - 1)]
+        .into_iter()
+        .flatten()
+        .collect();
+    ctx.require_equal(DET_SQUARE, &sides);
+    vec![like(ctx, 0, Some(s[..r - 2].to_vec()))]
 }
 
 /// The number of distinct entries among `n`: unknown, except that 0 or 1 entries are all distinct.
@@ -55,7 +89,10 @@ fn unique(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             let c = distinct(&n);
             (Some(vec![c.clone()]), c, n)
         }
-        Some(a) => match x.as_ref().and_then(|s| Some((s, axis(a, s.len())?))) {
+        Some(a) => match x
+            .as_ref()
+            .and_then(|s| Some((s, ctx.require_axis(UNIQUE_AXIS, &[0], a, s.len())?)))
+        {
             Some((s, a)) => {
                 let n = s[a].clone();
                 let c = distinct(&n);
@@ -144,5 +181,45 @@ mod tests {
         assert_eq!(out[1].shape, shape(&["1"]));
         let n = node("Unique", 1, 1, vec![attr_i("axis", 7)]);
         assert_eq!(out_shape(unique, &n, 11, &[t(F32, &["2", "1"])]), None);
+    }
+
+    fn found(
+        rule: crate::shape::registry::Rule,
+        n: &crate::proto::NodeProto,
+        x: &[&str],
+    ) -> Vec<String> {
+        findings(rule, n, 22, &[t(F32, x)])
+            .iter()
+            .map(|d| format!("{} {}", d.code.as_str(), d.contract.unwrap_or("-")))
+            .collect()
+    }
+
+    #[test]
+    fn det_contracts() {
+        let n = node("Det", 1, 1, vec![]);
+        assert!(found(det, &n, &["B", "3", "3"]).is_empty());
+        assert!(found(det, &n, &["M", "M"]).is_empty());
+        assert_eq!(found(det, &n, &["3"]), ["E2 det-rank"]);
+        assert_eq!(found(det, &n, &[]), ["E2 det-rank"]);
+        assert_eq!(found(det, &n, &["2", "3"]), ["E2 det-square"]);
+        assert_eq!(found(det, &n, &["B", "M", "3"]), ["W2 det-square"]);
+        assert_eq!(found(det, &n, &["B", "M", "N"]), ["W2 det-square"]);
+        let c = codes_at(det, &n, 22, &[t(F32, &["2", "3"])]);
+        assert!(
+            c[0].ends_with("here 2 (input 0 'i0' axis 0) vs 3 (input 0 'i0' axis 1)"),
+            "{c:?}"
+        );
+    }
+
+    #[test]
+    fn unique_axis() {
+        let n = node("Unique", 1, 4, vec![attr_i("axis", -2)]);
+        assert!(found(unique, &n, &["2", "3"]).is_empty());
+        let n = node("Unique", 1, 4, vec![attr_i("axis", 2)]);
+        assert_eq!(found(unique, &n, &["2", "3"]), ["E3 unique-axis"]);
+        let n = node("Unique", 1, 4, vec![attr_i("axis", -3)]);
+        assert_eq!(found(unique, &n, &["2", "3"]), ["E3 unique-axis"]);
+        let n = node("Unique", 1, 4, vec![]);
+        assert!(found(unique, &n, &[]).is_empty());
     }
 }

@@ -19,7 +19,29 @@
 //! given as scalar inputs included when data propagation knows them (a length read from a shape).
 //! The STFT's frame count assumes a symbolic signal holds one frame at least, as it must for the op
 //! to run; a known signal shorter than the frame gives no size.
+//!
+//! Contracts, as onnxruntime enforces them (onnx's inference at load where it says so, else the
+//! kernels of `dft.cc` at run):
+//! - [`DFT_RANK`]: the input has rank 2 or more (load).
+//! - [`DFT_SIGNAL`]: its last axis is 1 (real) or 2 (complex) (run); 1 for a one-sided forward
+//!   transform and 2 for a one-sided inverse (load).
+//! - [`DFT_AXIS`]: the axis (attribute before 20, input from 20) is a signal axis, in `[-r, r-2]`
+//!   and not -1 (load when known there, else run).
+//! - [`DFT_LENGTH`]: dft_length one value (a scalar or `[1]`) and positive (run; onnx's inference
+//!   refuses a constant `[1]` at load, which is not reported: whether onnxruntime sees a constant
+//!   is not known here).
+//! - [`STFT_SIGNAL`]: the signal `[batch, length]` or `[batch, length, 1 or 2]` (rank below 2 at load,
+//!   the rest at run).
+//! - [`STFT_FRAME`]: frame_step and frame_length one value each, frame_step positive and
+//!   frame_length positive (a negative one is refused at run; 0 crashes onnxruntime 1.31 with a
+//!   division by zero); a window or a frame_length is given (without either the kernel makes a
+//!   frame of no valid length).
+//! - [`STFT_WINDOW`]: the window as long as frame_length when both are given (load when
+//!   frame_length is a constant, else run), and the frame no longer than the signal (run).
+//!   onnxruntime takes a window of any rank from 1, reading its first axis (a scalar window aborts
+//!   the process): its rank is not checked.
 
+use super::super::contract::{Contract, Operand};
 use super::super::ctx::NodeCtx;
 use super::super::dim::{Dim, Poly};
 use super::super::registry::Registry;
@@ -37,6 +59,208 @@ pub fn register(r: &mut Registry) {
         window,
     );
     r.add("", "MelWeightMatrix", 17, mel_weight_matrix);
+}
+
+/// DFT's input rank.
+pub const DFT_RANK: Contract = Contract::new(
+    "dft-rank",
+    "the input has rank 2 or more ([batch, signal..., 1 or 2])",
+);
+
+/// DFT's real or complex last axis.
+pub const DFT_SIGNAL: Contract = Contract::new(
+    "dft-signal",
+    "the input's last axis is 1 (real) or 2 (complex): 1 for a one-sided forward transform, 2 for \
+     a one-sided inverse",
+);
+
+/// DFT's axis.
+pub const DFT_AXIS: Contract = Contract::new(
+    "dft-axis",
+    "axis is a signal axis, in [-r, r-2], not the last (real and imaginary parts)",
+);
+
+/// DFT's length.
+pub const DFT_LENGTH: Contract = Contract::new(
+    "dft-length",
+    "dft_length is one value (a scalar or [1]) and positive",
+);
+
+/// STFT's signal.
+pub const STFT_SIGNAL: Contract = Contract::new(
+    "stft-signal",
+    "the signal is [batch, length] or [batch, length, 1 or 2]",
+);
+
+/// STFT's frame.
+pub const STFT_FRAME: Contract = Contract::new(
+    "stft-frame",
+    "frame_step and frame_length hold one value each and are positive; a window or a frame_length \
+     is given",
+);
+
+/// STFT's window against the frame and the signal.
+pub const STFT_WINDOW: Contract = Contract::new(
+    "stft-window",
+    "the window is as long as frame_length when both are given, and the frame no longer than the \
+     signal",
+);
+
+/// Input `slot` holds one value (a scalar or a 1-D tensor of one value) under contract `c`, where
+/// its shape is known; false after a break. `name` names it in the finding.
+fn require_one_value(ctx: &mut NodeCtx<'_>, c: Contract, slot: usize, name: &str) -> bool {
+    match ctx.shape(slot).as_deref() {
+        None | Some([] | [Dim::Known(1)] | [Dim::Unknown]) => true,
+        Some([d @ Dim::Sym(_)]) => {
+            let ops = [
+                Operand::new(format!("{name}'s length"), d.clone()).from_input(slot),
+                Operand::new("one value", Dim::Known(1)),
+            ];
+            ctx.require_equal(c, &ops)
+        }
+        Some(s) => {
+            let shape = super::super::dim::format_shape(&Some(s.to_vec()));
+            ctx.broken(c, &[slot], format_args!("{name} has shape {shape}"));
+            false
+        }
+    }
+}
+
+/// DFT's contracts; false after a break.
+fn dft_contracts(ctx: &mut NodeCtx<'_>) -> bool {
+    let Some(x) = ctx.shape(0) else {
+        return true;
+    };
+    let r = x.len();
+    if r < 2 {
+        ctx.broken(DFT_RANK, &[0], format_args!("the input has rank {r}"));
+        return false;
+    }
+    let inverse = ctx.attr_i("inverse").unwrap_or(0) != 0;
+    let onesided = ctx.attr_i("onesided").unwrap_or(0) != 0;
+    let allowed: &[u64] = match (onesided, inverse) {
+        (true, false) => &[1],
+        (true, true) => &[2],
+        _ => &[1, 2],
+    };
+    if let Dim::Known(n) = x[r - 1]
+        && !allowed.contains(&n)
+    {
+        let which = match (onesided, inverse) {
+            (true, false) => " in a one-sided forward transform",
+            (true, true) => " in a one-sided inverse transform",
+            _ => "",
+        };
+        ctx.broken(
+            DFT_SIGNAL,
+            &[0],
+            format_args!("the last axis is {n}{which}"),
+        );
+        return false;
+    }
+    let axis = if ctx.opset < 20 {
+        Some(ctx.attr_i("axis").unwrap_or(1))
+    } else if ctx.has_input(2) {
+        scalar_i64(ctx, 2)
+    } else {
+        None
+    };
+    if let Some(a) = axis {
+        let ri = r as i64;
+        if !(-ri..ri - 1).contains(&a) || a == -1 {
+            ctx.out_of_range(
+                DFT_AXIS,
+                &[0],
+                format_args!("axis {a} of an input of rank {r}"),
+            );
+            return false;
+        }
+    }
+    if ctx.has_input(1) {
+        if !require_one_value(ctx, DFT_LENGTH, 1, "dft_length") {
+            return false;
+        }
+        if let Some(n) = scalar_i64(ctx, 1).filter(|&n| n <= 0) {
+            ctx.out_of_range(DFT_LENGTH, &[1], format_args!("dft_length is {n}"));
+            return false;
+        }
+    }
+    true
+}
+
+/// STFT's contracts; false after a break.
+fn stft_contracts(ctx: &mut NodeCtx<'_>) -> bool {
+    match ctx.shape(0).as_deref() {
+        Some([_, _] | [_, _, Dim::Known(1 | 2) | Dim::Sym(_) | Dim::Unknown]) | None => {}
+        Some(s) => {
+            let shape = super::super::dim::format_shape(&Some(s.to_vec()));
+            ctx.broken(
+                STFT_SIGNAL,
+                &[0],
+                format_args!("the signal has shape {shape}"),
+            );
+            return false;
+        }
+    }
+    if !require_one_value(ctx, STFT_FRAME, 1, "frame_step") {
+        return false;
+    }
+    if ctx.has_input(3) && !require_one_value(ctx, STFT_FRAME, 3, "frame_length") {
+        return false;
+    }
+    for (slot, name) in [(1, "frame_step"), (3, "frame_length")] {
+        if let Some(v) = scalar_i64(ctx, slot).filter(|&v| v <= 0) {
+            ctx.out_of_range(STFT_FRAME, &[slot], format_args!("{name} is {v}"));
+            return false;
+        }
+    }
+    if !ctx.has_input(2) && !ctx.has_input(3) {
+        ctx.broken(
+            STFT_FRAME,
+            &[0],
+            "neither a window nor a frame_length is given",
+        );
+        return false;
+    }
+    let window = match ctx.shape(2).as_deref() {
+        Some([w, ..]) => Some(w.clone()),
+        _ => None,
+    };
+    let length = if ctx.has_input(3) {
+        scalar_size(ctx, 3)
+    } else {
+        Dim::Unknown
+    };
+    if let Some(w) = &window
+        && ctx.has_input(3)
+    {
+        let ops = [
+            Operand::new("the window's length", w.clone()).from_input(2),
+            Operand::new("frame_length", length.clone()).from_input(3),
+        ];
+        if !ctx.require_equal(STFT_WINDOW, &ops) {
+            return false;
+        }
+    }
+    let frame = match (&length, window) {
+        (Dim::Unknown, Some(w)) => w,
+        (l, _) => l.clone(),
+    };
+    let signal = match ctx.shape(0).as_deref() {
+        Some([_, n, ..]) => n.clone(),
+        _ => Dim::Unknown,
+    };
+    if let (Some(f), Some(n)) = (frame.known(), signal.known())
+        && f > n
+    {
+        ctx.broken(
+            STFT_WINDOW,
+            &[0],
+            format_args!("the frame is {f} long, the signal {n}"),
+        );
+        return false;
+    }
+    true
 }
 
 /// A size given as a scalar input (or a one-element tensor): its value when data propagation knows
@@ -84,6 +308,9 @@ fn dft_axis(ctx: &NodeCtx<'_>, rank: usize) -> Option<usize> {
 }
 
 fn dft(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    if !dft_contracts(ctx) {
+        return vec![like(ctx, 0, None)];
+    }
     let Some(mut dims) = ctx.shape(0).filter(|s| s.len() >= 2) else {
         return vec![like(ctx, 0, None)];
     };
@@ -122,6 +349,9 @@ fn dft(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
 
 /// STFT(signal, frame_step, window?, frame_length?) on a `[batch, length, 1 or 2]` signal.
 fn stft(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    if !stft_contracts(ctx) {
+        return vec![like(ctx, 0, None)];
+    }
     let signal_length = dim_of(ctx, 0, 3, 1);
     let frame_length = if ctx.has_input(3) {
         length_input(ctx, 3)
@@ -225,10 +455,8 @@ mod tests {
             out_shape(dft, &n, 20, &[y.clone(), int(5), int(-3)]),
             shape(&["5", "8", "2"])
         );
-        assert_eq!(
-            out_shape(dft, &n, 20, &[y.clone(), int(4), int(-1)]),
-            shape(&["?", "?", "2"])
-        );
+        // The last axis is no signal axis (dft-axis).
+        assert_eq!(out_shape(dft, &n, 20, &[y.clone(), int(4), int(-1)]), None);
         // An unknown axis: only a transform that changes no length says the shape.
         let unknown_axis = t(I64, &[]);
         assert_eq!(
@@ -236,8 +464,9 @@ mod tests {
             shape(&["4", "8", "2"])
         );
         let n = node("DFT", 3, 1, vec![attr_i("onesided", 1)]);
+        let real = t(F32, &["4", "8", "1"]);
         assert_eq!(
-            out_shape(dft, &n, 20, &[y, None, unknown_axis]),
+            out_shape(dft, &n, 20, &[real, None, unknown_axis]),
             shape(&["?", "?", "2"])
         );
     }
@@ -255,9 +484,12 @@ mod tests {
             out_shape(stft, &n, 17, &[s.clone(), int(8), t(F32, &["16"])]),
             shape(&["1", "15", "16", "2"])
         );
+        // Neither a window nor a frame_length (stft-frame).
         let n = node("STFT", 2, 1, vec![]);
-        let s = out_shape(stft, &n, 17, &[t(F32, &["1", "L", "1"]), None]);
-        assert_eq!(format_shape(&s), "[1, 1, floor(L/2)+1, 2]");
+        assert_eq!(
+            out_shape(stft, &n, 17, &[t(F32, &["1", "L", "1"]), int(4)]),
+            None
+        );
         // A symbolic signal: frames = floor((L - 400) / 160) + 1, checked at every L that holds a
         // frame; a known signal shorter than the frame has none.
         let n = node("STFT", 4, 1, vec![]);
@@ -274,9 +506,10 @@ mod tests {
             let want = (l - 400) / 160 + 1;
             assert_eq!(frames.eval(&|_| Some(l)), Some(want), "L = {l}");
         }
+        // A known signal shorter than the frame (stft-window).
         let short = t(F32, &["1", "399", "1"]);
         let s = out_shape(stft, &n, 17, &[short, int(160), None, int(400)]);
-        assert_eq!(s, shape(&["1", "?", "201", "2"]));
+        assert_eq!(s, None);
     }
 
     #[test]
@@ -326,5 +559,119 @@ mod tests {
             &[int(8), int(16), int(8192), None, None],
         );
         assert_eq!(out[0].shape, shape(&["9", "8"]));
+    }
+
+    fn found(
+        op: &str,
+        attrs: Vec<crate::proto::AttributeProto>,
+        opset: i64,
+        inputs: &[Option<ValueInfo>],
+    ) -> Vec<String> {
+        let n = node(op, inputs.len(), 1, attrs);
+        let rule = if op == "DFT" { dft } else { stft };
+        findings(rule, &n, opset, inputs)
+            .iter()
+            .map(|d| format!("{} {}", d.code.as_str(), d.contract.unwrap_or("-")))
+            .collect()
+    }
+
+    #[test]
+    fn dft_contracts() {
+        let x = t(F32, &["B", "8", "1"]);
+        let one = || vec![attr_i("onesided", 1)];
+        let inv = || vec![attr_i("onesided", 1), attr_i("inverse", 1)];
+        assert!(found("DFT", vec![], 17, std::slice::from_ref(&x)).is_empty());
+        assert!(found("DFT", vec![], 20, &[x.clone(), ints(&[16])]).is_empty());
+        assert!(
+            found(
+                "DFT",
+                vec![attr_i("axis", -3)],
+                17,
+                std::slice::from_ref(&x)
+            )
+            .is_empty()
+        );
+        assert!(found("DFT", inv(), 17, &[t(F32, &["B", "5", "2"])]).is_empty());
+        assert_eq!(found("DFT", vec![], 17, &[t(F32, &["8"])]), ["E2 dft-rank"]);
+        assert_eq!(
+            found("DFT", vec![], 17, &[t(F32, &["2", "8", "3"])]),
+            ["E2 dft-signal"]
+        );
+        assert_eq!(
+            found("DFT", one(), 17, &[t(F32, &["2", "8", "2"])]),
+            ["E2 dft-signal"]
+        );
+        assert_eq!(
+            found("DFT", inv(), 17, &[t(F32, &["2", "8", "1"])]),
+            ["E2 dft-signal"]
+        );
+        assert_eq!(
+            found("DFT", vec![], 17, &[t(F32, &["8", "1"])]),
+            ["E3 dft-axis"]
+        );
+        assert_eq!(
+            found("DFT", vec![attr_i("axis", 2)], 17, std::slice::from_ref(&x)),
+            ["E3 dft-axis"]
+        );
+        assert_eq!(
+            found("DFT", vec![], 20, &[x.clone(), None, int(-1)]),
+            ["E3 dft-axis"]
+        );
+        assert_eq!(
+            found("DFT", vec![], 20, &[x.clone(), None, int(-4)]),
+            ["E3 dft-axis"]
+        );
+        assert_eq!(
+            found("DFT", vec![], 20, &[x.clone(), int(0)]),
+            ["E3 dft-length"]
+        );
+        assert_eq!(
+            found("DFT", vec![], 20, &[x.clone(), ints(&[8, 8])]),
+            ["E2 dft-length"]
+        );
+        assert_eq!(
+            found("DFT", vec![], 20, &[x, t(I64, &["K"])]),
+            ["W2 dft-length"]
+        );
+    }
+
+    #[test]
+    fn stft_contracts() {
+        let s = t(F32, &["2", "16", "1"]);
+        let st = |inputs: &[Option<ValueInfo>]| found("STFT", vec![], 17, inputs);
+        assert!(st(&[s.clone(), int(4), None, int(8)]).is_empty());
+        assert!(st(&[s.clone(), int(4), t(F32, &["8"])]).is_empty());
+        assert!(st(&[t(F32, &["2", "16"]), int(4), None, int(8)]).is_empty());
+        assert!(st(&[t(F32, &["2", "16", "2"]), ints(&[4]), None, int(8)]).is_empty());
+        assert_eq!(
+            st(&[t(F32, &["2", "16", "3"]), int(4), None, int(8)]),
+            ["E2 stft-signal"]
+        );
+        assert_eq!(
+            st(&[t(F32, &["2", "16", "1", "1"]), int(4), None, int(8)]),
+            ["E2 stft-signal"]
+        );
+        assert_eq!(
+            st(&[s.clone(), ints(&[4, 4]), None, int(8)]),
+            ["E2 stft-frame"]
+        );
+        assert_eq!(
+            st(&[s.clone(), int(4), None, ints(&[8, 8])]),
+            ["E2 stft-frame"]
+        );
+        assert_eq!(st(&[s.clone(), int(0), None, int(8)]), ["E3 stft-frame"]);
+        assert_eq!(st(&[s.clone(), int(4), None, int(-2)]), ["E3 stft-frame"]);
+        assert_eq!(st(&[s.clone(), int(4), None, int(0)]), ["E3 stft-frame"]);
+        assert_eq!(st(&[s.clone(), int(4)]), ["E2 stft-frame"]);
+        assert_eq!(
+            st(&[s.clone(), int(4), t(F32, &["8"]), int(6)]),
+            ["E2 stft-window"]
+        );
+        assert_eq!(
+            st(&[s.clone(), int(4), t(F32, &["W"]), int(6)]),
+            ["W2 stft-window"]
+        );
+        assert_eq!(st(&[s.clone(), int(4), None, int(20)]), ["E2 stft-window"]);
+        assert_eq!(st(&[s, int(4), t(F32, &["20"])]), ["E2 stft-window"]);
     }
 }

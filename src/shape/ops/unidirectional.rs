@@ -12,6 +12,10 @@
 //! rank 2 and A of rank 2 (its kernel also takes a 1-D A, which onnx's inference refuses at load
 //! when it knows the rank: not reported); [`GEMM_INNER`], the contraction sizes agree after the
 //! transposes.
+//!
+//! LayerNormalization's and RMSNormalization's [`LAYER_NORM_AXIS`]: `axis` inside X's rank. onnx's
+//! inference refuses an axis below -r at load, and one of r or more too for LayerNormalization;
+//! onnxruntime's kernel refuses both at run.
 
 use super::super::broadcast::{none, unidirectional};
 use super::super::contract::{Contract, Operand};
@@ -36,6 +40,10 @@ pub const GEMM_INNER: Contract = Contract::new(
     "gemm-inner",
     "A's columns equal B's rows, after transA and transB",
 );
+
+/// LayerNormalization's and RMSNormalization's axis.
+pub const LAYER_NORM_AXIS: Contract =
+    Contract::new("layer-norm-axis", "axis is inside X's rank, in [-r, r-1]");
 
 /// The 2-D shape of a Gemm operand after its optional transpose, as (rows, cols).
 fn gemm_operand(ctx: &NodeCtx<'_>, slot: usize, transposed: bool) -> Option<(Dim, Dim)> {
@@ -113,13 +121,18 @@ fn prelu_legacy(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
 /// outputs have X's shape with the normalized axes set to 1.
 fn layer_norm(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let x = ctx.shape(0);
+    let axis = ctx.attr_i("axis").unwrap_or(-1);
+    if let Some(r) = x.as_ref().map(Vec::len)
+        && ctx.require_axis(LAYER_NORM_AXIS, &[0], axis, r).is_none()
+    {
+        return vec![ValueInfo::unknown(); ctx.num_outputs().max(1)];
+    }
     for slot in 1..ctx.num_inputs().min(3) {
         if ctx.has_input(slot) {
             let outcome = unidirectional(&x, &ctx.shape(slot));
             ctx.report_broadcast(Rule::Unidirectional, &[0, slot], &outcome);
         }
     }
-    let axis = ctx.attr_i("axis").unwrap_or(-1);
     let stats = x.as_ref().and_then(|dims| {
         let r = dims.len() as i64;
         let a = if axis < 0 { axis + r } else { axis };
@@ -142,4 +155,32 @@ fn layer_norm(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         out.push(ValueInfo::tensor(stash, stats.clone()));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::common::test_util::*;
+    use super::*;
+
+    fn found(op: &str, axis: i64, x: &[&str], scale: &[&str]) -> Vec<String> {
+        let n = node(op, 2, 1, vec![attr_i("axis", axis)]);
+        findings(layer_norm, &n, 23, &[t(F32, x), t(F32, scale)])
+            .iter()
+            .map(|d| format!("{} {}", d.code.as_str(), d.contract.unwrap_or("-")))
+            .collect()
+    }
+
+    #[test]
+    fn layer_norm_axis_inside_the_rank() {
+        for op in ["LayerNormalization", "RMSNormalization"] {
+            assert!(found(op, -1, &["N", "S", "8"], &["8"]).is_empty());
+            assert!(found(op, 0, &["N", "8"], &["N", "8"]).is_empty());
+            assert!(found(op, -2, &["2", "8"], &["2", "8"]).is_empty());
+            assert_eq!(found(op, 2, &["N", "8"], &["8"]), ["E3 layer-norm-axis"]);
+            assert_eq!(found(op, -3, &["N", "8"], &["8"]), ["E3 layer-norm-axis"]);
+        }
+        let n = node("LayerNormalization", 2, 1, vec![attr_i("axis", 3)]);
+        let c = codes_at(layer_norm, &n, 17, &[t(F32, &["2", "8"]), t(F32, &["8"])]);
+        assert!(c[0].ends_with("here axis 3 of a tensor of rank 2"), "{c:?}");
+    }
 }

@@ -6,9 +6,20 @@
 //! - Constant: `sparse_value` from 11; `value_int(s)`, `value_float(s)`, `value_string(s)` from 12.
 //! - ConstantOfShape (9): element type of the `value` attribute, FLOAT by default.
 //! - Range (11): the length is `max(ceil((limit - start) / delta), 0)`.
+//!
+//! Contracts, as onnxruntime enforces them:
+//! - [`CONSTANT_OF_SHAPE_RANK`]: the shape input not a scalar (at load by onnx's inference when its
+//!   value is not a constant, by the kernel at run when it is). A 2-D input is refused at load
+//!   unless it is a constant, whose values the kernel reads flattened; whether onnxruntime sees a
+//!   constant is not known here, so it is not reported.
+//! - [`RANGE_SCALARS`]: start, limit and delta scalar-like, rank 0 or 1-D of one value (the kernel,
+//!   at run). onnx's inference also refuses `[1]` at load when all three are constants: not
+//!   reported, since whether onnxruntime sees a constant is not known here.
+//! - [`RANGE_DELTA`]: delta not 0 (the kernel, at run).
 
 use super::{int64, sizes_of};
 use crate::proto::tensor_proto::DataType;
+use crate::shape::contract::{Contract, Operand};
 use crate::shape::ctx::NodeCtx;
 use crate::shape::dim::{Dim, Poly};
 use crate::shape::ops::common::{len_1d, unknown_dims};
@@ -56,7 +67,26 @@ pub(super) fn constant(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     vec![info]
 }
 
+/// ConstantOfShape's shape input.
+pub const CONSTANT_OF_SHAPE_RANK: Contract = Contract::new(
+    "constant-of-shape-rank",
+    "the shape input is 1-D, not a scalar",
+);
+
+/// Range's inputs.
+pub const RANGE_SCALARS: Contract = Contract::new(
+    "range-scalars",
+    "start, limit and delta are scalars, or 1-D of one value",
+);
+
+/// Range's step.
+pub const RANGE_DELTA: Contract = Contract::new("range-delta", "delta is not 0");
+
 pub(super) fn constant_of_shape(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    if ctx.input(0).and_then(ValueInfo::rank) == Some(0) {
+        ctx.broken(CONSTANT_OF_SHAPE_RANK, &[0], "the shape input is a scalar");
+        return vec![ValueInfo::unknown()];
+    }
     let value = ctx.attr_t("value");
     let elem = value
         .map(|t| t.data_type())
@@ -95,8 +125,50 @@ fn scalar_value<'c>(ctx: &'c NodeCtx<'_>, slot: usize) -> Option<&'c Dim> {
     }
 }
 
+/// [`RANGE_SCALARS`] and [`RANGE_DELTA`]; false after a break.
+fn range_contracts(ctx: &mut NodeCtx<'_>) -> bool {
+    for (slot, name) in [(0, "start"), (1, "limit"), (2, "delta")] {
+        match ctx.shape(slot).as_deref() {
+            None | Some([] | [Dim::Known(1)]) => {}
+            Some([d @ Dim::Sym(_)]) => {
+                let what = format!("{name}'s length");
+                let ops = [
+                    Operand::new(what, d.clone()).from_input(slot),
+                    Operand::new("one value", Dim::Known(1)),
+                ];
+                if !ctx.require_equal(RANGE_SCALARS, &ops) {
+                    return false;
+                }
+            }
+            Some([Dim::Unknown]) => {}
+            Some(s) => {
+                let shape = crate::shape::dim::format_shape(&Some(s.to_vec()));
+                ctx.broken(
+                    RANGE_SCALARS,
+                    &[slot],
+                    format_args!("{name} has shape {shape}"),
+                );
+                return false;
+            }
+        }
+    }
+    let zero = match (scalar_value(ctx, 2), ctx.floats(2)) {
+        (Some(d), _) => as_i64(d) == Some(0),
+        (None, Some([x])) => *x == 0.0,
+        _ => false,
+    };
+    if zero {
+        ctx.out_of_range(RANGE_DELTA, &[2], "delta is 0");
+        return false;
+    }
+    true
+}
+
 /// Range(start, limit, delta): `max(ceil((limit - start) / delta), 0)` values.
 pub(super) fn range(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
+    if !range_contracts(ctx) {
+        return vec![ValueInfo::unknown()];
+    }
     let elem = ctx.elem(0).or(ctx.elem(1)).or(ctx.elem(2));
     let (start, limit, delta) = (
         scalar_value(ctx, 0),
@@ -188,5 +260,49 @@ mod tests {
             run(constant_of_shape, &n, 9, &[unknown])[0].shape,
             shape(&["?", "?"])
         );
+    }
+
+    fn found(
+        rule: crate::shape::registry::Rule,
+        op: &str,
+        inputs: &[Option<ValueInfo>],
+    ) -> Vec<String> {
+        let n = node(op, inputs.len(), 1, vec![]);
+        findings(rule, &n, 11, inputs)
+            .iter()
+            .map(|d| format!("{} {}", d.code.as_str(), d.contract.unwrap_or("-")))
+            .collect()
+    }
+
+    #[test]
+    fn constant_of_shape_rank() {
+        let cos = |x: Option<ValueInfo>| found(constant_of_shape, "ConstantOfShape", &[x]);
+        assert!(cos(ints(&[2, 3])).is_empty());
+        assert!(cos(t(I64, &["K"])).is_empty());
+        assert_eq!(cos(t(I64, &[])), ["E2 constant-of-shape-rank"]);
+        assert_eq!(cos(int(3)), ["E2 constant-of-shape-rank"]);
+        // A 2-D constant runs (read flattened), a 2-D input refused: which it is is not known.
+        assert!(cos(t(I64, &["1", "2"])).is_empty());
+    }
+
+    #[test]
+    fn range_scalars_and_delta() {
+        let r = |a: Option<ValueInfo>, b: Option<ValueInfo>, c: Option<ValueInfo>| {
+            found(range, "Range", &[a, b, c])
+        };
+        assert!(r(int(0), int(5), int(1)).is_empty());
+        assert!(r(ints(&[0]), t(I64, &[]), t(I64, &["1"])).is_empty());
+        assert!(r(t(I64, &[]), t(I64, &[]), t(I64, &[])).is_empty());
+        assert_eq!(r(ints(&[0, 1]), int(5), int(1)), ["E2 range-scalars"]);
+        assert_eq!(r(int(0), t(I64, &["1", "1"]), int(1)), ["E2 range-scalars"]);
+        assert_eq!(r(int(0), int(5), t(I64, &["K"])), ["W2 range-scalars"]);
+        assert_eq!(r(int(0), int(5), int(0)), ["E3 range-delta"]);
+        let zero = Some(
+            ValueInfo::tensor(F32, Some(vec![])).with_values(Some(Data::Floats(Box::new([0.0])))),
+        );
+        assert_eq!(r(t(F32, &[]), t(F32, &[]), zero), ["E3 range-delta"]);
+        let n = node("Range", 3, 1, vec![]);
+        let c = codes_at(range, &n, 11, &[ints(&[0, 1]), int(5), int(1)]);
+        assert!(c[0].ends_with("here start has shape [2]"), "{c:?}");
     }
 }
