@@ -43,7 +43,7 @@
 //! spatial sizes; [`CONV_OUTPUT_SIZE`], the dilated kernel fits in the padded input (onnxruntime
 //! computes the size in floats and refuses 0, so an overhang of less than a stride is refused too);
 //! [`CONV_SAME_DILATION`], no dilation with `auto_pad` SAME_UPPER or SAME_LOWER (stricter than the
-//! spec); [`CONV_BIAS`], B 1-D with one value per output channel (Conv's and QLinearConv's kernels
+//! spec); [`CONV_AUTO_PAD`], no `pads` with an `auto_pad` (at load, ConvTranspose too); [`CONV_BIAS`], B 1-D with one value per output channel (Conv's and QLinearConv's kernels
 //! check it, though a reading of onnxruntime's source had it unchecked). ConvTranspose
 //! (`conv_transpose_attributes.h`, at run): [`CONV_RANK`] (X of rank 3 or more even when W's rank is
 //! unknown), [`CONV_TRANSPOSE_CHANNELS`] (W's axis 0 is X's channels), [`CONV_TRANSPOSE_GROUP`]
@@ -118,6 +118,12 @@ pub const CONV_OUTPUT_SIZE: Contract = Contract::new(
 pub const CONV_SAME_DILATION: Contract = Contract::new(
     "conv-same-dilation",
     "auto_pad SAME_UPPER or SAME_LOWER only with every dilation 1",
+);
+
+/// A convolution's explicit pads against its `auto_pad`.
+pub const CONV_AUTO_PAD: Contract = Contract::new(
+    "conv-auto-pad",
+    "pads is not given when auto_pad is set (anything but NOTSET, VALID included)",
 );
 
 /// A convolution's bias.
@@ -200,6 +206,21 @@ fn positive_list(ctx: &NodeCtx<'_>, name: &str, n: usize) -> Option<Vec<i64>> {
         Some(v) if v.len() == n && v.iter().all(|&x| x > 0) => Some(v.to_vec()),
         Some(_) => None,
     }
+}
+
+/// [`CONV_AUTO_PAD`]: false after a break. The pools take both and read only `auto_pad`.
+fn auto_pad_contract(ctx: &mut NodeCtx<'_>) -> bool {
+    let set = matches!(auto_pad(ctx), Some(AutoPad::Valid | AutoPad::Same));
+    if set && ctx.attr_ints("pads").is_some() {
+        let detail = format!(
+            "auto_pad is {} and pads {:?}",
+            ctx.attr_s("auto_pad").unwrap_or_default(),
+            ctx.attr_ints("pads").unwrap_or_default()
+        );
+        ctx.broken(CONV_AUTO_PAD, &[], detail);
+        return false;
+    }
+    true
 }
 
 fn auto_pad(ctx: &NodeCtx<'_>) -> Option<AutoPad> {
@@ -433,6 +454,9 @@ fn conv_contracts(
     if !kernel_shape_contract(ctx, [xs, ws], rank) {
         return;
     }
+    if !auto_pad_contract(ctx) {
+        return;
+    }
     let dilated = ctx
         .attr_ints("dilations")
         .is_some_and(|d| d.iter().any(|&v| v != 1));
@@ -635,6 +659,9 @@ fn conv_transpose_contracts(ctx: &mut NodeCtx<'_>) {
             &[0, 1],
             format_args!("X has rank {a}, W rank {b}"),
         );
+        return;
+    }
+    if !auto_pad_contract(ctx) {
         return;
     }
     let group = ctx.attr_i("group").unwrap_or(1);

@@ -27,6 +27,7 @@
 //!   broadcasts, so it runs, though the spec does not allow it.
 //! - [`LP_NORM_AXIS`]: `axis` inside the rank; its kernel checks it at run even on an empty input.
 //! - [`LRN_RANK`]: X of rank 4 (onnxruntime's kernel, at run; the spec allows other ranks).
+//! - [`LRN_SIZE`]: an odd `size` of 1 or more (onnxruntime's kernel constructor, at load).
 
 use super::super::contract::{Contract, Operand};
 use super::super::ctx::NodeCtx;
@@ -86,6 +87,9 @@ pub const LP_NORM_AXIS: Contract = Contract::new(
 
 /// onnxruntime's LRN.
 pub const LRN_RANK: Contract = Contract::new("lrn-rank", "X has rank 4 ([N, C, H, W])");
+
+/// LRN's window.
+pub const LRN_SIZE: Contract = Contract::new("lrn-size", "size is odd and at least 1");
 
 /// X's channels: axis 1, or 1 for a 1-D X (onnxruntime's and onnx's reading).
 fn channels(ctx: &NodeCtx<'_>) -> Option<Operand> {
@@ -253,7 +257,9 @@ fn lp_norm(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
 
 /// LRN(X).
 fn lrn(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
-    if let Some(r) = ctx.input(0).and_then(ValueInfo::rank).filter(|&r| r != 4) {
+    if let Some(size) = ctx.attr_i("size").filter(|&s| s < 1 || s % 2 == 0) {
+        ctx.out_of_range(LRN_SIZE, &[], format_args!("size is {size}"));
+    } else if let Some(r) = ctx.input(0).and_then(ValueInfo::rank).filter(|&r| r != 4) {
         ctx.broken(LRN_RANK, &[0], format_args!("X has rank {r}"));
     }
     vec![like(ctx, 0, ctx.shape(0))]
@@ -453,5 +459,18 @@ mod tests {
             contracts(lrn, &n, 13, &[t(F32, &["N", "3", "H"])]),
             ["E2 lrn-rank"]
         );
+        for (size, found) in [
+            (1, vec![]),
+            (5, vec![]),
+            (4, vec!["E3 lrn-size"]),
+            (0, vec!["E3 lrn-size"]),
+        ] {
+            let n = node("LRN", 1, 1, vec![attr_i("size", size)]);
+            assert_eq!(
+                contracts(lrn, &n, 13, &[t(F32, &["N", "3", "H", "W"])]),
+                found,
+                "size {size}"
+            );
+        }
     }
 }

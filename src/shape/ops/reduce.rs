@@ -19,7 +19,9 @@
 //!   kernel ignores the axes there (onnx's inference still refuses them where it knows the rank at
 //!   load, which a model need not let it). Repeated axes are accepted, reduced once.
 //! - ArgMax, ArgMin: [`ARG_REDUCE_AXIS`] (load from opset 11, run before); not for a scalar input,
-//!   whose axis the kernel ignores.
+//!   whose axis the kernel ignores. [`ARG_REDUCE_EMPTY`], the reduced axis not empty (run), unless
+//!   the output is empty too (the kernel then has nothing to do) or the axis is negative (the
+//!   kernel then passes the empty input through and runs).
 //! - TopK: [`TOP_K_AXIS`] (load); [`TOP_K_K`], `k` at most the axis's size (`k == d` is fine), 1 or
 //!   more as TopK-1's attribute (load) and 0 or more as the input from opset 10 (run; `k == 0`
 //!   gives empty outputs); [`TOP_K_K_SHAPE`], the K input of shape `[1]`, a scalar refused (at load
@@ -27,7 +29,7 @@
 
 use super::super::contract::{Contract, Operand};
 use super::super::ctx::NodeCtx;
-use super::super::dim::{Dim, Shape, format_shape};
+use super::super::dim::{Dim, Shape, SymExpr, format_shape};
 use super::super::registry::Registry;
 use super::super::value::{ValueInfo, as_i64, from_i64};
 use super::common::{
@@ -42,6 +44,11 @@ pub const REDUCE_AXES: Contract = Contract::new(
 pub const ARG_REDUCE_AXIS: Contract = Contract::new(
     "arg-reduce-axis",
     "axis is inside the input's rank r, in [-r, r-1] (unless the input is a scalar)",
+);
+/// ArgMax's and ArgMin's reduced axis.
+pub const ARG_REDUCE_EMPTY: Contract = Contract::new(
+    "arg-reduce-empty",
+    "the reduced axis is not empty, unless the output is empty too",
 );
 pub const TOP_K_AXIS: Contract = Contract::new(
     "top-k-axis",
@@ -191,6 +198,22 @@ fn arg_reduce(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             return Some(dims);
         }
         let k = ctx.require_axis(ARG_REDUCE_AXIS, &[0], a, dims.len())?;
+        // The kernel has no index to give for an empty axis, unless the output is empty too: only
+        // reported where every other axis is a number of 1 or more or a plain symbol (1 or more).
+        let others_nonempty = dims
+            .iter()
+            .enumerate()
+            .all(|(i, d)| i == k || matches!(d, Dim::Known(1..) | Dim::Sym(SymExpr::Var(_))));
+        // A negative axis on an empty input is passed through by the kernel, which runs.
+        if a >= 0 && dims[k] == Dim::Known(0) && others_nonempty {
+            let shape = format_shape(&Some(dims.clone()));
+            ctx.broken(
+                ARG_REDUCE_EMPTY,
+                &[0],
+                format_args!("axis {k} of {shape} is empty"),
+            );
+            return None;
+        }
         reduced(&dims, &[k], keep)
     });
     vec![ValueInfo::tensor(Some(DataType::Int64 as i32), shape)]
@@ -394,6 +417,16 @@ mod tests {
         // A scalar's axis is ignored: a scalar result.
         assert!(codes_at(arg_reduce, &n(1), 1, &[t(F32, &[])]).is_empty());
         assert_eq!(out_shape(arg_reduce, &n(1), 1, &[t(F32, &[])]), shape(&[]));
+        // An empty reduced axis: refused unless the output is empty too.
+        let c = codes_at(arg_reduce, &n(1), 13, &[t(F32, &["N", "0"])]);
+        assert!(c.len() == 1 && c[0].contains("arg-reduce-empty"), "{c:?}");
+        for x in [&["0", "0"], &["?", "0"], &["N", "4"]] {
+            assert!(
+                codes_at(arg_reduce, &n(1), 13, &[t(F32, x)]).is_empty(),
+                "{x:?}"
+            );
+        }
+        assert!(codes_at(arg_reduce, &n(-1), 13, &[t(F32, &["N", "0"])]).is_empty());
     }
 
     #[test]

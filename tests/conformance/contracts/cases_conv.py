@@ -240,6 +240,29 @@ CASES = [
         attrs={"auto_pad": "SAME_UPPER", "dilations": [2, 2]},
         fault=True,
     ),
+    # conv-auto-pad: explicit pads only with auto_pad NOTSET, zero pads and VALID included (at load).
+    case("Conv/auto-pad-notset", CONV, [In([1, 4, 8, 8]), w([6, 4, 3, 3])], "conv-auto-pad", attrs={"auto_pad": "NOTSET", "pads": [1, 1, 1, 1]}),
+    case("Conv/auto-pad-same", CONV, [In([1, 4, 8, 8]), w([6, 4, 3, 3])], "conv-auto-pad", attrs={"auto_pad": "SAME_UPPER"}),
+    case("Conv/auto-pad-and-pads", CONV, [In([1, 4, 8, 8]), w([6, 4, 3, 3])], "conv-auto-pad", attrs={"auto_pad": "SAME_UPPER", "pads": [1, 1, 1, 1]}, fault=True),
+    case("Conv/auto-pad-valid-zero-pads", CONV, [In([1, 4, 8, 8]), w([6, 4, 3, 3])], "conv-auto-pad", attrs={"auto_pad": "VALID", "pads": [0, 0, 0, 0]}, fault=True),
+    case(
+        "ConvInteger/auto-pad-and-pads",
+        "ConvInteger",
+        [qx([1, 4, 8, 8]), w([6, 4, 3, 3], U8)],
+        "conv-auto-pad",
+        attrs={"auto_pad": "SAME_LOWER", "pads": [1, 1, 1, 1]},
+        fault=True,
+    ),
+    case(
+        "QLinearConv/auto-pad-and-pads",
+        "QLinearConv",
+        qlinear(qx([1, 4, 8, 8]), w([6, 4, 3, 3], U8)),
+        "conv-auto-pad",
+        attrs={"auto_pad": "VALID", "pads": [0, 0, 0, 0]},
+        fault=True,
+    ),
+    case("ConvTranspose/auto-pad", CT, [In([1, 4, 5, 5]), w([4, 3, 3, 3])], "conv-auto-pad", attrs={"auto_pad": "VALID"}),
+    case("ConvTranspose/auto-pad-and-pads", CT, [In([1, 4, 5, 5]), w([4, 3, 3, 3])], "conv-auto-pad", attrs={"auto_pad": "SAME_UPPER", "pads": [0, 0, 0, 0]}, fault=True),
     # conv-bias: one value per output channel (the kernels check it).
     case("Conv/bias", CONV, [In([1, 4, 8, 8]), w([6, 4, 3, 3]), w([6])], "conv-bias"),
     case("Conv/bias-short", CONV, [In([1, 4, 8, 8]), w([6, 4, 3, 3]), w([5])], "conv-bias", fault=True),
@@ -388,6 +411,8 @@ for op in POOLS:
             attrs={**k3, "pads": [0, 3, 0, 0], "auto_pad": "VALID"},
             fault=True,
         ),
+        # Pads below the kernel beside an auto_pad: ignored and run (a convolution refuses both).
+        case(f"{op}/pads-small-with-auto-pad", op, [In([1, 2, 8, 8])], "pool-pads", attrs={**k3, "pads": [1, 1, 1, 1], "auto_pad": "SAME_UPPER"}),
         # pool-output-size: negative sizes are refused; 0 (an empty output) runs.
         case(f"{op}/output-size-exact-fit", op, [In([1, 2, 3, 8])], "pool-output-size", attrs=k3),
         case(

@@ -302,6 +302,14 @@ CASES += [
     case("LRN/rank-5", "LRN", [In([1, 3, 2, 2, 2])], "lrn-rank", attrs={"size": 3}, opset=13, fault=True),
     case("LRN/rank-3-empty", "LRN", [In([0, 3, 4])], "lrn-rank", attrs={"size": 3}, fault=True),
 ]
+# lrn-size: odd and at least 1 (the kernel's constructor, at load).
+CASES += [
+    case("LRN/size-1", "LRN", [In([1, 3, 4, 4])], "lrn-size", attrs={"size": 1}),
+    case("LRN/size-5", "LRN", [In([1, 3, 4, 4])], "lrn-size", attrs={"size": 5}),
+    case("LRN/size-even", "LRN", [In([1, 3, 4, 4])], "lrn-size", attrs={"size": 4}, fault=True),
+    case("LRN/size-0", "LRN", [In([1, 3, 4, 4])], "lrn-size", attrs={"size": 0}, fault=True),
+    case("LRN/size-negative", "LRN", [In([1, 3, 4, 4])], "lrn-size", attrs={"size": -3}, opset=13, fault=True),
+]
 
 # softmax-axis: onnx's inference from 11 (at load, whatever the sizes); the kernel before, which skips
 # an empty input.

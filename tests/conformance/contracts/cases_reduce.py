@@ -78,6 +78,15 @@ for op in ["ArgMax", "ArgMin"]:
     CASES += [
         case(f"{op}-1/axis-scalar-ignored", op, [In([])], "arg-reduce-axis", opset=1, attrs={"axis": 1}),
         case(f"{op}-1/axis-scalar-default", op, [In([])], "arg-reduce-axis", opset=1),
+        # arg-reduce-empty: no index in an empty axis (run), unless the output is empty too.
+        case(f"{op}-13/empty-axis", op, [In(["n", 0])], "arg-reduce-empty", opset=13, attrs={"axis": 1}, bind={"n": 2},
+             fault=True),
+        case(f"{op}-11/empty-axis", op, [In([2, 0])], "arg-reduce-empty", opset=11, attrs={"axis": 1, "keepdims": 0},
+             fault=True),
+        # A negative axis on an empty input: the kernel passes the input's shape through and runs (its own
+        # quirk: the output is [2, 0], not the reduced shape), so it is left out.
+        case(f"{op}-13/empty-other-axis", op, [In([2, 0])], "arg-reduce-empty", opset=13, attrs={"axis": 0}),
+        case(f"{op}-13/empty-axis-empty-output", op, [In([0, 0])], "arg-reduce-empty", opset=13, attrs={"axis": 1}),
     ]
 
 TOPK = "TopK"
