@@ -23,6 +23,7 @@ import os
 
 import numpy as np
 import onnx
+from _write import check_and_write
 from onnx import TensorProto, helper, numpy_helper
 
 assert onnx.__version__ == "1.23.2", f"pinned onnx==1.23.2 expected (tools/venv.sh), got {onnx.__version__}"
@@ -82,17 +83,7 @@ def build() -> onnx.ModelProto:
 
 
 def main() -> None:
-    model = build()
-    onnx.checker.check_model(model)  # structural checks, no shape inference: must pass
-    try:
-        onnx.checker.check_model(model, full_check=True)
-    except onnx.shape_inference.InferenceError:
-        if not FULL_CHECK_REJECTS:
-            raise
-    else:
-        assert not FULL_CHECK_REJECTS, "onnx's full_check was expected to reject a planted fault"
-    onnx.save_model(model, OUT)
-    print(f"wrote {os.path.relpath(OUT)}")
+    check_and_write(build(), OUT, FULL_CHECK_REJECTS)
 
 
 if __name__ == "__main__":

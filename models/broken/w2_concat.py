@@ -12,6 +12,7 @@ Writes w2_concat.onnx next to this script; deterministic.
 import os
 
 import onnx
+from _write import check_and_write
 from onnx import TensorProto, helper
 
 assert onnx.__version__ == "1.23.2", f"pinned onnx==1.23.2 expected (tools/venv.sh), got {onnx.__version__}"
@@ -37,10 +38,7 @@ def build() -> onnx.ModelProto:
 
 
 def main() -> None:
-    model = build()
-    onnx.checker.check_model(model, full_check=True)
-    onnx.save_model(model, OUT)
-    print(f"wrote {os.path.relpath(OUT)}")
+    check_and_write(build(), OUT, False)
 
 
 if __name__ == "__main__":

@@ -585,10 +585,7 @@ mod tests {
         opset: i64,
         inputs: &[Option<ValueInfo>],
     ) -> Vec<String> {
-        findings(rule, n, opset, inputs)
-            .iter()
-            .map(|d| format!("{} {}", d.code.as_str(), d.contract.unwrap_or("-")))
-            .collect()
+        contracts(rule, n, opset, inputs)
     }
 
     #[test]

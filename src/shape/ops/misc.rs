@@ -188,10 +188,7 @@ mod tests {
         n: &crate::proto::NodeProto,
         x: &[&str],
     ) -> Vec<String> {
-        findings(rule, n, 22, &[t(F32, x)])
-            .iter()
-            .map(|d| format!("{} {}", d.code.as_str(), d.contract.unwrap_or("-")))
-            .collect()
+        contracts(rule, n, 22, &[t(F32, x)])
     }
 
     #[test]

@@ -364,10 +364,7 @@ mod tests {
         } else {
             dequantize
         };
-        findings(rule, &n, opset, inputs)
-            .iter()
-            .map(|d| format!("{} {}", d.code.as_str(), d.contract.unwrap_or("-")))
-            .collect()
+        contracts(rule, &n, opset, inputs)
     }
 
     fn q(

@@ -569,10 +569,7 @@ mod tests {
     ) -> Vec<String> {
         let n = node(op, inputs.len(), 1, attrs);
         let rule = if op == "DFT" { dft } else { stft };
-        findings(rule, &n, opset, inputs)
-            .iter()
-            .map(|d| format!("{} {}", d.code.as_str(), d.contract.unwrap_or("-")))
-            .collect()
+        contracts(rule, &n, opset, inputs)
     }
 
     #[test]

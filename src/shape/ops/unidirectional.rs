@@ -164,10 +164,7 @@ mod tests {
 
     fn found(op: &str, axis: i64, x: &[&str], scale: &[&str]) -> Vec<String> {
         let n = node(op, 2, 1, vec![attr_i("axis", axis)]);
-        findings(layer_norm, &n, 23, &[t(F32, x), t(F32, scale)])
-            .iter()
-            .map(|d| format!("{} {}", d.code.as_str(), d.contract.unwrap_or("-")))
-            .collect()
+        contracts(layer_norm, &n, 23, &[t(F32, x), t(F32, scale)])
     }
 
     #[test]

@@ -268,10 +268,7 @@ mod tests {
         inputs: &[Option<ValueInfo>],
     ) -> Vec<String> {
         let n = node(op, inputs.len(), 1, vec![]);
-        findings(rule, &n, 11, inputs)
-            .iter()
-            .map(|d| format!("{} {}", d.code.as_str(), d.contract.unwrap_or("-")))
-            .collect()
+        contracts(rule, &n, 11, inputs)
     }
 
     #[test]

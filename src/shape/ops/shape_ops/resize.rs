@@ -940,19 +940,6 @@ mod tests {
         assert_eq!(s, shape(&["?", "?", "?", "?"]));
     }
 
-    /// The contract each finding of `rule` names, with its code.
-    fn contracts(
-        rule: crate::shape::registry::Rule,
-        n: &crate::proto::NodeProto,
-        opset: i64,
-        inputs: &[Option<ValueInfo>],
-    ) -> Vec<String> {
-        findings(rule, n, opset, inputs)
-            .iter()
-            .map(|d| format!("{} {}", d.code, d.contract.unwrap_or("-")))
-            .collect()
-    }
-
     #[test]
     fn depth_space_contracts() {
         let d2s = |b: i64, input: &[&str]| {
