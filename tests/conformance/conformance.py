@@ -2461,16 +2461,18 @@ def innermost_node(message: str) -> str | None:
     return names[-1] if names else None
 
 
-def find_e1(ctx: Context, proto: Any, node: str | None, sizes: tuple[int, int] | None) -> tuple[bool, str]:
-    """Whether `check --format json` of `proto` reports E1 (at `node` of the main graph, with both `sizes`
-    in the message, when given), and what it reported."""
+def find_error(
+    ctx: Context, proto: Any, node: str | None, sizes: tuple[int, int] | None, codes: tuple[str, ...] = ("E1",)
+) -> tuple[bool, str]:
+    """Whether `check --format json` of `proto` reports an error of one of `codes` (at `node` of the main
+    graph, with both `sizes` in the message, when given), and what it reported."""
     with tempfile.TemporaryDirectory(prefix="onnx-lint-conformance-") as tmp:
         path = Path(tmp) / "model.onnx"
         path.write_bytes(proto.SerializeToString())
         doc, why = run_json(ctx, Model(path, "planted"), "check")
     if why:
         return False, why
-    e1 = [d for d in doc.get("diagnostics", []) if d.get("code") == "E1"]
+    e1 = [d for d in doc.get("diagnostics", []) if d.get("code") in codes]
     errors = [f"{d.get('code')} '{d.get('node')}': {d.get('message')}" for d in doc.get("diagnostics", [])
               if d.get("severity") in ("error", "warning")]
     for d in e1:
@@ -2479,7 +2481,7 @@ def find_e1(ctx: Context, proto: Any, node: str | None, sizes: tuple[int, int] |
         message = d.get("message", "")
         if sizes and not any(f"{a} vs {b}" in message for a, b in (sizes, sizes[::-1])):
             continue
-        return True, f"E1 '{d.get('node')}': {message}"
+        return True, f"{d.get('code')} '{d.get('node')}': {message}"
     return False, "reported: " + ("; ".join(errors[:3]) if errors else "no error or warning")
 
 
@@ -2489,7 +2491,8 @@ def check_real_faults(ctx: Context, model: Model) -> Outcome:
     (3) at onnxruntime's contrib operators, one per op present (plant_contrib): BiasGelu's and FastGelu's
     bias, SkipLayerNormalization's gamma shortened by one, QLinearAdd/QLinearMul fed M - 1 channels.
     onnxruntime must refuse each planted model (at load or run), and ours must report E1 at the planted node
-    (for (2): the node onnxruntime's error names) with both sizes."""
+    (for (2): the node onnxruntime's error names; for (3): E1 or E2, the contrib operands being contracts but
+    for the QLinear broadcasts) with both sizes."""
     missing = real_missing(model)
     if missing:
         return missing
@@ -2501,13 +2504,15 @@ def check_real_faults(ctx: Context, model: Model) -> Outcome:
     else:
         m, node, n, what = planted
         refusal = ort_refusal(m.SerializeToString(), real_feed(model, 0))
-        found, said = find_e1(ctx, m, node, (n, n - 1))
+        found, said = find_error(ctx, m, node, (n, n - 1))
         status = "found" if found and refusal else ("not refused by onnxruntime" if not refusal else "missed")
         faults.append({"kind": "short", "status": status, "detail": f"{what}; ours: {said}",
                        "ort": (refusal or "")[:200]})
     for m, node, n, what in plant_contrib(proto, real_runtime(model, 0)):
         refusal = ort_refusal(m.SerializeToString(), real_feed(model, 0))
-        found, said = find_e1(ctx, m, node, (n, n - 1))
+        # A contrib operator's bias or gamma is a contract (E2); QLinearAdd's and QLinearMul's operands
+        # broadcast (E1).
+        found, said = find_error(ctx, m, node, (n, n - 1), codes=("E1", "E2"))
         status = "found" if found and refusal else ("not refused by onnxruntime" if not refusal else "missed")
         faults.append({"kind": "contrib", "status": status, "detail": f"{what}; ours: {said}",
                        "ort": (refusal or "")[:200]})
@@ -2518,7 +2523,7 @@ def check_real_faults(ctx: Context, model: Model) -> Outcome:
         node = innermost_node(refusal) if refusal else None
         got = ORT_SIZES.findall(refusal or "")
         sizes = (int(got[-1][0]), int(got[-1][1])) if got else None
-        found, said = find_e1(ctx, m, node, sizes)
+        found, said = find_error(ctx, m, node, sizes)
         status = "found" if found and refusal else ("not refused by onnxruntime" if not refusal else "missed")
         where = f"onnxruntime refuses at node '{node}'" + (f" ({sizes[0]} by {sizes[1]})" if sizes else "")
         faults.append({"kind": "size", "status": status,
@@ -2545,7 +2550,7 @@ def summarize_real_faults(results: Results, show: int) -> list[str]:
                                  f"{sum(f['status'] == 'found' for f in at)}")
         c = Counter(f["status"] for _, f in mine)
         lines.append(
-            f"real-faults: {label}: planted {len(mine) - c['no candidate']}, found (E1 at the node, both sizes) "
+            f"real-faults: {label}: planted {len(mine) - c['no candidate']}, found ({'E1 or E2' if kind == 'contrib' else 'E1'} at the node, both sizes) "
             f"{c['found']}, missed {c['missed']}, not refused by onnxruntime {c['not refused by onnxruntime']}, "
             f"no candidate {c['no candidate']}"
         )
