@@ -429,6 +429,45 @@ fn examples() -> Vec<(&'static str, ModelProto)> {
         )),
     ));
 
+    // I003: a chain of 34 functions, each calling the next: deeper than inference follows (32).
+    let depth = 34;
+    let functions = (0..depth)
+        .map(|i| {
+            let mut body = if i + 1 < depth {
+                node(&format!("F{}", i + 1), "call", &["X"], &["Y"])
+            } else {
+                node("Relu", "relu", &["X"], &["Y"])
+            };
+            if i + 1 < depth {
+                body.domain = Some("com.example".into());
+            }
+            FunctionProto {
+                name: Some(format!("F{i}")),
+                domain: Some("com.example".into()),
+                input: strings(&["X"]),
+                output: strings(&["Y"]),
+                node: vec![body],
+                opset_import: vec![opset("", 17), opset("com.example", 1)],
+                ..Default::default()
+            }
+        })
+        .collect();
+    let mut call = node("F0", "call", &["x"], &["y"]);
+    call.domain = Some("com.example".into());
+    out.push((
+        "i003.onnx",
+        ModelProto {
+            opset_import: vec![opset("", 17), opset("com.example", 1)],
+            functions,
+            ..model(graph(
+                "i003",
+                vec![call],
+                vec![float("x", &["2"])],
+                vec![float("y", &["2"])],
+            ))
+        },
+    ));
+
     // X001: an initializer whose external data is `../weights.bin`, outside the model's folder.
     let mut g = graph(
         "x001",

@@ -64,14 +64,20 @@ pub struct Found {
 pub fn read(path: &Path) -> Result<Option<ConfigFile>, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read configuration {}: {e}", path.display()))?;
+    parse(&text, path)
+}
+
+/// [`read`] of `text`, the contents of the file at `path` (which names it in errors and says whether
+/// it is a `pyproject.toml`).
+pub fn parse(text: &str, path: &Path) -> Result<Option<ConfigFile>, String> {
     let is_pyproject = path.file_name().is_some_and(|n| n == "pyproject.toml");
     if !is_pyproject {
-        return toml::from_str(&text)
+        return toml::from_str(text)
             .map(Some)
             .map_err(|e| format!("invalid configuration {}: {e}", path.display()));
     }
     let doc: toml::Table =
-        toml::from_str(&text).map_err(|e| format!("invalid TOML in {}: {e}", path.display()))?;
+        toml::from_str(text).map_err(|e| format!("invalid TOML in {}: {e}", path.display()))?;
     let Some(section) = doc.get("tool").and_then(|t| t.get("onnx-lint")) else {
         return Ok(None);
     };

@@ -87,6 +87,17 @@ fn in_key(file: &Option<PathBuf>, key: &str, e: String) -> String {
 }
 
 impl Settings {
+    /// The settings of the configuration `text`, the contents of the file at `path` (in whose folder
+    /// its model patterns are rooted), with `cli` over it; `Ok(None)` for a `pyproject.toml` without
+    /// a `[tool.onnx-lint]` table. Reads a configuration from memory, as the fuzz target does.
+    pub fn from_text(text: &str, path: &Path, cli: &RuleLayer) -> Result<Option<Settings>, String> {
+        let Some(config) = config::parse(text, path)? else {
+            return Ok(None);
+        };
+        let root = path.parent().map(Path::to_owned).unwrap_or_default();
+        Settings::new(Some((path.to_owned(), config)), root, cli).map(Some)
+    }
+
     /// The settings of `config` (read from `file`, its folder `root`) with `cli` over it.
     pub fn new(
         config: Option<(PathBuf, ConfigFile)>,
@@ -132,14 +143,14 @@ impl Settings {
                     .as_deref()
                     .map(PathPattern::new)
                     .transpose()
-                    .map_err(err)?,
+                    .map_err(|e| in_key(&file, &format!("{key}.model"), e))?,
                 code: Selector::parse(&s.code).map_err(err)?,
                 node: s
                     .node
                     .as_deref()
                     .map(NamePattern::new)
                     .transpose()
-                    .map_err(err)?,
+                    .map_err(|e| in_key(&file, &format!("{key}.node"), e))?,
                 reason: s.reason.trim().to_owned(),
             });
         }

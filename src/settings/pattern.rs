@@ -1,8 +1,67 @@
 //! Glob patterns of a configuration: model paths (relative to the configuration's folder, or file
 //! names) and node names.
+//!
+//! A pattern comes from a file or a command line nobody vetted, so it is bounded before globset sees
+//! it (length, brace nesting: globset's translation recurses over nested braces) and compiled through
+//! a `GlobSet`, whose build reports a regex over its size limit as an error where `compile_matcher`
+//! panics.
 
-use globset::{GlobBuilder, GlobMatcher};
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use std::path::Path;
+
+/// The longest pattern accepted, in bytes: far above any real glob, far below what makes the regex
+/// compiler slow.
+pub const MAX_PATTERN_LEN: usize = 1024;
+
+/// The deepest nesting of `{...}` accepted.
+pub const MAX_BRACE_DEPTH: usize = 8;
+
+/// Compiles `text` (`what` names the kind of pattern in the error), refusing what is over the limits.
+fn compile(text: &str, what: &str, literal_separator: bool) -> Result<GlobSet, String> {
+    let shown = |t: &str| -> String {
+        if t.len() <= 60 {
+            return t.to_owned();
+        }
+        let mut end = 60;
+        while !t.is_char_boundary(end) {
+            end -= 1;
+        }
+        format!("{}... ({} bytes)", &t[..end], t.len())
+    };
+    if text.len() > MAX_PATTERN_LEN {
+        return Err(format!(
+            "{what} pattern `{}` is too long: at most {MAX_PATTERN_LEN} bytes",
+            shown(text)
+        ));
+    }
+    let mut depth = 0usize;
+    let mut escaped = false;
+    for c in text.chars() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            '{' => {
+                depth += 1;
+                if depth > MAX_BRACE_DEPTH {
+                    return Err(format!(
+                        "{what} pattern `{}` nests braces too deep: at most {MAX_BRACE_DEPTH}",
+                        shown(text)
+                    ));
+                }
+            }
+            '}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    let glob = GlobBuilder::new(text)
+        .literal_separator(literal_separator)
+        .build()
+        .map_err(|e| format!("invalid {what} pattern `{}`: {e}", shown(text)))?;
+    GlobSetBuilder::new()
+        .add(glob)
+        .build()
+        .map_err(|e| format!("{what} pattern `{}` is too complex: {e}", shown(text)))
+}
 
 /// A glob over model paths. A pattern with a `/` matches the path relative to the configuration's
 /// folder (`*` stays within one folder, `**` crosses folders); one without matches the file name
@@ -10,17 +69,13 @@ use std::path::Path;
 #[derive(Clone, Debug)]
 pub struct PathPattern {
     pub text: String,
-    matcher: GlobMatcher,
+    matcher: GlobSet,
     by_name: bool,
 }
 
 impl PathPattern {
     pub fn new(text: &str) -> Result<Self, String> {
-        let matcher = GlobBuilder::new(text)
-            .literal_separator(true)
-            .build()
-            .map_err(|e| format!("invalid model pattern `{text}`: {e}"))?
-            .compile_matcher();
+        let matcher = compile(text, "model", true)?;
         Ok(PathPattern {
             text: text.to_owned(),
             matcher,
@@ -50,16 +105,12 @@ impl PathPattern {
 #[derive(Clone, Debug)]
 pub struct NamePattern {
     pub text: String,
-    matcher: GlobMatcher,
+    matcher: GlobSet,
 }
 
 impl NamePattern {
     pub fn new(text: &str) -> Result<Self, String> {
-        let matcher = GlobBuilder::new(text)
-            .literal_separator(false)
-            .build()
-            .map_err(|e| format!("invalid node pattern `{text}`: {e}"))?
-            .compile_matcher();
+        let matcher = compile(text, "node", false)?;
         Ok(NamePattern {
             text: text.to_owned(),
             matcher,
@@ -98,5 +149,19 @@ mod tests {
         let p = NamePattern::new("/encoder/*/Add*").unwrap();
         assert!(p.matches("/encoder/layer.0/attention/Add_1"));
         assert!(!p.matches("/decoder/layer.0/Add"));
+    }
+
+    #[test]
+    fn patterns_over_the_limits_are_errors_not_panics() {
+        let nested = format!("{}a{}", "{a,".repeat(20), "}".repeat(20));
+        let e = NamePattern::new(&nested).unwrap_err();
+        assert!(e.contains("too deep"), "{e}");
+        let long = "a".repeat(MAX_PATTERN_LEN + 1);
+        assert!(PathPattern::new(&long).unwrap_err().contains("too long"));
+        // Within the length limit but over the regex compiler's size limit.
+        let wide = format!("{{{}}}", vec!["**a*b*c"; 100].join(","));
+        let _ = NamePattern::new(&wide); // an error or a matcher, never a panic
+        let ok = NamePattern::new("{a,{b,c}}_*").unwrap();
+        assert!(ok.matches("c_1"));
     }
 }

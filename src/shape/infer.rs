@@ -4,6 +4,13 @@
 //!
 //! A finding inside a function body is reported at the calling node (the body has no location of its
 //! own in the user's graph), with the inner node named in the message and in `inner_node`.
+//!
+//! A call is inferred once per signature (function, what is known of its inputs, the call's
+//! attributes): a later call with the same signature takes the outputs and findings of the first
+//! (moved to its own call site), so functions calling each other in a fan-out cost the number of
+//! distinct signatures, not of call paths. What is left (distinct signatures, deep nesting) is
+//! bounded by [`MAX_FUNCTION_WORK`] and [`MAX_CALL_DEPTH`], past which inference stops following
+//! calls and says so (I003).
 
 use super::ctx::{NodeCtx, NodeRef};
 use super::dim::{Dim, SymExpr};
@@ -16,6 +23,11 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// How deep model-local functions may call each other before inference stops following calls.
 pub const MAX_CALL_DEPTH: usize = 32;
+
+/// How many nodes of function bodies inference visits, over all calls of a model, before it stops
+/// following calls (a replayed call counts one, plus its findings): seconds of work, far above what a
+/// real model needs (each body once per distinct signature).
+pub const MAX_FUNCTION_WORK: u64 = 10_000_000;
 
 /// The result of inference over a model.
 #[derive(Debug, Default)]
@@ -61,6 +73,10 @@ pub enum Keep {
 
 /// [`infer`], keeping `keep` of each value; the findings are the same whatever it keeps.
 pub fn infer_keeping(model: &Model, keep: Keep) -> Inference {
+    let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, f) in model.functions.iter().enumerate() {
+        by_name.entry(f.name()).or_default().push(i);
+    }
     let mut d = Driver {
         keep,
         model,
@@ -68,6 +84,10 @@ pub fn infer_keeping(model: &Model, keep: Keep) -> Inference {
         calls: Vec::new(),
         recorded: HashMap::new(),
         bindings: HashSet::new(),
+        by_name,
+        memo: HashMap::new(),
+        work: 0,
+        limit: None,
     };
     if let Some(g) = &model.graph {
         let imports = model.opset_imports(None);
@@ -75,11 +95,15 @@ pub fn infer_keeping(model: &Model, keep: Keep) -> Inference {
         d.infer_graph(g, &imports, None, &env, None);
     }
     // Functions nobody calls are still checked, with their inputs unknown.
+    let called = called_functions(model);
     for (i, f) in model.functions.iter().enumerate() {
-        if !is_called(model, f.domain(), f.name()) {
+        if !called.contains(&(f.domain(), f.name())) {
             let imports = model.opset_imports(Some(i));
             d.infer_graph(&f.body, &imports, None, &Env::root(), None);
         }
+    }
+    if let Some(limit) = d.limit.take() {
+        d.out.diagnostics.push(limit.finding());
     }
     let missing = std::mem::take(&mut d.out.missing_rules);
     d.out.diagnostics.extend(missing_rule_findings(&missing));
@@ -204,13 +228,15 @@ fn readers_left(g: &Graph) -> Vec<u32> {
     left
 }
 
-fn is_called(model: &Model, domain: &str, name: &str) -> bool {
-    model.graphs().iter().any(|g| {
-        g.ops
-            .iter()
-            .filter_map(|&id| g.op(id))
-            .any(|op| op.domain() == domain && op.op_type() == name)
-    })
+/// The (domain, op_type) of every node of the model: one pass, where a scan per function was
+/// quadratic in a model of many functions.
+fn called_functions(model: &Model) -> HashSet<(&str, &str)> {
+    model
+        .graphs()
+        .iter()
+        .flat_map(|g| g.ops.iter().filter_map(|&id| g.op(id)))
+        .map(|op| (op.domain(), op.op_type()))
+        .collect()
 }
 
 /// What a rule sees of an input nothing is known of.
@@ -244,7 +270,7 @@ impl<'e> Env<'e> {
 }
 
 /// Where findings of the graph being inferred are reported: there, or at a function call.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 struct CallSite {
     graph: String,
     node: String,
@@ -258,12 +284,83 @@ struct Driver<'m> {
     keep: Keep,
     model: &'m Model,
     out: Inference,
-    /// Functions being inferred, outermost first (to stop recursion).
-    calls: Vec<(String, String)>,
+    /// Functions being inferred (indices in `model.functions`), outermost first (to stop recursion).
+    calls: Vec<usize>,
     /// Index in `out.graphs` of each graph path recorded so far.
     recorded: HashMap<String, usize>,
     /// Symbols (or expressions, as text) bound to a size by a declared shape, reported once each.
     bindings: HashSet<(String, u64)>,
+    /// The model's functions by name (indices, in model order), for the look-up at every node.
+    by_name: HashMap<&'m str, Vec<usize>>,
+    /// Calls inferred so far, by function, call attributes and a hash of the inputs' types.
+    memo: HashMap<(usize, Vec<u8>, u64), Vec<Memo>>,
+    /// Nodes of function bodies visited so far (see [`MAX_FUNCTION_WORK`]).
+    work: u64,
+    /// The first limit inference met, reported once (I003).
+    limit: Option<Limit>,
+}
+
+/// One inferred call: its inputs, what it gave, and its findings as reported at `site`.
+struct Memo {
+    formal: Vec<ValueInfo>,
+    outputs: Vec<ValueInfo>,
+    findings: Vec<Diagnostic>,
+    site: CallSite,
+}
+
+/// A limit inference met following function calls, and the call where it met it.
+struct Limit {
+    depth: bool,
+    site: CallSite,
+}
+
+impl Limit {
+    fn finding(&self) -> Diagnostic {
+        let msg = if self.depth {
+            format!(
+                "function calls nest deeper than {MAX_CALL_DEPTH} (through function {}): inference does not follow calls past that depth",
+                self.site.function
+            )
+        } else {
+            format!(
+                "inference visited {MAX_FUNCTION_WORK} nodes of function bodies (through function {}) and stopped following function calls",
+                self.site.function
+            )
+        };
+        let mut d = Diagnostic::new(Code::InferenceLimit, &self.site.graph, msg).note(
+            "the outputs of the calls not followed are unknown: checks that need their shapes were not done",
+        );
+        d.node = Some(self.site.node.clone());
+        d.op_type = Some(self.site.op_type.clone());
+        d
+    }
+}
+
+/// A hash of what a call's inputs are known to be; equal inputs hash equal (the memo compares them
+/// in full after).
+fn signature_hash(formal: &[ValueInfo]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for v in formal {
+        std::mem::discriminant(&v.kind).hash(&mut h);
+        v.elem.hash(&mut h);
+        v.shape.hash(&mut h);
+        v.data.as_ref().map(|d| d.len()).hash(&mut h);
+    }
+    h.finish()
+}
+
+/// A finding of a memoized call, moved from the call site it was found at to `to`'s.
+fn relocate(d: &Diagnostic, from: &CallSite, to: &CallSite) -> Diagnostic {
+    let mut d = d.clone();
+    let prefix = format!("in function {}: ", from.function);
+    if let Some(rest) = d.message.strip_prefix(&prefix) {
+        d.message = format!("in function {}: {rest}", to.function);
+    }
+    d.graph = to.graph.clone();
+    d.node = Some(to.node.clone());
+    d.op_type = Some(to.op_type.clone());
+    d
 }
 
 impl<'m> Driver<'m> {
@@ -294,6 +391,17 @@ impl<'m> Driver<'m> {
             )),
         };
         for (node, op) in g.ops_in_order() {
+            if let Some(call) = site {
+                self.work += 1;
+                if self.work > MAX_FUNCTION_WORK {
+                    // Past the budget: the rest of this body (and every later call) stays unknown.
+                    self.limit.get_or_insert_with(|| Limit {
+                        depth: false,
+                        site: call.clone(),
+                    });
+                    break;
+                }
+            }
             let mut outputs = self
                 .infer_node(g, op, imports, env, site, &infos)
                 .into_iter();
@@ -437,11 +545,8 @@ impl<'m> Driver<'m> {
             .collect();
         let domain = opset_domain(op.domain());
         let label = op.label();
-        if let Some(f) = self
-            .model
-            .function(op.domain(), op.op_type(), op.overload())
-        {
-            return self.infer_call(g, op, &label, f, &inputs, site);
+        if let Some(index) = self.function(op) {
+            return self.infer_call(g, op, &label, index, &inputs, site);
         }
         let Some(&opset) = imports.get(domain) else {
             return Vec::new(); // the domain check reports it
@@ -505,26 +610,46 @@ impl<'m> Driver<'m> {
         outputs
     }
 
+    /// The model-local function `op` calls, if any: the first of its name, domain and overload.
+    fn function(&self, op: &OpNode) -> Option<usize> {
+        let candidates = self.by_name.get(op.op_type())?;
+        candidates.iter().copied().find(|&i| {
+            let f = &self.model.functions[i];
+            crate::text::same(f.domain(), op.domain())
+                && crate::text::same(f.header.overload(), op.overload())
+        })
+    }
+
     fn infer_call(
         &mut self,
         g: &Graph,
         op: &OpNode,
         label: &str,
-        f: &'m crate::ir::Function,
+        index: usize,
         inputs: &[Option<&ValueInfo>],
         site: Option<&CallSite>,
     ) -> Vec<ValueInfo> {
-        let key = (f.domain().to_owned(), f.name().to_owned());
-        if self.calls.contains(&key) || self.calls.len() >= MAX_CALL_DEPTH {
+        let model = self.model;
+        let f = &model.functions[index];
+        if self.calls.contains(&index) {
             return Vec::new(); // recursion: the structural check reports it; shapes stay unknown
         }
-        let index = self
-            .model
-            .functions
-            .iter()
-            .position(|x| std::ptr::eq(x, f))
-            .unwrap_or(0);
-        let imports = self.model.opset_imports(Some(index));
+        let call = site.cloned().unwrap_or_else(|| CallSite {
+            graph: g.path.clone(),
+            node: label.to_owned(),
+            op_type: op.op_type().to_owned(),
+            function: format!("{}.{}", f.domain(), f.name()),
+        });
+        if self.calls.len() >= MAX_CALL_DEPTH {
+            self.limit.get_or_insert(Limit {
+                depth: true,
+                site: call,
+            });
+            return Vec::new();
+        }
+        if self.work > MAX_FUNCTION_WORK {
+            return Vec::new(); // the budget is spent (reported once)
+        }
         let formal: Vec<ValueInfo> = (0..f.header.input.len())
             .map(|k| {
                 inputs
@@ -535,17 +660,47 @@ impl<'m> Driver<'m> {
                     .unwrap_or_else(ValueInfo::unknown)
             })
             .collect();
-        let call = site.cloned().unwrap_or_else(|| CallSite {
-            graph: g.path.clone(),
-            node: label.to_owned(),
-            op_type: op.op_type().to_owned(),
-            function: format!("{}.{}", f.domain(), f.name()),
-        });
-        self.calls.push(key);
+        // The call's attributes matter to the body only through `ref_attr_name`; keyed whole, as
+        // they are few, and most calls have none.
+        let attributes: Vec<u8> = op
+            .attributes()
+            .iter()
+            .flat_map(|a| {
+                use prost::Message;
+                a.encode_length_delimited_to_vec()
+            })
+            .collect();
+        let key = (index, attributes, signature_hash(&formal));
+        if let Some(m) = self
+            .memo
+            .get(&key)
+            .and_then(|ms| ms.iter().find(|m| m.formal == formal))
+        {
+            self.work += 1 + m.findings.len() as u64;
+            let replayed: Vec<Diagnostic> = m
+                .findings
+                .iter()
+                // A binding is reported once per model: the first call reported it.
+                .filter(|d| d.binding.is_none() && d.code != Code::SymbolBinding)
+                .map(|d| relocate(d, &m.site, &call))
+                .collect();
+            let outputs = m.outputs.clone();
+            self.out.diagnostics.extend(replayed);
+            return outputs;
+        }
+        let imports = model.opset_imports(Some(index));
+        self.calls.push(index);
         let body = with_call_attributes(f, op);
         let graph = body.as_ref().unwrap_or(&f.body);
+        let before = self.out.diagnostics.len();
         let outputs = self.infer_graph(graph, &imports, Some(&formal), &Env::root(), Some(&call));
         self.calls.pop();
+        self.memo.entry(key).or_default().push(Memo {
+            formal,
+            outputs: outputs.clone(),
+            findings: self.out.diagnostics[before..].to_vec(),
+            site: call,
+        });
         outputs
     }
 
