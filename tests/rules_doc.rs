@@ -9,7 +9,7 @@
 //!   fragments in the docs describe them). `ONNX_LINT_BLESS=1 cargo test --test rules_doc` rewrites
 //!   them after a deliberate change;
 //! - `explain` prints a section by code or name in any case, lists the codes without one, and exits 2
-//!   listing the known codes for an unknown one.
+//!   listing the known codes for an unknown one;
 //! - every relative link of `README.md`, `docs/*.md` and `bench/README.md` leads to an existing file,
 //!   and a `#anchor` into a markdown file to one of its headings (GitHub's slugs).
 
