@@ -9,7 +9,7 @@ the input and `{out}` an output path of the binary's own under bench/out/tmp (fo
 BERT-base is timed as the fastest of 20 runs per round (one run is a few milliseconds), other inputs
 once per round. With --warm, every timed run follows an untimed run of the same command: on a VM whose
 host takes freed memory back within about a second, a run after a different one meets cold memory by
-chance (bench/README.md, "Issue 20, ninth session"). Prints the median over the rounds of the wall
+chance (bench/HISTORY.md, "Issue 20, ninth session"). Prints the median over the rounds of the wall
 time, the user and system CPU time and the peak RSS (wait4's rusage) per input and binary.
 """
 

@@ -607,7 +607,7 @@ def main() -> int:
             sr = ratio(med(by.get(a), tool), med(by.get(b), tool))
             # The expanded models are beyond issue 20, whose ratios are of the synthetic models
             # themselves: their runs touch 925 MiB at 1M against 127 MiB at 100k, and the time they
-            # wait for memory grows faster than the work (bench/README.md, "Issue 20, tenth session").
+            # wait for memory grows faster than the work (bench/HISTORY.md, "Issue 20, tenth session").
             info = (f" (info: {fmt_time(med(by.get(a), tool))} vs {fmt_time(med(by.get(b), tool))}; not a target, "
                     "see bench/README.md)") if a.endswith("_expanded") else ""
             rows.append((f"{tool} {a} / {b} <= {SCALING_1M:g}x{info}", "-" if sr is None else f"{sr:.1f}x",

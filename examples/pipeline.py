@@ -64,7 +64,7 @@ def random_inputs(model: onnx.ModelProto, rng: np.random.Generator) -> dict:
 
 def session(model: onnx.ModelProto) -> ort.InferenceSession:
     opts = ort.SessionOptions()
-    # As the README's exactness claims are measured: no fusion may change the kernels.
+    # As the exactness claims of docs/usage.md are measured: no fusion may change the kernels.
     opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     return ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
 

@@ -2,7 +2,7 @@
 //! and broadcasting, and write them back losslessly.
 //!
 //! The library is what the `onnx-lint` command runs; a Rust program can run the same steps. The crate
-//! is in layers, each using only those below it (the order is written in the README's design section
+//! is in layers, each using only those below it (the order is written in `docs/design.md`
 //! and enforced by `tests/layering.rs`):
 //!
 //! - [`file`](mod@file): bytes. A file is memory-mapped (weights stay in the file) or standard input read;

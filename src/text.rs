@@ -7,7 +7,7 @@
 //! string with a masked 32-byte load; with every byte masked off at an unmapped address the CPU takes
 //! a microcode assist, about 90 ns a call on our test host against 2 ns for a mapped one. The default
 //! domain is the empty string, so every node paid it several times over: a third of `check`'s CPU
-//! samples on that host were in that one instruction (see bench/README.md, issue 20, eighth session).
+//! samples on that host were in that one instruction (see bench/HISTORY.md, issue 20, eighth session).
 
 /// `a == b`, without a library call for empty strings.
 #[inline]

@@ -1,8 +1,9 @@
 //! Bad input, through the real binary: the "Protobuf bytes", "Model" and "Graph" categories of
-//! `BAD_INPUTS.md`. Every case runs `check` (text and JSON) and `roundtrip` in a fresh process with a
-//! deadline, and asserts the exit status (1 findings, 2 cannot load), that the output names the problem
-//! (its code and the offending name) and where it is (graph, node), and that nothing panicked, hung or
-//! died of a signal. A model that loads, however broken, must round-trip byte for byte.
+//! `docs/hostile-input.md`. Every case runs `check` (text and JSON) and `roundtrip` in a fresh
+//! process with a deadline, and asserts the exit status (1 findings, 2 cannot load), that the
+//! output names the problem (its code and the offending name) and where it is (graph, node), and
+//! that nothing panicked, hung or died of a signal. A model that loads, however broken, must
+//! round-trip byte for byte.
 
 use onnx_lint::file::wire::{write_len_record, write_varint};
 use onnx_lint::proto::attribute_proto::AttributeType;

@@ -1,9 +1,10 @@
 //! Bad input, through the real binary: the "Tensors and types", "External data", "Structure" and
-//! "Output" categories of `BAD_INPUTS.md` (`tests/bad_inputs.rs` holds the other three). Every case runs
-//! `check`, `shapes` and `expand -o OUT` in a fresh process with a deadline, and asserts the exit status
-//! (1 findings, 2 cannot load; `shapes` 0 when the model loads; `expand` 1 and nothing written when the
-//! model has errors), that the output names the problem (its code and the offending tensor or node) and
-//! where it is, and that nothing panicked, hung or died of a signal.
+//! "Output" categories of `docs/hostile-input.md` (`tests/bad_inputs.rs` holds the other three).
+//! Every case runs `check`, `shapes` and `expand -o OUT` in a fresh process with a deadline, and
+//! asserts the exit status (1 findings, 2 cannot load; `shapes` 0 when the model loads; `expand` 1
+//! and nothing written when the model has errors), that the output names the problem (its code and
+//! the offending tensor or node) and where it is, and that nothing panicked, hung or died of a
+//! signal.
 
 use onnx_lint::file::wire::write_len_record;
 use onnx_lint::proto::attribute_proto::AttributeType;

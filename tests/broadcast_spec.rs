@@ -1,5 +1,5 @@
-//! Bounded exhaustive check of the broadcast algebra (`onnx_lint::shape::broadcast`) against the spec
-//! in `shared/spec/`, through the public API only.
+//! Bounded exhaustive check of the broadcast algebra (`onnx_lint::shape::broadcast`) against the rules
+//! as `docs/broadcasting.md` states them, through the public API only.
 //!
 //! The reference here is a direct transcription of the SONNX `Broadcast` definition (002, 0-based):
 //! step 1 prepends 1s up to the largest rank, step 2 sets each axis to `dY_i` and reads elements through

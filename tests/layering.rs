@@ -1,7 +1,7 @@
 //! The layer order of `src/`, and the check that keeps it: a module may name only modules of lower
 //! layers, never one of its own layer (layers are sets of independent peers) or a higher one.
 //!
-//! The order is written here and in the README's design section (between the `layers` markers); a test
+//! The order is written here and in `docs/design.md` (between the `layers` markers); a test
 //! keeps the two equal, another that every top-level module of `src/` has its place. A module is a
 //! top-level module of the crate (`src/ir/` and everything under it is `ir`); a module names another
 //! when its text holds `crate::other` (a `use`, a path in code, or an intra-doc link: a reader of the
@@ -226,18 +226,18 @@ fn every_top_level_module_has_a_layer_and_every_layer_a_module() {
 }
 
 #[test]
-fn the_readme_states_the_same_order() {
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
-    let start = readme
+fn the_design_doc_states_the_same_order() {
+    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/design.md"))
+        .unwrap();
+    let start = doc
         .find("<!-- layers -->")
-        .expect("README: a `<!-- layers -->` marker before the layer order");
-    let end = readme
+        .expect("docs/design.md: a `<!-- layers -->` marker before the layer order");
+    let end = doc
         .find("<!-- /layers -->")
-        .expect("README: a `<!-- /layers -->` marker after it");
+        .expect("docs/design.md: a `<!-- /layers -->` marker after it");
     // The block lists the layers highest first, as a stack is drawn: one line per layer, peers
     // separated by spaces, each line possibly followed by `  ` and a comment.
-    let stated: Vec<Vec<String>> = readme[start..end]
+    let stated: Vec<Vec<String>> = doc[start..end]
         .lines()
         .filter(|l| !l.starts_with("<!--") && !l.starts_with("```") && !l.trim().is_empty())
         .map(|l| {
@@ -252,7 +252,7 @@ fn the_readme_states_the_same_order() {
         .collect();
     assert_eq!(
         stated, ours,
-        "README's layer order differs from this test's"
+        "the layer order of docs/design.md differs from this test's"
     );
 }
 

@@ -9,7 +9,9 @@
 //!   fragments in the docs describe them). `ONNX_LINT_BLESS=1 cargo test --test rules_doc` rewrites
 //!   them after a deliberate change;
 //! - `explain` prints a section by code or name in any case, lists the codes without one, and exits 2
-//!   listing the known codes for an unknown one.
+//!   listing the known codes for an unknown one;
+//! - every relative link of `README.md`, `docs/*.md` and `bench/README.md` leads to an existing file,
+//!   and a `#anchor` into a markdown file to one of its headings (GitHub's slugs).
 
 use onnx_lint::diagnostics::Code;
 use onnx_lint::diagnostics::explain::{self, PARTS};
@@ -751,4 +753,153 @@ fn the_contracts_doc_lists_every_contract() {
         readme.contains("(docs/contracts.md)"),
         "README links docs/contracts.md"
     );
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The links of the documentation
+// ---------------------------------------------------------------------------------------------------
+
+/// The documents whose relative links must resolve: the README, every page of `docs/`, and the
+/// benchmarks' README.
+fn linked_documents() -> Vec<PathBuf> {
+    let mut out = vec![root().join("README.md"), root().join("bench/README.md")];
+    let mut docs: Vec<PathBuf> = std::fs::read_dir(root().join("docs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    docs.sort();
+    out.extend(docs);
+    out
+}
+
+/// The lines of `text` outside fenced code blocks.
+fn unfenced_lines(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut fenced = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced {
+            out.push(line);
+        }
+    }
+    out
+}
+
+/// The lines of `text` outside fenced code blocks, with their inline code spans removed (a link
+/// written in code is no link).
+fn prose_lines(text: &str) -> Vec<String> {
+    unfenced_lines(text)
+        .into_iter()
+        .map(|line| line.split('`').step_by(2).collect())
+        .collect()
+}
+
+/// The targets of the inline links `[text](target)` of `text`, outside code.
+fn link_targets(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in prose_lines(text) {
+        for (at, _) in line.match_indices("](") {
+            let rest = &line[at + 2..];
+            if let Some(end) = rest.find(')') {
+                let target = rest[..end].split_whitespace().next().unwrap_or("");
+                out.push(target.trim_matches(|c| c == '<' || c == '>').to_owned());
+            }
+        }
+    }
+    out
+}
+
+/// GitHub's anchor of a heading: lowercase, punctuation dropped except `-` and `_`, spaces to `-`.
+fn slug(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric() || *c == ' ' || *c == '-' || *c == '_')
+        .map(|c| if c == ' ' { '-' } else { c })
+        .collect()
+}
+
+/// The anchors of the headings of a markdown text; a repeated heading gets `-1`, `-2`... as on GitHub.
+fn anchors(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for line in unfenced_lines(text) {
+        let t = line.trim_start();
+        let hashes = t.chars().take_while(|c| *c == '#').count();
+        if hashes == 0 || hashes > 6 || !t[hashes..].starts_with(' ') {
+            continue;
+        }
+        let base = slug(&t[hashes..]);
+        let mut s = base.clone();
+        let mut n = 0;
+        while out.contains(&s) {
+            n += 1;
+            s = format!("{base}-{n}");
+        }
+        out.push(s);
+    }
+    out
+}
+
+#[test]
+fn slugs_follow_githubs_rules() {
+    assert_eq!(slug(" The real-model corpus"), "the-real-model-corpus");
+    assert_eq!(slug("E1 broadcast-error"), "e1-broadcast-error");
+    assert_eq!(
+        slug("Fuzzing runs (README.md, Hostile input)"),
+        "fuzzing-runs-readmemd-hostile-input"
+    );
+    assert_eq!(
+        slug("Same output: `same_output.sh BIN_A BIN_B`"),
+        "same-output-same_outputsh-bin_a-bin_b"
+    );
+    assert_eq!(
+        anchors("# A\n## A\n```\n# not a heading\n```\n"),
+        ["a", "a-1"]
+    );
+    assert_eq!(
+        link_targets("[a](x.md#y) `[b](not.md)` [c](<z.md>)\n```\n[d](no.md)\n```"),
+        ["x.md#y", "z.md"]
+    );
+}
+
+/// Every relative link of the README, of `docs/*.md` and of `bench/README.md` leads to an existing
+/// file, and a `#anchor` into a markdown file to one of its headings.
+#[test]
+fn every_relative_link_of_the_docs_resolves() {
+    let mut broken = Vec::new();
+    let mut checked = 0;
+    for doc in linked_documents() {
+        let text = std::fs::read_to_string(&doc).unwrap();
+        let name = doc.strip_prefix(root()).unwrap().display().to_string();
+        for target in link_targets(&text) {
+            if target.is_empty() || target.contains("://") || target.starts_with("mailto:") {
+                continue;
+            }
+            checked += 1;
+            let (path, anchor) = match target.split_once('#') {
+                Some((p, a)) => (p, Some(a)),
+                None => (target.as_str(), None),
+            };
+            let file = if path.is_empty() {
+                doc.clone()
+            } else {
+                doc.parent().unwrap().join(path)
+            };
+            if !file.exists() {
+                broken.push(format!("{name}: ({target}): no such file"));
+                continue;
+            }
+            let Some(anchor) = anchor else { continue };
+            if file.extension().is_some_and(|x| x == "md")
+                && !anchors(&std::fs::read_to_string(&file).unwrap()).contains(&anchor.to_owned())
+            {
+                broken.push(format!("{name}: ({target}): no heading with that anchor"));
+            }
+        }
+    }
+    assert!(checked > 30, "only {checked} relative links found");
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
 }

@@ -1,8 +1,8 @@
 """What every builder of `models/broken/` does with its model: check it as onnx would, then write it.
 
 onnx's structural check must pass (the planted fault is a shape fault, nothing else); its `full_check`
-(strict shape inference) must reject the model exactly when the builder says it does, so the README's
-list of what onnx's own checker misses stays true.
+(strict shape inference) must reject the model exactly when the builder says it does, so the
+list in docs/conformance.md of what onnx's own checker misses stays true.
 """
 
 import os

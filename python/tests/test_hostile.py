@@ -1,4 +1,4 @@
-"""Hostile input through the API (the categories of shared/BAD_INPUTS.md, as tests/bad_inputs*.rs hold
+"""Hostile input through the API (the categories of docs/hostile-input.md, as tests/bad_inputs*.rs hold
 them for the command): every call on every case either returns or raises one of the documented
 exceptions -- never a RuntimeError (a caught panic), never a crash of the interpreter, never a hang.
 

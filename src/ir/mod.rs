@@ -96,7 +96,7 @@ pub struct Graph {
     /// Positions in `nodes` of the op nodes that have attributes, in source order: the walks for
     /// attribute tensors and types of a million-node graph of attribute-less nodes visit none. Four
     /// such walks each read the whole node array again: the load-time checks of
-    /// `synthetic_1M_expanded` took 55.9 ms with them, 19.8 ms without (bench/README.md, "Issue 20,
+    /// `synthetic_1M_expanded` took 55.9 ms with them, 19.8 ms without (bench/HISTORY.md, "Issue 20,
     /// tenth session").
     attributed: Vec<u32>,
     /// All nodes in a topological order (source order where the dependencies allow); `None` when the

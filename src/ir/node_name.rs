@@ -1,7 +1,7 @@
 //! A node's own name, kept in the node when it is short (most are: `add_17`, `/layer.3/Add`) and
 //! boxed otherwise. A graph of a million nodes had a million small name allocations, and the
 //! kernel's zeroing of their fresh pages cost more than the allocations themselves (perf;
-//! bench/README.md, "Issue 20, seventh session").
+//! bench/HISTORY.md, "Issue 20, seventh session").
 
 /// The longest name kept in place.
 const SHORT: usize = 22;

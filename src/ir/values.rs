@@ -1,7 +1,7 @@
 //! A graph's values and their names. The names lie end to end in one string, and each value keeps
 //! only where its name ends (the previous value's end is where it starts). A graph of a million nodes
 //! had a million small name allocations, and the kernel's zeroing of their fresh pages was a fifth of
-//! the page zeroing of `check` (perf; bench/README.md, "Issue 20, seventh session").
+//! the page zeroing of `check` (perf; bench/HISTORY.md, "Issue 20, seventh session").
 
 use super::{NodeId, ValueId};
 

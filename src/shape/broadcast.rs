@@ -1,4 +1,4 @@
-//! The broadcasting rules of the spec (`shared/spec/`), as one pure module: multidirectional (NumPy/ONNX,
+//! The broadcasting rules of `docs/broadcasting.md`, as one pure module: multidirectional (NumPy/ONNX,
 //! N-ary), bidirectional (ONNX Expand), unidirectional (B to A's shape: Gemm's C, PRelu's slope,
 //! LayerNormalization's scale and bias), legacy `broadcast=1`/`axis` (ONNX opset < 7, OpenVINO's PDPD)
 //! and none (shapes must be equal).

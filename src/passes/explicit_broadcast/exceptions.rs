@@ -84,7 +84,7 @@ pub struct Site<'s> {
 /// `tools/kernel_survey.py` found with onnxruntime 1.31.1 (CPU, `ORT_DISABLE_ALL`); the table of
 /// docs/expand-exactness.md gives the data. Only differences in value or in the sign of a zero make an
 /// entry: where only the payload of a NaN computed from two NaNs differs (Add, Mul, Sum, Mean), inputs
-/// are made explicit, and the README says so.
+/// are made explicit, and docs/usage.md says so.
 pub struct KernelException {
     /// The operator (default domain).
     pub op_type: &'static str,
