@@ -4,6 +4,7 @@
 
 pub mod carry;
 
+use crate::file::output::{self, Target};
 use crate::file::wire::{self, Edit, Spliced};
 use crate::file::{Origin, atomic::same_file};
 use crate::ir::Model;
@@ -71,6 +72,11 @@ pub fn to_vec(model: &Model, edit: &Edit) -> Result<Vec<u8>> {
 /// files are carried beside an output in another folder unless `opts.no_copy_data`: they are placed
 /// first and the model after, and if the model cannot be written they are removed again, so an error
 /// leaves nothing behind.
+///
+/// `dest` may be a symbolic link (the file it names is written, the link kept), a character device
+/// or a FIFO (written through; nothing is carried); it may not be the model itself unless
+/// `opts.in_place`, nor one of the model's data files, nor a file this user cannot write (see
+/// [`crate::file::output`]).
 pub fn write_model(
     model: &Model,
     edit: &Edit,
@@ -89,6 +95,10 @@ pub fn write_model(
             left_behind: locations,
         });
     }
+    // A link is followed: the file it names is written and the link kept, so the checks and the
+    // carrying below are about that file and its folder.
+    let dest = &output::follow_link(dest)?;
+    // By identity: the model named through another path, a link or a hard link is still the model.
     if let Origin::File(input) = &model.origin
         && !opts.in_place
         && (same_file(input, dest) || input == dest)
@@ -100,6 +110,13 @@ pub fn write_model(
     }
     refuse_to_replace_data(model, dest, &locations)?;
     let durable = !opts.no_fsync;
+    if let Target::Through(_) = output::resolve(dest)? {
+        // A device or a FIFO has no folder to carry data into (`-o /dev/null` must not fill /dev).
+        crate::file::atomic::write_atomic_durable(dest, false, |w, _| {
+            out.write_to(&model.source, w)
+        })?;
+        return Ok(Written::default());
+    }
     let placed = if opts.no_copy_data {
         Placed::default()
     } else {
