@@ -277,7 +277,10 @@ fn check_one(
         if b001 {
             d.extend(implicit_broadcasts(&m, &shapes, &Options::default()));
         }
-        data = external_files(&m);
+        data = crate::write::data_files(&m)
+            .into_iter()
+            .map(|(_, file)| file)
+            .collect();
         free((m, shapes));
         let (d, n) = settings.apply(at.as_deref(), d);
         suppressed = n;
@@ -289,19 +292,6 @@ fn check_one(
         suppressed,
         data,
     }
-}
-
-/// The files of `m`'s external data (the well-formed locations only: the others name no file the
-/// model can use, and are findings).
-fn external_files(m: &Model) -> Vec<PathBuf> {
-    let Some(base) = m.origin.base_dir() else {
-        return Vec::new();
-    };
-    m.external_locations()
-        .iter()
-        .filter(|l| crate::checks::external::check_location_syntax(l).is_ok())
-        .map(|l| base.join(l))
-        .collect()
 }
 
 /// Refuses a report or a baseline that would be written over a file the run reads (a model, its

@@ -133,8 +133,9 @@ impl Flusher {
 /// replaced (the link kept); a character device or a FIFO is opened and written through, with no
 /// temporary file; a file this user cannot write, a folder or another kind of file is refused before
 /// anything is written. The temporary file (`.onnx-lint-<pid>-*.tmp`, see [`temp`]) is removed if the
-/// write fails or the process gets SIGINT or SIGTERM; one left by a killed process is removed by a
-/// later write into the same folder ([`temp::sweep_stale`]).
+/// write fails, or the process gets SIGINT or SIGTERM (in a program that asked for it, as the binary
+/// does: [`temp::remove_on_signals`]); one left by a killed process is removed by a later write into
+/// the same folder ([`temp::sweep_stale`]).
 pub fn write_atomic_durable(
     dest: &Path,
     durable: bool,

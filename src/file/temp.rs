@@ -5,9 +5,11 @@
 //! [`super::atomic`]). Stopped half-way, the output is intact, but the temporary file, as large as the
 //! model, would stay. So:
 //!
-//! - every live temporary file is registered here, and the first one installs handlers for SIGINT and
-//!   SIGTERM (a signal already ignored, as under `nohup`, stays ignored) that remove every registered
-//!   file and exit with 128 + the signal: 130 for SIGINT, 143 for SIGTERM;
+//! - every live temporary file is registered here; in a program that asked for it
+//!   ([`remove_on_signals`]: the binary does, a library caller such as the Python binding keeps its
+//!   own signal handling), the first one installs handlers for SIGINT and SIGTERM (a signal already
+//!   ignored, as under `nohup`, stays ignored) that remove every registered file and exit with
+//!   128 + the signal: 130 for SIGINT, 143 for SIGTERM;
 //! - SIGKILL (and a power loss) cannot be caught: what they leave is removed by the next write into the
 //!   same folder ([`sweep_stale`]), when the file belongs to this user and either the process named in
 //!   it is gone and the file has not changed for [`GONE_GRACE`], or it has not changed for
@@ -34,6 +36,16 @@ pub const GONE_GRACE: Duration = Duration::from_secs(30);
 /// A temporary file unchanged for this long is removed whatever its name says: no write pauses for
 /// that long, and its pid may have been given to another process since.
 pub const STALE_AFTER: Duration = Duration::from_secs(30 * 60);
+
+/// Whether the first temporary file installs the signal handlers ([`remove_on_signals`]).
+static ON_SIGNALS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Asks that the temporary files be removed on SIGINT and SIGTERM, and the process then exit with
+/// 130 or 143. For a program, not a library: the handlers replace the process's own. They are
+/// installed with the first temporary file, so a run that writes nothing keeps the default handling.
+pub fn remove_on_signals() {
+    ON_SIGNALS.store(true, std::sync::atomic::Ordering::Relaxed);
+}
 
 /// The paths of the temporary files being written, removed on SIGINT and SIGTERM.
 static LIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
@@ -68,32 +80,60 @@ struct Registration(PathBuf);
 
 impl Drop for Registration {
     fn drop(&mut self) {
-        let mut live = LIVE.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(i) = live.iter().rposition(|p| *p == self.0) {
-            live.swap_remove(i);
-        }
+        unregister(&self.0);
     }
 }
 
-/// Creates a registered temporary file in `dir`, with `permissions` if given (else private, 0600).
+/// Creates a registered temporary file in `dir`, with `permissions` if given (else private, 0600),
+/// less the umask as for any new file.
 pub fn create_in(dir: &Path, permissions: Option<Permissions>) -> std::io::Result<Live> {
-    interrupt::install();
-    let prefix = format!("{TEMP_PREFIX}{}-", std::process::id());
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(&prefix).suffix(TEMP_SUFFIX);
-    if let Some(p) = permissions {
-        builder.permissions(p);
+    if ON_SIGNALS.load(std::sync::atomic::Ordering::Relaxed) {
+        interrupt::install();
     }
-    let file = builder.tempfile_in(dir)?;
-    // A signal between the creation and this line leaves the file to the next sweep.
+    let prefix = format!("{TEMP_PREFIX}{}-", std::process::id());
+    // Registered before it exists, so that a signal at any moment after finds it.
+    let file = tempfile::Builder::new()
+        .prefix(&prefix)
+        .suffix(TEMP_SUFFIX)
+        .make_in(dir, |path| {
+            register(path);
+            let opened = open_new(path, permissions.as_ref());
+            if opened.is_err() {
+                unregister(path);
+            }
+            opened
+        })?;
     let path = file.path().to_owned();
-    LIVE.lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .push(path.clone());
     Ok(Live {
         file,
         registration: Registration(path),
     })
+}
+
+fn open_new(path: &Path, permissions: Option<&Permissions>) -> std::io::Result<std::fs::File> {
+    let mut opts = std::fs::OpenOptions::new();
+    opts.read(true).write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        opts.mode(permissions.map_or(0o600, |p| p.mode()));
+    }
+    #[cfg(not(unix))]
+    let _ = permissions;
+    opts.open(path)
+}
+
+fn register(path: &Path) {
+    LIVE.lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .push(path.to_owned());
+}
+
+fn unregister(path: &Path) {
+    let mut live = LIVE.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(i) = live.iter().rposition(|p| p == path) {
+        live.swap_remove(i);
+    }
 }
 
 /// What a file name says if it is a temporary file's: `Some(pid)` (`None` inside when the name

@@ -108,7 +108,7 @@ pub fn write_model(
             input.display()
         );
     }
-    refuse_to_replace_data(model, dest, &locations)?;
+    refuse_to_replace_data(model, dest)?;
     let durable = !opts.no_fsync;
     if let Target::Through(_) = output::resolve(dest)? {
         // A device or a FIFO has no folder to carry data into (`-o /dev/null` must not fill /dev).
@@ -152,15 +152,9 @@ pub fn write_model(
 
 /// Refuses an output path that is one of the model's own data files: the rename would replace the
 /// weights with the model (the input itself is refused separately, unless `--in-place`).
-fn refuse_to_replace_data(model: &Model, dest: &Path, locations: &[String]) -> Result<()> {
-    let Some(base) = model.origin.base_dir() else {
-        return Ok(());
-    };
-    for location in locations {
-        // Only well-formed locations name a file the model can use; the others are X001 findings.
-        if crate::checks::external::check_location_syntax(location).is_ok()
-            && same_file(&base.join(location), dest)
-        {
+fn refuse_to_replace_data(model: &Model, dest: &Path) -> Result<()> {
+    for (location, file) in data_files(model) {
+        if same_file(&file, dest) {
             bail!(
                 "refusing to write the model over its own external data '{location}' ({}); nothing was written",
                 dest.display()
@@ -168,6 +162,21 @@ fn refuse_to_replace_data(model: &Model, dest: &Path, locations: &[String]) -> R
         }
     }
     Ok(())
+}
+
+/// The model's external-data files: each location and the path it names beside the model. Only
+/// well-formed locations name a file the model can use; the others are X001 findings. Empty for a
+/// model read from standard input.
+pub fn data_files(model: &Model) -> Vec<(&str, std::path::PathBuf)> {
+    let Some(base) = model.origin.base_dir() else {
+        return Vec::new();
+    };
+    model
+        .external_locations()
+        .iter()
+        .filter(|l| crate::checks::external::check_location_syntax(l).is_ok())
+        .map(|l| (l.as_str(), base.join(l)))
+        .collect()
 }
 
 /// External-data files the model references, if `dest` is in another folder than the model: the
