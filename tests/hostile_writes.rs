@@ -6,7 +6,7 @@
 //!   report and a baseline into one file; `--baseline B --write-baseline B` updates the baseline;
 //! - an output that is a FIFO is written through (a reader gets the bytes; it stays a FIFO); so is
 //!   `/dev/null`, and, as root, a character device made in a temporary folder (which root could
-//!   rename over): each stays a character device;
+//!   rename over): each stays a character device; `-o /dev/stdout` into a pipe reaches the pipe;
 //! - `--in-place` through a symbolic link rewrites the file it names and keeps the link;
 //! - a read-only output (in place or not) is refused with exit 2 and unchanged (as root, the binary
 //!   runs as `nobody`, since root may write anything); a replaced file keeps its mode;
@@ -421,6 +421,30 @@ fn dev_null_is_written_through_and_stays_a_character_device() {
         );
     }
     assert!(temporaries(dir.path()).is_empty());
+}
+
+#[test]
+fn dev_stdout_to_a_pipe_is_written_through_and_stays_a_link() {
+    let (_dir, model) = folder_with_model();
+    let was_link =
+        std::fs::symlink_metadata("/dev/stdout").is_ok_and(|m| m.file_type().is_symlink());
+    // `/dev/stdout` leads to `/proc/self/fd/1`, which for a pipe names no file: opened by its name.
+    let out = Runner::default()
+        .command(&["roundtrip", s(&model), "-o", "/dev/stdout"])
+        .stdout(Stdio::piped())
+        .output()
+        .expect("the binary runs");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stdout == TINY, "the model arrives through the pipe");
+    if was_link {
+        let m = std::fs::symlink_metadata("/dev/stdout").unwrap();
+        assert!(m.file_type().is_symlink(), "/dev/stdout was replaced");
+    }
 }
 
 // ---------------------------------------------------------------------------------------------------

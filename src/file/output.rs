@@ -28,7 +28,7 @@ impl Target {
 /// The file `dest` names: `dest` itself, or where a symbolic link leads. Following the link writes the
 /// file it names and keeps the link, as `cp` and the shell's `>` do; renaming over the link would
 /// replace it and leave the file it pointed to unchanged.
-pub fn follow_link(dest: &Path) -> Result<PathBuf> {
+fn follow_link(dest: &Path) -> Result<PathBuf> {
     match std::fs::symlink_metadata(dest) {
         Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(dest).with_context(|| {
             format!(
@@ -42,6 +42,13 @@ pub fn follow_link(dest: &Path) -> Result<PathBuf> {
 
 /// How to write `dest` (links followed), or why not.
 pub fn resolve(dest: &Path) -> Result<Target> {
+    // A device or a FIFO, behind links or not, is opened by the name given: `/dev/stdout` leads to
+    // `/proc/self/fd/1`, which for a pipe names no path that could be followed.
+    if let Ok(m) = std::fs::metadata(dest)
+        && written_through(&m.file_type())
+    {
+        return Ok(Target::Through(dest.to_owned()));
+    }
     let path = follow_link(dest)?;
     let meta = match std::fs::metadata(&path) {
         Ok(m) => m,
@@ -177,6 +184,9 @@ mod tests {
                 resolve(Path::new("/dev/null")).unwrap(),
                 Target::Through("/dev/null".into())
             );
+            let to_null = dir.path().join("null-link");
+            std::os::unix::fs::symlink("/dev/null", &to_null).unwrap();
+            assert_eq!(resolve(&to_null).unwrap(), Target::Through(to_null.clone()));
         }
         assert!(resolve(dir.path()).is_err());
     }

@@ -95,9 +95,6 @@ pub fn write_model(
             left_behind: locations,
         });
     }
-    // A link is followed: the file it names is written and the link kept, so the checks and the
-    // carrying below are about that file and its folder.
-    let dest = &output::follow_link(dest)?;
     // By identity: the model named through another path, a link or a hard link is still the model.
     if let Origin::File(input) = &model.origin
         && !opts.in_place
@@ -110,13 +107,20 @@ pub fn write_model(
     }
     refuse_to_replace_data(model, dest)?;
     let durable = !opts.no_fsync;
-    if let Target::Through(_) = output::resolve(dest)? {
-        // A device or a FIFO has no folder to carry data into (`-o /dev/null` must not fill /dev).
-        crate::file::atomic::write_atomic_durable(dest, false, |w, _| {
-            out.write_to(&model.source, w)
-        })?;
-        return Ok(Written::default());
-    }
+    // A link is followed: the file it names is written and the link kept, so the carrying below is
+    // about that file's folder. What cannot be written is refused here, before any data is carried.
+    let dest = match output::resolve(dest)? {
+        Target::Replace(path) => path,
+        Target::Through(path) => {
+            // A device or a FIFO has no folder to carry data into (`-o /dev/null` must not fill
+            // /dev).
+            crate::file::atomic::write_atomic_durable(&path, false, |w, _| {
+                out.write_to(&model.source, w)
+            })?;
+            return Ok(Written::default());
+        }
+    };
+    let dest = dest.as_path();
     let placed = if opts.no_copy_data {
         Placed::default()
     } else {
