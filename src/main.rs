@@ -4,6 +4,8 @@ use clap::Parser;
 
 fn main() -> std::process::ExitCode {
     let cli = onnx_lint::cli::Cli::parse();
+    // A writer stopped by Ctrl-C or SIGTERM removes its temporary file (as large as the model).
+    onnx_lint::file::temp::remove_on_signals();
     let code = onnx_lint::cli::run(cli);
     // Peak memory on standard error, for the tests that hold hostile inputs to bounded memory
     // without depending on /usr/bin/time.

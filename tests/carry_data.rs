@@ -2,7 +2,8 @@
 //! folder, so the written model loads where it is written: a hard link on the same file system, a copy
 //! otherwise, at the same relative location. The sources obey the loader's containment rules (nothing
 //! outside the model's folder is linked, copied or opened; a FIFO is never opened), a different file at
-//! a destination is never replaced (exit 2, nothing written), a failed write leaves no data behind, and
+//! a destination is never replaced (exit 2, nothing written), an output that cannot be written is refused
+//! before any data is carried, a write that fails after leaves no data behind, and
 //! `--no-copy-data` keeps the old behaviour (a warning only). Everything runs through the binary.
 
 use onnx_lint::proto::tensor_proto::{DataLocation, DataType};
@@ -515,17 +516,49 @@ fn a_destination_folder_leading_out_through_a_symlink_is_refused() {
 
 #[test]
 fn when_the_model_cannot_be_written_the_carried_data_is_removed() {
+    use std::os::unix::process::CommandExt;
     let t = setup(&["weights.bin", "sub/inner.bin"]);
-    // A folder where the model should go: the final rename fails after the data is placed.
+    // A limit on file size the model exceeds: the data is hard-linked (no byte written), then writing
+    // the model fails (EFBIG, SIGXFSZ being ignored) after the data was placed.
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_onnx-lint"));
+    cmd.args(["roundtrip", t.m(), "-o", s(&t.out_model())])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    // SAFETY: signal(2) and setrlimit(2) between fork and exec, on the child only.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            let limit = libc::rlimit {
+                rlim_cur: 8,
+                rlim_max: 8,
+            };
+            libc::setrlimit(libc::RLIMIT_FSIZE, &limit);
+            Ok(())
+        });
+    }
+    let out = cmd.output().expect("the binary runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("the data files carried beside it were removed again"),
+        "{stderr}"
+    );
+    assert!(
+        t.out_listing().is_empty(),
+        "nothing left: {:?}",
+        t.out_listing()
+    );
+}
+
+#[test]
+fn an_output_that_cannot_be_written_is_refused_before_any_data_is_carried() {
+    let t = setup(&["weights.bin", "sub/inner.bin"]);
+    // A folder where the model should go.
     std::fs::create_dir(t.out_model()).unwrap();
     let r = run(&["roundtrip", t.m(), "-o", s(&t.out_model())]);
     assert_eq!(r.code, 2, "{}", r.stderr);
-    assert!(
-        r.stderr
-            .contains("the data files carried beside it were removed again"),
-        "{}",
-        r.stderr
-    );
+    assert!(r.stderr.contains("it is a folder"), "{}", r.stderr);
     assert_eq!(
         t.out_listing(),
         ["m.onnx"],

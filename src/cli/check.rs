@@ -10,7 +10,8 @@
 use super::{CheckArgs, ColorChoice, EXIT_FINDINGS, EXIT_OK, EXIT_UNLOADABLE, Format, load_with};
 use crate::diagnostics::Code;
 use crate::file::Origin;
-use crate::file::atomic::write_atomic;
+use crate::file::atomic::{same_file, write_atomic};
+use crate::file::output::Inputs;
 use crate::ir::Model;
 use crate::lint::{Findings, LoadOptions};
 use crate::passes::explicit_broadcast::{Options, implicit_broadcasts};
@@ -34,6 +35,26 @@ pub(super) fn check(args: &CheckArgs, color: ColorChoice) -> u8 {
         Err(e) => return usage_error(&e),
     };
     let targets = find_models(&args.models);
+    // Every file the run reads that is known now; the models' data files and the configuration files
+    // found beside them are added as the run meets them, and the outputs checked again before they
+    // are written. Refused now, a run that would overwrite its model stops before checking anything.
+    let mut inputs = Inputs::default();
+    for t in &targets {
+        if let Target::Model(path, _) = t
+            && path.as_os_str() != "-"
+        {
+            inputs.add("the model", path);
+        }
+    }
+    if let Some(c) = &args.config {
+        inputs.add("the configuration file", c);
+    }
+    if let Some(b) = &args.baseline {
+        inputs.add("the baseline", b);
+    }
+    if let Err(e) = refuse_overwrites(args, &inputs) {
+        return usage_error(&e);
+    }
     // --jobs is a budget of threads: one model per thread while there are more models than
     // threads; a thread to spare (fewer models, or the default on one model) runs a model's
     // structural checks beside its inference.
@@ -90,6 +111,7 @@ pub(super) fn check(args: &CheckArgs, color: ColorChoice) -> u8 {
         kept: Vec::new(),
         baseline,
         recorder,
+        inputs,
     };
     let done = if jobs > 1 {
         match in_parallel(targets, &mut resolver, jobs, parallel, &mut run, &mut out) {
@@ -123,6 +145,7 @@ pub(super) fn check(args: &CheckArgs, color: ColorChoice) -> u8 {
         mut kept,
         baseline,
         recorder,
+        mut inputs,
         ..
     } = run;
     if let Err(e) = done {
@@ -159,6 +182,14 @@ pub(super) fn check(args: &CheckArgs, color: ColorChoice) -> u8 {
     };
     if let Err(e) = out.write_all(tail.as_bytes()).and_then(|()| out.flush()) {
         return write_failed(&e);
+    }
+    for settings in resolver.used() {
+        if let Some(config) = &settings.config {
+            inputs.add("the configuration file", config);
+        }
+    }
+    if let Err(e) = refuse_overwrites(args, &inputs) {
+        return usage_error(&e);
     }
     if let Some(dest) = &args.output_file
         && let Err(e) = write_atomic(dest, out.buffered())
@@ -201,6 +232,8 @@ struct Checked {
     /// The model's canonical path (`None`: standard input, or not a model).
     at: Option<PathBuf>,
     suppressed: usize,
+    /// The model's external-data files: inputs no output of the run may replace.
+    data: Vec<PathBuf>,
 }
 
 /// Loads and checks one model under its settings; `free` takes the model and its shapes once the
@@ -221,6 +254,7 @@ fn check_one(
                 },
                 at: None,
                 suppressed: 0,
+                data: Vec::new(),
             };
         }
     };
@@ -234,6 +268,7 @@ fn check_one(
         parallel,
     };
     let mut suppressed = 0;
+    let mut data = Vec::new();
     let outcome = load_with(path, &opts).map(|(m, found)| {
         let Findings {
             diagnostics: mut d,
@@ -242,6 +277,10 @@ fn check_one(
         if b001 {
             d.extend(implicit_broadcasts(&m, &shapes, &Options::default()));
         }
+        data = crate::write::data_files(&m)
+            .into_iter()
+            .map(|(_, file)| file)
+            .collect();
         free((m, shapes));
         let (d, n) = settings.apply(at.as_deref(), d);
         suppressed = n;
@@ -251,7 +290,38 @@ fn check_one(
         report: FileReport { file, outcome },
         at: at.clone(),
         suppressed,
+        data,
     }
+}
+
+/// Refuses a report or a baseline that would be written over a file the run reads (a model, its
+/// external data, a configuration file, the baseline read), or both into one file. Writing the
+/// baseline over the one read (`--baseline b.json --write-baseline b.json`) is how a baseline is
+/// updated, and is allowed: it was read whole before the run, and what is recorded is every finding,
+/// before the baseline filters them.
+fn refuse_overwrites(args: &CheckArgs, inputs: &Inputs) -> Result<(), String> {
+    let say = |e: anyhow::Error| format!("{e:#}");
+    if let Some(report) = &args.output_file {
+        inputs.refuse(report, "the report").map_err(say)?;
+    }
+    if let Some(b) = &args.write_baseline {
+        let updating = args
+            .baseline
+            .as_deref()
+            .is_some_and(|old| same_file(old, b));
+        if !updating {
+            inputs.refuse(b, "the baseline").map_err(say)?;
+        }
+        if let Some(report) = &args.output_file
+            && (report == b || same_file(report, b))
+        {
+            return Err(format!(
+                "refusing to write the report and the baseline to one file, {}; nothing was written",
+                b.display()
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The state of a run that models are reported into, in order, on the thread that writes.
@@ -264,6 +334,8 @@ struct Run<'a> {
     kept: Vec<FileReport>,
     baseline: Option<Baseline>,
     recorder: Option<Recorder>,
+    /// The files read so far, which no output may replace.
+    inputs: Inputs,
 }
 
 impl Run<'_> {
@@ -274,7 +346,11 @@ impl Run<'_> {
             mut report,
             at,
             suppressed,
+            data,
         } = c;
+        for d in &data {
+            self.inputs.add("the external data", d);
+        }
         self.hidden.suppressed += suppressed;
         if let Ok(d) = &mut report.outcome {
             let at = at.as_deref();

@@ -48,6 +48,17 @@ pub(super) fn graph(model: &Path, output: &Path, max_nodes: usize, initializers:
     let Some((m, found)) = load_or_say(model) else {
         return EXIT_UNLOADABLE;
     };
+    if target != Target::Stdout
+        && let Some((location, _)) = crate::write::data_files(&m)
+            .into_iter()
+            .find(|(_, file)| same_file(file, output))
+    {
+        eprintln!(
+            "error: {shown_out} is the model's external data '{}'; refusing to overwrite it with a picture",
+            render::escape(location)
+        );
+        return EXIT_UNLOADABLE;
+    }
     let opts = Options {
         max_nodes,
         initializers,

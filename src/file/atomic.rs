@@ -1,6 +1,12 @@
 //! Writing files atomically: a temporary file in the destination folder, filled, flushed and renamed
 //! into place, so that readers see the old file or the new one, never half of one.
+//!
+//! What the output path is decides how ([`super::output`]): a symbolic link is followed, a character
+//! device or a FIFO is written through, a file this user cannot write is refused. The temporary
+//! files are named, registered and swept by [`super::temp`].
 
+use super::output::{self, Target};
+use super::temp;
 use anyhow::{Context, Result};
 use std::fs::File;
 use std::io::Write;
@@ -22,15 +28,28 @@ pub fn write_atomic_with(
 
 /// What a `fill` of [`write_atomic_durable`] may use besides its writer.
 pub struct Filling<'a> {
-    tmp: &'a tempfile::NamedTempFile,
+    /// The temporary file; `None` for an output written through (a device, a FIFO).
+    tmp: Option<&'a tempfile::NamedTempFile>,
     flusher: Option<&'a Flusher>,
 }
 
 impl Filling<'_> {
+    /// Whether the output can be written at two places at once ([`Filling::reopen`]): not a device or
+    /// a FIFO, which are written from start to end.
+    pub fn seekable(&self) -> bool {
+        self.tmp.is_some()
+    }
+
     /// Another handle of the temporary file, with a position of its own: for a writer that fills
-    /// the file from two threads.
+    /// the file from two threads. Fails for an output that is not [`Filling::seekable`].
     pub fn reopen(&self) -> std::io::Result<File> {
-        self.tmp.reopen()
+        match self.tmp {
+            Some(t) => t.reopen(),
+            None => Err(std::io::Error::new(
+                std::io::ErrorKind::Unsupported,
+                "the output is written from start to end",
+            )),
+        }
     }
 
     /// The flusher of a durable write, to be told what was written.
@@ -109,7 +128,47 @@ impl Flusher {
 /// Like [`write_atomic_with`]; without `durable` the temporary file is not flushed to disk before the
 /// rename. The output is still atomic for readers and if the process is killed, but a power loss soon
 /// after may leave `dest` empty or as it was: the flush is what makes the write wait for the disk.
+///
+/// `dest` is first resolved ([`output::resolve`]): a symbolic link is followed and the file it names
+/// replaced (the link kept); a character device or a FIFO is opened and written through, with no
+/// temporary file; a file this user cannot write, a folder or another kind of file is refused before
+/// anything is written. The temporary file (`.onnx-lint-<pid>-*.tmp`, see [`temp`]) is removed if the
+/// write fails, or the process gets SIGINT or SIGTERM (in a program that asked for it, as the binary
+/// does: [`temp::remove_on_signals`]); one left by a killed process is removed by a later write into
+/// the same folder ([`temp::sweep_stale`]).
 pub fn write_atomic_durable(
+    dest: &Path,
+    durable: bool,
+    fill: impl FnOnce(&mut std::io::BufWriter<&File>, &Filling<'_>) -> std::io::Result<()>,
+) -> Result<()> {
+    match output::resolve(dest)? {
+        Target::Through(path) => write_through(&path, fill),
+        Target::Replace(path) => replace(&path, durable, fill),
+    }
+}
+
+/// Writes a device or a FIFO from start to end. Nothing is flushed to disk: there is no disk.
+fn write_through(
+    path: &Path,
+    fill: impl FnOnce(&mut std::io::BufWriter<&File>, &Filling<'_>) -> std::io::Result<()>,
+) -> Result<()> {
+    // Opening a FIFO waits for its reader, as the shell's `>` does.
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .with_context(|| format!("cannot open {}", path.display()))?;
+    let mut w = std::io::BufWriter::with_capacity(1 << 20, &file);
+    let filling = Filling {
+        tmp: None,
+        flusher: None,
+    };
+    fill(&mut w, &filling)
+        .and_then(|_| w.flush())
+        .with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// Writes a regular file (or a new one) through a temporary file renamed over it.
+fn replace(
     dest: &Path,
     durable: bool,
     fill: impl FnOnce(&mut std::io::BufWriter<&File>, &Filling<'_>) -> std::io::Result<()>,
@@ -118,18 +177,19 @@ pub fn write_atomic_durable(
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(".onnx-lint-").suffix(".tmp");
+    temp::sweep_stale(dir);
     #[cfg(unix)]
-    builder.permissions(output_permissions(dest));
-    let tmp = builder
-        .tempfile_in(dir)
+    let permissions = Some(output_permissions(dest));
+    #[cfg(not(unix))]
+    let permissions = None;
+    let tmp = temp::create_in(dir, permissions)
         .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
+    keep_owner(dest, tmp.file.as_file());
     {
-        let flusher = durable.then(|| Flusher::start(tmp.as_file()));
-        let mut w = std::io::BufWriter::with_capacity(1 << 20, tmp.as_file());
+        let flusher = durable.then(|| Flusher::start(tmp.file.as_file()));
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, tmp.file.as_file());
         let filling = Filling {
-            tmp: &tmp,
+            tmp: Some(&tmp.file),
             flusher: flusher.as_ref(),
         };
         let filled = fill(&mut w, &filling).and_then(|_| w.flush());
@@ -138,15 +198,31 @@ pub fn write_atomic_durable(
         flushed.context("cannot flush temporary file")?;
     }
     if durable {
-        tmp.as_file()
+        tmp.file
+            .as_file()
             .sync_all()
             .context("cannot flush temporary file")?;
     }
     tmp.persist(dest)
-        .map_err(|e| e.error)
         .with_context(|| format!("cannot rename temporary file to {}", dest.display()))?;
     Ok(())
 }
+
+/// Gives the new file the owner and group of the one it replaces, as `cp` writing over a file keeps
+/// them: root rewriting a user's model must not leave it root's. Only root may give a file away;
+/// for anyone else this fails, harmlessly, and the file is the writer's as any new file would be.
+#[cfg(unix)]
+fn keep_owner(dest: &Path, tmp: &File) {
+    use std::os::unix::fs::MetadataExt;
+    if let Ok(m) = std::fs::metadata(dest)
+        && m.is_file()
+    {
+        let _ = std::os::unix::fs::fchown(tmp, Some(m.uid()), Some(m.gid()));
+    }
+}
+
+#[cfg(not(unix))]
+fn keep_owner(_: &Path, _: &File) {}
 
 /// The mode of a written model: that of the file it replaces, else what a new file gets (0666 less the
 /// umask, which the kernel applies at creation). A temporary file is private (0600) by default, and a
@@ -160,10 +236,31 @@ fn output_permissions(dest: &Path) -> std::fs::Permissions {
     }
 }
 
-/// True when `a` and `b` name the same existing file (through links, `.` and `..`).
+/// What identifies a file whatever path names it: device and inode.
+pub type FileId = (u64, u64);
+
+/// The identity of the file `path` names (links followed), if it exists.
+#[cfg(unix)]
+pub fn file_id(path: &Path) -> Option<FileId> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+/// Without inodes, the canonical path stands for the file (hashed: an identity is two numbers).
+#[cfg(not(unix))]
+pub fn file_id(path: &Path) -> Option<FileId> {
+    use std::hash::{Hash, Hasher};
+    let p = std::fs::canonicalize(path).ok()?;
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    p.hash(&mut h);
+    Some((0, h.finish()))
+}
+
+/// True when `a` and `b` name the same existing file, by identity (device and inode): through links,
+/// `.` and `..`, and hard links, which no comparison of names catches.
 pub fn same_file(a: &Path, b: &Path) -> bool {
-    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-        (Ok(x), Ok(y)) => x == y,
+    match (file_id(a), file_id(b)) {
+        (Some(x), Some(y)) => x == y,
         _ => false,
     }
 }

@@ -11,14 +11,18 @@
 //!   rewired, nodes removed), and [`expand_recipe`]: an `Expand` it makes as it writes, from the record
 //!   of the node the Expand feeds;
 //! - [`two_part`]: a large edit written by two threads at once, each its part of the file;
-//! - [`atomic`]: files written through a temporary file and a rename.
+//! - [`atomic`]: files written through a temporary file and a rename; [`output`]: what an output path
+//!   is and whether it may be written (links followed, devices and FIFOs written through, inputs and
+//!   unwritable files refused); [`temp`]: the temporary files, removed on a signal or by a later write.
 
 pub mod atomic;
 pub mod decode;
 pub mod expand_recipe;
 pub mod list_edit;
+pub mod output;
 pub mod read;
 pub mod sink;
+pub mod temp;
 pub mod two_part;
 pub mod wire;
 

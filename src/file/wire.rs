@@ -616,7 +616,8 @@ impl<'e> Spliced<'e> {
         filling: &Filling<'_>,
     ) -> std::io::Result<()> {
         let flusher = filling.flusher();
-        if self.walk.as_ref().is_none_or(|w| w.split.is_none()) {
+        // A device or a FIFO is written from start to end: one part.
+        if self.walk.as_ref().is_none_or(|w| w.split.is_none()) || !filling.seekable() {
             return self.copy_to(file, src, w, flusher);
         }
         let second = filling.reopen()?;

@@ -391,23 +391,22 @@ impl Plan {
             Err(_) => {} // another file system, or links refused: copy
         }
         let mut src = open_checked(&item.source, item.source_id).with_context(cannot)?;
-        let mut builder = tempfile::Builder::new();
-        builder.prefix(".onnx-lint-").suffix(".tmp");
         #[cfg(unix)]
-        if let Some(mode) = item.mode {
+        let permissions = item.mode.map(|mode| {
             use std::os::unix::fs::PermissionsExt;
-            builder.permissions(std::fs::Permissions::from_mode(mode));
-        }
-        let mut tmp = builder
-            .tempfile_in(&parent)
+            std::fs::Permissions::from_mode(mode)
+        });
+        #[cfg(not(unix))]
+        let permissions = None;
+        let mut tmp = crate::file::temp::create_in(&parent, permissions)
             .with_context(|| format!("cannot create a temporary file in {}", parent.display()))?;
         // File to file: the standard library copies with copy_file_range (or sendfile) in the kernel.
-        let n = std::io::copy(&mut src, tmp.as_file_mut()).with_context(cannot)?;
+        let n = std::io::copy(&mut src, tmp.file.as_file_mut()).with_context(cannot)?;
         if n != item.len {
             bail!("{}: the source changed while it was being copied", cannot());
         }
         if durable {
-            tmp.as_file().sync_all().with_context(cannot)?;
+            tmp.file.as_file().sync_all().with_context(cannot)?;
         }
         // persist_noclobber links the finished file into place only if nothing is there: never a
         // half-written data file, never a replaced one.
@@ -417,10 +416,10 @@ impl Plan {
                 placed.record(item, How::Copied);
                 Ok(())
             }
-            Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => {
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
                 self.appeared_meanwhile(item, placed)
             }
-            Err(e) => Err(e.error).with_context(cannot),
+            Err(e) => Err(e).with_context(cannot),
         }
     }
 

@@ -4,6 +4,7 @@
 
 pub mod carry;
 
+use crate::file::output::{self, Target};
 use crate::file::wire::{self, Edit, Spliced};
 use crate::file::{Origin, atomic::same_file};
 use crate::ir::Model;
@@ -71,6 +72,11 @@ pub fn to_vec(model: &Model, edit: &Edit) -> Result<Vec<u8>> {
 /// files are carried beside an output in another folder unless `opts.no_copy_data`: they are placed
 /// first and the model after, and if the model cannot be written they are removed again, so an error
 /// leaves nothing behind.
+///
+/// `dest` may be a symbolic link (the file it names is written, the link kept), a character device
+/// or a FIFO (written through; nothing is carried); it may not be the model itself unless
+/// `opts.in_place`, nor one of the model's data files, nor a file this user cannot write (see
+/// [`crate::file::output`]).
 pub fn write_model(
     model: &Model,
     edit: &Edit,
@@ -89,6 +95,7 @@ pub fn write_model(
             left_behind: locations,
         });
     }
+    // By identity: the model named through another path, a link or a hard link is still the model.
     if let Origin::File(input) = &model.origin
         && !opts.in_place
         && (same_file(input, dest) || input == dest)
@@ -98,8 +105,22 @@ pub fn write_model(
             input.display()
         );
     }
-    refuse_to_replace_data(model, dest, &locations)?;
+    refuse_to_replace_data(model, dest)?;
     let durable = !opts.no_fsync;
+    // A link is followed: the file it names is written and the link kept, so the carrying below is
+    // about that file's folder. What cannot be written is refused here, before any data is carried.
+    let dest = match output::resolve(dest)? {
+        Target::Replace(path) => path,
+        Target::Through(path) => {
+            // A device or a FIFO has no folder to carry data into (`-o /dev/null` must not fill
+            // /dev).
+            crate::file::atomic::write_atomic_durable(&path, false, |w, _| {
+                out.write_to(&model.source, w)
+            })?;
+            return Ok(Written::default());
+        }
+    };
+    let dest = dest.as_path();
     let placed = if opts.no_copy_data {
         Placed::default()
     } else {
@@ -135,15 +156,9 @@ pub fn write_model(
 
 /// Refuses an output path that is one of the model's own data files: the rename would replace the
 /// weights with the model (the input itself is refused separately, unless `--in-place`).
-fn refuse_to_replace_data(model: &Model, dest: &Path, locations: &[String]) -> Result<()> {
-    let Some(base) = model.origin.base_dir() else {
-        return Ok(());
-    };
-    for location in locations {
-        // Only well-formed locations name a file the model can use; the others are X001 findings.
-        if crate::checks::external::check_location_syntax(location).is_ok()
-            && same_file(&base.join(location), dest)
-        {
+fn refuse_to_replace_data(model: &Model, dest: &Path) -> Result<()> {
+    for (location, file) in data_files(model) {
+        if same_file(&file, dest) {
             bail!(
                 "refusing to write the model over its own external data '{location}' ({}); nothing was written",
                 dest.display()
@@ -151,6 +166,21 @@ fn refuse_to_replace_data(model: &Model, dest: &Path, locations: &[String]) -> R
         }
     }
     Ok(())
+}
+
+/// The model's external-data files: each location and the path it names beside the model. Only
+/// well-formed locations name a file the model can use; the others are X001 findings. Empty for a
+/// model read from standard input.
+pub fn data_files(model: &Model) -> Vec<(&str, std::path::PathBuf)> {
+    let Some(base) = model.origin.base_dir() else {
+        return Vec::new();
+    };
+    model
+        .external_locations()
+        .iter()
+        .filter(|l| crate::checks::external::check_location_syntax(l).is_ok())
+        .map(|l| (l.as_str(), base.join(l)))
+        .collect()
 }
 
 /// External-data files the model references, if `dest` is in another folder than the model: the
