@@ -213,6 +213,9 @@ impl<R: BufRead + Seek> Walker<'_, R> {
             let tag_at = self.pos;
             let key = self.varint(out)?;
             let (f, wire) = ((key >> 3) as u32, (key & 7) as u8);
+            if f == 0 {
+                bail!("invalid field number 0 at byte {tag_at}");
+            }
             match wire {
                 0 => {
                     self.varint(out)?;
@@ -251,6 +254,10 @@ impl<R: BufRead + Seek> Walker<'_, R> {
             let tag = &tag_raw[..tag_len];
             let field = (key >> 3) as u32;
             let wire = (key & 7) as u8;
+            if field == 0 {
+                // Refused where it is: read on, a file of zeros is a billion empty fields.
+                bail!("invalid field number 0 at byte {tag_at}");
+            }
             match wire {
                 0 => {
                     out.extend_from_slice(tag);
