@@ -335,9 +335,9 @@ mod tests {
 
     #[test]
     fn devices_and_fifos_are_refused() {
-        let err = open_regular(Path::new("/dev/null")).err().expect("refused");
+        let err = open_regular(Path::new("/dev/null")).expect_err("refused");
         assert!(format!("{err:#}").contains("character device"), "{err:#}");
-        let err = open_regular(Path::new("/")).err().expect("refused");
+        let err = open_regular(Path::new("/")).expect_err("refused");
         assert!(format!("{err:#}").contains("directory"), "{err:#}");
     }
 }
