@@ -41,7 +41,7 @@ pub struct Model {
     /// from it inside the kernel (copy_file_range) instead of through memory.
     pub source_file: Option<std::sync::Arc<std::fs::File>>,
     /// `source_file`'s size and modification time when it was opened, for telling whether it changed
-    /// while the model was read ([`crate::lint::unchanged`]).
+    /// while the model was read (`file::read::unchanged`).
     pub source_stamp: Option<crate::file::read::Stamp>,
     /// The `ModelProto` with `graph` and `functions` moved into the IR.
     pub header: ModelProto,
