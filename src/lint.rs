@@ -86,7 +86,20 @@ pub fn load(origin: Origin) -> Result<(Model, Findings)> {
 pub fn load_with(origin: Origin, opts: &LoadOptions) -> Result<(Model, Findings)> {
     let Built { model, problems } = build(origin)?;
     let findings = run(&model, problems, opts);
+    // The checks read small tensors' bytes from the mapping: a file cut short meanwhile read as zeros.
+    unchanged(&model)?;
     Ok((model, findings))
+}
+
+/// `Err` if the file `model` was read from changed (or was cut short under its mapping) since it was
+/// opened: what was decoded and checked may not be what the file holds.
+pub fn unchanged(model: &Model) -> Result<()> {
+    crate::file::read::unchanged(
+        &model.source,
+        model.source_file.as_deref(),
+        model.source_stamp,
+        &model.origin,
+    )
 }
 
 /// A model read, decoded and built into the IR, not yet checked (see [`build`]).
@@ -100,18 +113,21 @@ pub struct Built {
 /// work of its own beside the checks and inference ([`run_beside`]).
 pub fn build(origin: Origin) -> Result<Built> {
     let content = read(&origin)?;
-    let (model, problems) = match content.file {
+    let decoded = match &content.file {
         Some(file) if !content.bytes.is_empty() => {
-            let d = decode_file_split::<NodeBatch>(&file, &content.bytes)?;
-            let (mut model, built) = Model::build(d.model, d.main_nodes, content.bytes, origin);
-            model.source_file = Some(std::sync::Arc::new(file));
-            (model, built)
+            decode_file_split::<NodeBatch>(file, &content.bytes)
         }
-        _ => {
-            let d = decode_bytes_split::<NodeBatch>(&content.bytes)?;
-            Model::build(d.model, d.main_nodes, content.bytes, origin)
-        }
+        _ => decode_bytes_split::<NodeBatch>(&content.bytes),
     };
+    // A file that changed under the decoder says so, rather than what its zeros decoded to.
+    content.unchanged(&origin)?;
+    let d = decoded?;
+    let stamp = content.stamp;
+    let (mut model, problems) = Model::build(d.model, d.main_nodes, content.bytes, origin);
+    if let Some(file) = content.file {
+        model.source_file = Some(std::sync::Arc::new(file));
+        model.source_stamp = stamp;
+    }
     Ok(Built { model, problems })
 }
 
@@ -127,9 +143,13 @@ pub fn from_bytes_with(
     origin: Origin,
     opts: &LoadOptions,
 ) -> Result<(Model, Findings)> {
-    let d = decode_bytes_split::<NodeBatch>(&bytes)?;
+    let decoded = decode_bytes_split::<NodeBatch>(&bytes);
+    // Bytes of a mapping (`file::read`'s) may have been cut short under the decoder.
+    crate::file::read::unchanged(&bytes, None, None, &origin)?;
+    let d = decoded?;
     let (model, built) = Model::build(d.model, d.main_nodes, bytes, origin);
     let findings = run(&model, built, opts);
+    crate::file::read::unchanged(&model.source, None, None, &model.origin)?;
     Ok((model, findings))
 }
 

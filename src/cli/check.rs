@@ -58,10 +58,13 @@ pub(super) fn check(args: &CheckArgs, color: ColorChoice) -> u8 {
     // --jobs is a budget of threads: one model per thread while there are more models than
     // threads; a thread to spare (fewer models, or the default on one model) runs a model's
     // structural checks beside its inference.
+    let cores = thread::available_parallelism().map_or(1, |n| n.get());
+    // At most MAX_JOBS_PER_CORE threads a core: each holds a model, and a million of them (asked
+    // for) took 5 GiB of stacks and channel slots for no speed.
     let threads = args
         .jobs
-        .unwrap_or_else(|| thread::available_parallelism().map_or(1, |n| n.get()))
-        .max(1);
+        .unwrap_or(cores)
+        .clamp(1, cores.saturating_mul(MAX_JOBS_PER_CORE));
     let jobs = threads.min(targets.len().max(1));
     let parallel = threads > jobs;
     let count = targets.len();
@@ -378,6 +381,9 @@ impl Run<'_> {
         Ok(())
     }
 }
+
+/// `--jobs` is capped at this many threads per core.
+pub const MAX_JOBS_PER_CORE: usize = 4;
 
 /// Checks the models on `jobs` threads and reports them in their order: each worker takes the next
 /// model not yet taken, and the results that arrive early wait (as reports: the models are freed by

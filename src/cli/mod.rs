@@ -228,7 +228,7 @@ pub struct CheckArgs {
     pub output_file: Option<PathBuf>,
     /// Use this many threads (default: the number of cores): one model a thread, a spare one runs a
     /// model's checks beside its inference. The output is the same, in the same order, whatever the
-    /// number. Each model being checked is held in memory
+    /// number. Each model being checked is held in memory. At most 4 per core: more are taken as that
     #[arg(short, long, value_name = "N")]
     pub jobs: Option<usize>,
 }

@@ -1,7 +1,9 @@
 //! The byte layer: everything that touches a model's bytes and nothing that knows what they mean
 //! beyond the protobuf schema.
 //!
-//! - [`read`](mod@read): a file memory-mapped (weights are never copied) or standard input read whole;
+//! - [`read`](mod@read): a file memory-mapped (weights are never copied) or standard input read whole,
+//!   and the one place every file onnx-lint reads is opened (regular files only); [`guard`]: the
+//!   mapping kept safe from a file cut short under it;
 //! - [`decode`]: the schema-aware decoder that walks a file without paging its weights in, and hands
 //!   the main graph's node records to a [`sink::NodeSink`] (the IR's compact nodes: the decoder does
 //!   not name the IR, which sits above this layer, and the IR names only the sink, never the decoder);
@@ -18,6 +20,7 @@
 pub mod atomic;
 pub mod decode;
 pub mod expand_recipe;
+pub mod guard;
 pub mod list_edit;
 pub mod output;
 pub mod read;
@@ -26,4 +29,4 @@ pub mod temp;
 pub mod two_part;
 pub mod wire;
 
-pub use read::{Content, Origin, read};
+pub use read::{Content, MAX_PROTOBUF_BYTES, Origin, read};

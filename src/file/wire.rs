@@ -59,6 +59,49 @@ pub fn read_varint(buf: &[u8], pos: usize) -> Result<(u64, usize), WireError> {
     Err(WireError::OverlongVarint(pos))
 }
 
+/// Why `prefix`, the first bytes of a stream, cannot start a protobuf message of at most `cap` bytes;
+/// `None` if it may (what it cut short is given the benefit of the doubt). For refusing an endless
+/// stream that is no model (`/dev/zero` is field number 0 at byte 0) before reading the rest of it.
+pub fn prefix_error(prefix: &[u8], cap: u64) -> Option<WireError> {
+    let mut pos = 0;
+    while pos < prefix.len() {
+        let at = pos;
+        let (key, after) = match read_varint(prefix, pos) {
+            Ok(v) => v,
+            Err(WireError::TruncatedVarint(_)) => return None,
+            Err(e) => return Some(e),
+        };
+        if key >> 3 == 0 {
+            return Some(WireError::FieldZero(at));
+        }
+        pos = after;
+        match (key & 7) as u8 {
+            0 => match read_varint(prefix, pos) {
+                Ok((_, p)) => pos = p,
+                Err(WireError::TruncatedVarint(_)) => return None,
+                Err(e) => return Some(e),
+            },
+            1 => pos += 8,
+            5 => pos += 4,
+            LEN => {
+                let (n, p) = match read_varint(prefix, pos) {
+                    Ok(v) => v,
+                    Err(WireError::TruncatedVarint(_)) => return None,
+                    Err(e) => return Some(e),
+                };
+                if n > cap.saturating_sub(p as u64) {
+                    return Some(WireError::Overrun(at));
+                }
+                pos = p.saturating_add(usize::try_from(n).unwrap_or(usize::MAX));
+            }
+            // A group is rare enough at the top of a model to leave to the decoder.
+            3 => return None,
+            wire => return Some(WireError::WireType(at, wire)),
+        }
+    }
+    None
+}
+
 /// Appends `value` as a varint.
 pub fn write_varint(out: &mut Vec<u8>, mut value: u64) {
     while value >= 0x80 {

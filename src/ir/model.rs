@@ -40,6 +40,9 @@ pub struct Model {
     /// The open file `source` maps, when the model came from one: the writer copies unchanged spans
     /// from it inside the kernel (copy_file_range) instead of through memory.
     pub source_file: Option<std::sync::Arc<std::fs::File>>,
+    /// `source_file`'s size and modification time when it was opened, for telling whether it changed
+    /// while the model was read (`file::read::unchanged`).
+    pub source_stamp: Option<crate::file::read::Stamp>,
     /// The `ModelProto` with `graph` and `functions` moved into the IR.
     pub header: ModelProto,
     pub graph: Option<Graph>,
@@ -91,6 +94,7 @@ impl Model {
             origin,
             source,
             source_file: None,
+            source_stamp: None,
             header,
             graph,
             functions,

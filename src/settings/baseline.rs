@@ -87,8 +87,12 @@ pub struct Baseline {
 
 impl Baseline {
     pub fn read(path: &Path) -> Result<Baseline, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read baseline {}: {e}", path.display()))?;
+        let text = crate::file::read::read_text_capped(
+            path,
+            crate::file::read::MAX_BASELINE_BYTES,
+            "baseline",
+        )
+        .map_err(|e| format!("cannot read baseline {}: {e:#}", path.display()))?;
         let doc: Document = serde_json::from_str(&text)
             .map_err(|e| format!("invalid baseline {}: {e}", path.display()))?;
         if doc.version != VERSION {

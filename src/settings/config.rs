@@ -62,8 +62,12 @@ pub struct Found {
 /// Reads the configuration file at `path` (an `onnx-lint.toml` or a `pyproject.toml`). `Ok(None)` for a
 /// `pyproject.toml` without a `[tool.onnx-lint]` table.
 pub fn read(path: &Path) -> Result<Option<ConfigFile>, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read configuration {}: {e}", path.display()))?;
+    let text = crate::file::read::read_text_capped(
+        path,
+        crate::file::read::MAX_CONFIG_BYTES,
+        "configuration",
+    )
+    .map_err(|e| format!("cannot read configuration {}: {e:#}", path.display()))?;
     parse(&text, path)
 }
 
@@ -104,7 +108,8 @@ pub fn discover(dir: &Path) -> Result<Option<Found>, String> {
 pub fn in_folder(dir: &Path) -> Result<Option<Found>, String> {
     for name in NAMES {
         let path = dir.join(name);
-        if !path.is_file() {
+        // A FIFO or device by that name is refused by `read`, not passed over: it was meant to be read.
+        if !std::fs::metadata(&path).is_ok_and(|m| !m.is_dir()) {
             continue;
         }
         if let Some(config) = read(&path)? {

@@ -13,8 +13,7 @@ use carry::{Carried, Placed};
 use std::io::Write;
 use std::path::Path;
 
-/// Protobuf cannot hold a message of 2 GiB or more.
-pub const MAX_PROTOBUF_BYTES: u64 = (1 << 31) - 1;
+pub use crate::file::MAX_PROTOBUF_BYTES;
 
 /// Where to write, and what the caller allows.
 #[derive(Clone, Debug, Default)]
