@@ -14,6 +14,7 @@
 //! - [`atomic`]: files written through a temporary file and a rename.
 
 pub mod atomic;
+pub mod budget;
 pub mod decode;
 pub mod expand_recipe;
 pub mod list_edit;
