@@ -243,6 +243,18 @@ def test_a_missing_path_that_is_not_utf8_is_an_os_error_naming_it(tmp_path):
     assert os.fsencode(e.value.filename).endswith(b"gone\xff.onnx")
 
 
+def test_the_console_script_checks_a_path_that_is_not_utf8(tmp_path):
+    from conftest import onnx_lint_command
+
+    folder = non_utf8_folder(tmp_path)
+    raw = os.path.join(os.fsencode(folder), b"m\xff.onnx")
+    with open(raw, "wb") as f:
+        f.write((BROKEN / "e1_add.onnx").read_bytes())
+    proc = subprocess.run([onnx_lint_command(), "check", raw], capture_output=True, timeout=120)
+    assert proc.returncode == 1, proc.stderr
+    assert b"E1" in proc.stdout and b"m\xef\xbf\xbd.onnx" in proc.stdout, proc.stdout
+
+
 # ---------------------------------------------------------------------------------------------------
 # Buffers: read in place, never copied; over 2 GiB refused at once
 # ---------------------------------------------------------------------------------------------------
