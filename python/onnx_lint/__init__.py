@@ -124,9 +124,11 @@ class Report:
 
     __slots__ = ("file", "diagnostics", "_native")
 
-    def __init__(self, native: Any) -> None:
+    def __init__(self, native: Any, file: Optional[str] = None) -> None:
         self._native = native
-        self.file: str = native.file
+        # The name as the caller gave it (a path with undecodable bytes keeps its surrogate escapes;
+        # the renderings, which must be UTF-8, show them replaced, as the command does).
+        self.file: str = native.file if file is None else file
         self.diagnostics: List[Diagnostic] = [Diagnostic(d) for d in native.diagnostics()]
 
     @property
@@ -174,18 +176,21 @@ class ModelHasErrors(ValueError):
         )
 
 
-def _source(model: ModelLike) -> Tuple[Optional[str], Optional[bytes], str]:
-    """(path, data, name shown) for what the caller passed: a path, bytes, or a ModelProto."""
+def _source(model: ModelLike) -> Tuple[Optional[str], Any, str]:
+    """(path, data, name shown) for what the caller passed: a path, bytes, or a ModelProto.
+
+    A path is passed on as the OS gave it: a str with surrogate escapes (``os.listdir`` of a folder
+    holding names that are not UTF-8, ``os.fsdecode`` of bytes) names the same bytes to the library.
+    A buffer (bytearray, memoryview) is passed on as it is: the extension reads it in place, never
+    copied, and refuses one over protobuf's 2 GiB limit before reading it."""
     if isinstance(model, (str, os.PathLike)):
         path = os.fsdecode(os.fspath(model))
         if os.path.isdir(path):
             # The library says "is a directory" in words; Python has an exception for it.
             raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
         return path, None, path
-    if isinstance(model, bytes):
+    if isinstance(model, (bytes, bytearray, memoryview)):
         return None, model, "<bytes>"
-    if isinstance(model, (bytearray, memoryview)):
-        return None, bytes(model), "<bytes>"
     serialize = getattr(model, "SerializeToString", None)
     if callable(serialize):
         data = serialize()
@@ -220,9 +225,12 @@ def check(
 
     Args:
         model: a path (str or os.PathLike: the file is memory-mapped, and its external data are
-            found relative to its folder), the model's bytes (bytes, bytearray or memoryview), or an
-            ``onnx.ModelProto`` (serialized once; external data must then be loaded into it, as
-            ``onnx.load`` does by default).
+            found relative to its folder; a name that is not UTF-8 is taken as ``os.listdir`` gives
+            it, and a path in bytes as ``os.fsdecode(p)``, since bytes are a model), the model's bytes
+            (bytes, bytearray or memoryview, e.g. of an ``mmap``: read in place, not copied; the
+            interpreter is released unless the buffer is one Python code could write meanwhile, a
+            bytearray or a writable mapping), or an ``onnx.ModelProto`` (serialized once; external
+            data must then be loaded into it, as ``onnx.load`` does by default).
         select: codes, code prefixes or rule names to report instead of the default set (``"E1"``,
             ``"W"``, ``"broadcast-error"``, ``"ALL"``); one str or a list. ``"B001"`` (or
             ``"ALL"``) adds the implicit broadcasts, as ``check --explicit`` does.
@@ -234,6 +242,9 @@ def check(
     Raises:
         ValueError: a selector names no rule (the message names it).
         LoadError: the bytes are not an ONNX model (truncated, corrupt, not protobuf). A ValueError.
+        ValueError: the bytes are over protobuf's 2 GiB limit (refused before they are read).
+        MemoryError: decoding the model needs more memory than can be allocated (e.g. millions of
+            empty repeated messages, under an address-space limit).
         OSError: a path cannot be read (FileNotFoundError, PermissionError, IsADirectoryError...).
         TypeError: ``model`` is none of the above.
 
@@ -242,7 +253,7 @@ def check(
     """
     path, data, name = _source(model)
     native = _onnx_lint.check(path, data, name, _selectors(select, "select"), _selectors(ignore, "ignore") or [])
-    return Report(native)
+    return Report(native, name)
 
 
 class ValueShape(NamedTuple):
@@ -298,7 +309,7 @@ def _rewrite(run: Any, model: ModelLike, output: Union[None, str, "os.PathLike[s
     try:
         result = run(path, data, name, out, **kwargs)
     except _onnx_lint.ModelRefused as e:
-        raise ModelHasErrors(Report(e.args[0])) from None
+        raise ModelHasErrors(Report(e.args[0], name)) from None
     if path is not None:
         return None
     if isinstance(model, (bytes, bytearray, memoryview)):

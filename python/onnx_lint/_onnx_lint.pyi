@@ -18,12 +18,12 @@ class Report:
     def to_sarif(self) -> str: ...
 
 def check(
-    path: Optional[str], data: Optional[bytes], file: str, select: Optional[List[str]], ignore: List[str]
+    path: Optional[str], data: Optional[Union[bytes, bytearray, memoryview]], file: str, select: Optional[List[str]], ignore: List[str]
 ) -> Report: ...
-def shapes(path: Optional[str], data: Optional[bytes]) -> List[Tuple[str, str, Optional[str], Shape]]: ...
+def shapes(path: Optional[str], data: Optional[Union[bytes, bytearray, memoryview]]) -> List[Tuple[str, str, Optional[str], Shape]]: ...
 def expand(
     path: Optional[str],
-    data: Optional[bytes],
+    data: Optional[Union[bytes, bytearray, memoryview]],
     file: str,
     output: Optional[str],
     keep_scalars: bool,
@@ -31,6 +31,6 @@ def expand(
     in_place: bool,
 ) -> Optional[bytes]: ...
 def fold(
-    path: Optional[str], data: Optional[bytes], file: str, output: Optional[str], in_place: bool
+    path: Optional[str], data: Optional[Union[bytes, bytearray, memoryview]], file: str, output: Optional[str], in_place: bool
 ) -> Optional[bytes]: ...
 def main(argv: List[str]) -> int: ...

@@ -11,6 +11,7 @@ use bytes::Bytes;
 use clap::Parser;
 use onnx_lint::diagnostics::{Code, Diagnostic, has_errors};
 use onnx_lint::file::Origin;
+use onnx_lint::file::budget::OutOfMemory;
 use onnx_lint::ir::{Graph, Model, OpNode};
 use onnx_lint::lint::{self, Findings, LoadOptions};
 use onnx_lint::passes::{explicit_broadcast, fold_expand};
@@ -19,13 +20,16 @@ use onnx_lint::settings::{RuleLayer, Selector, Settings};
 use onnx_lint::shape::dim::Dim;
 use onnx_lint::shape::infer::GraphShapes;
 use onnx_lint::write::{self, WriteOptions};
-use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyMemoryError, PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, TryReserveError};
+use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+
+mod buffer;
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -47,7 +51,14 @@ const MAX_ERROR_CHARS: usize = 2000;
 
 /// Runs `f` on a thread of its own with the interpreter released; a panic becomes a `RuntimeError`.
 fn work<T: Send>(py: Python<'_>, f: impl FnOnce() -> T + Send) -> PyResult<T> {
-    let joined = py.detach(|| {
+    work_on(py, true, f)
+}
+
+/// [`work`], with the interpreter released only when `release`: a model in a buffer that Python code
+/// could change meanwhile (see [`Source::new`]) is checked with the interpreter held, so that no
+/// Python thread runs while it is read.
+fn work_on<T: Send>(py: Python<'_>, release: bool, f: impl FnOnce() -> T + Send) -> PyResult<T> {
+    let run = || {
         std::thread::scope(|s| {
             let spawned = std::thread::Builder::new()
                 .name("onnx-lint".to_owned())
@@ -59,7 +70,10 @@ fn work<T: Send>(py: Python<'_>, f: impl FnOnce() -> T + Send) -> PyResult<T> {
                 Err(e) => Err(Box::new(format!("cannot start a thread: {e}")) as _),
             }
         })
-    });
+    };
+    // Held, the interpreter waits on the worker, which never touches Python: the buffer's release
+    // (which needs the interpreter) is the caller's, after the call (`Source` outlives the work).
+    let joined = if release { py.detach(run) } else { run() };
     joined.map_err(|panic| {
         let what = panic
             .downcast_ref::<&str>()
@@ -75,22 +89,60 @@ fn work<T: Send>(py: Python<'_>, f: impl FnOnce() -> T + Send) -> PyResult<T> {
 /// A model to load: a file (its folder anchors external data) or bytes held by the caller.
 enum Source {
     Path(PathBuf),
-    Data(Bytes),
+    /// `frozen`: nothing Python does can change the bytes while they are checked (see
+    /// [`Source::new`]); the interpreter is released only then.
+    Data {
+        bytes: Bytes,
+        frozen: bool,
+    },
 }
 
 impl Source {
-    fn new(path: Option<PathBuf>, data: Option<Bound<'_, PyBytes>>) -> PyResult<Source> {
+    /// The model `path` names, or the one in `data`: `bytes` or any object with the buffer protocol
+    /// (`bytearray`, `memoryview`, `mmap`, a NumPy array...), read where it lies, never copied.
+    ///
+    /// Over protobuf's 2 GiB limit, `data` is refused at once (a `ValueError`): no such model can be
+    /// written, and walking one took minutes and gigabytes.
+    ///
+    /// Whether the bytes may change while they are read decides whether the interpreter is released:
+    /// a `bytes` object, a `memoryview` of one and a read-only `mmap` (whose file may change under it
+    /// exactly as the file `check(path)` maps may) are frozen; anything else (a `bytearray`, a
+    /// writable mapping, an array) could be written by another Python thread, so it is read with the
+    /// interpreter held, which no Python thread can write without. (Native code that writes it
+    /// without the interpreter is the caller's race; the reads are bounds-checked against the
+    /// length, which the held buffer keeps fixed: a `bytearray` cannot be resized, nor a `mmap`
+    /// closed, while exported.)
+    fn new(path: Option<PathBuf>, data: Option<Bound<'_, PyAny>>) -> PyResult<Source> {
         match (path, data) {
             (Some(p), None) => Ok(Source::Path(p)),
-            (None, Some(d)) => Ok(Source::Data(Bytes::from_owner(PyOwned::new(d)))),
+            (None, Some(d)) => {
+                if let Ok(b) = d.cast::<PyBytes>() {
+                    too_large(b.as_bytes().len())?;
+                    let bytes = Bytes::from_owner(PyOwned::new(b.clone()));
+                    return Ok(Source::Data {
+                        bytes,
+                        frozen: true,
+                    });
+                }
+                let (bytes, frozen) = buffer::lend(&d)?;
+                Ok(Source::Data { bytes, frozen })
+            }
             _ => Err(PyValueError::new_err("give a path or bytes, not both")),
+        }
+    }
+
+    /// Whether the interpreter can be released while the model is read.
+    fn release(&self) -> bool {
+        match self {
+            Source::Path(_) => true,
+            Source::Data { frozen, .. } => *frozen,
         }
     }
 
     fn path(&self) -> Option<&Path> {
         match self {
             Source::Path(p) => Some(p),
-            Source::Data(_) => None,
+            Source::Data { .. } => None,
         }
     }
 
@@ -98,9 +150,22 @@ impl Source {
         match self {
             Source::Path(p) => lint::load_with(Origin::File(p.clone()), opts),
             // Bytes have no folder: external data cannot be resolved (an X001 finding says so).
-            Source::Data(b) => lint::from_bytes_with(b.clone(), Origin::Stdin, opts),
+            Source::Data { bytes, .. } => lint::from_bytes_with(bytes.clone(), Origin::Stdin, opts),
         }
     }
+}
+
+/// Refuses a model of `len` bytes over protobuf's limit.
+fn too_large(len: usize) -> PyResult<()> {
+    let max = write::MAX_PROTOBUF_BYTES;
+    if len as u64 > max {
+        return Err(PyValueError::new_err(format!(
+            "the model is {len} bytes, over protobuf's 2 GiB limit ({max} bytes): no ONNX model \
+             is that large; a model with large weights keeps them in external data (check it by \
+             its path)"
+        )));
+    }
+    Ok(())
 }
 
 /// A Python `bytes` object lent to the model without a copy: the model's tensors are slices of it.
@@ -133,6 +198,12 @@ impl AsRef<[u8]> for PyOwned {
 // the decrement of a reference dropped without the interpreter lock until it is next held.
 unsafe impl Send for PyOwned {}
 
+/// The name the renderings give a model: its path as the OS gave it (any bytes, from a `str` with
+/// surrogate escapes or `bytes`), shown as the command shows a path, invalid UTF-8 replaced.
+fn shown(file: OsString) -> String {
+    file.to_string_lossy().into_owned()
+}
+
 /// Why a call failed, as it is raised in Python.
 enum Fail {
     Load(anyhow::Error),
@@ -154,6 +225,9 @@ fn shorten(msg: String) -> String {
 /// A load that failed: an operating-system error on a path is an `OSError` (`FileNotFoundError`,
 /// `PermissionError`, `IsADirectoryError`... as Python picks by errno), anything else a `LoadError`.
 fn load_error(e: &anyhow::Error, path: Option<&Path>) -> PyErr {
+    if let Some(err) = memory_error(e) {
+        return err;
+    }
     if let Some(path) = path
         && let Some(io) = e.chain().find_map(|c| c.downcast_ref::<std::io::Error>())
         && let Some(errno) = io.raw_os_error()
@@ -168,6 +242,14 @@ fn load_error(e: &anyhow::Error, path: Option<&Path>) -> PyErr {
     LoadError::new_err(shorten(format!("{e:#}")))
 }
 
+/// An allocation the input asked for and the allocator refused (the library bounds what it decodes
+/// and reserves fallibly where sizes come from the input) is a `MemoryError`, as Python's own are.
+fn memory_error(e: &anyhow::Error) -> Option<PyErr> {
+    e.chain()
+        .any(|c| c.is::<OutOfMemory>() || c.is::<TryReserveError>())
+        .then(|| PyMemoryError::new_err(shorten(format!("{e:#}"))))
+}
+
 impl Fail {
     fn into_py(self, path: Option<&Path>) -> PyErr {
         match self {
@@ -177,7 +259,9 @@ impl Fail {
             Fail::Pass(why) => {
                 PyValueError::new_err(format!("cannot make the broadcasts explicit: {why}"))
             }
-            Fail::Write(e) => PyOSError::new_err(shorten(format!("{e:#}"))),
+            Fail::Write(e) => {
+                memory_error(&e).unwrap_or_else(|| PyOSError::new_err(shorten(format!("{e:#}"))))
+            }
         }
     }
 }
@@ -401,14 +485,15 @@ impl Report {
 fn check(
     py: Python<'_>,
     path: Option<PathBuf>,
-    data: Option<Bound<'_, PyBytes>>,
-    file: String,
+    data: Option<Bound<'_, PyAny>>,
+    file: OsString,
     select: Option<Vec<String>>,
     ignore: Vec<String>,
 ) -> PyResult<Report> {
     let settings = settings(select, ignore)?;
     let source = Source::new(path, data)?;
-    let checked = work(py, || run_check(&source, file, &settings))?;
+    let file = shown(file);
+    let checked = work_on(py, source.release(), || run_check(&source, file, &settings))?;
     checked
         .map(Report::from)
         .map_err(|f| f.into_py(source.path()))
@@ -422,10 +507,10 @@ fn check(
 fn shapes(
     py: Python<'_>,
     path: Option<PathBuf>,
-    data: Option<Bound<'_, PyBytes>>,
+    data: Option<Bound<'_, PyAny>>,
 ) -> PyResult<Vec<(String, String, Option<String>, PyShape)>> {
     let source = Source::new(path, data)?;
-    let listed = work(py, || {
+    let listed = work_on(py, source.release(), || {
         let (_, found) = source.load(&LoadOptions::default())?;
         let mut out = Vec::new();
         for g in found.shapes {
@@ -494,12 +579,13 @@ fn rewrite(
 fn rewrite_py(
     py: Python<'_>,
     source: Source,
-    file: String,
+    file: OsString,
     pass: Pass,
     output: Option<PathBuf>,
     in_place: bool,
 ) -> PyResult<Option<Py<PyBytes>>> {
-    let done = work(py, || {
+    let file = shown(file);
+    let done = work_on(py, source.release(), || {
         rewrite(&source, file, pass, output.as_deref(), in_place)
     })?;
     match done {
@@ -516,8 +602,8 @@ fn rewrite_py(
 fn expand(
     py: Python<'_>,
     path: Option<PathBuf>,
-    data: Option<Bound<'_, PyBytes>>,
-    file: String,
+    data: Option<Bound<'_, PyAny>>,
+    file: OsString,
     output: Option<PathBuf>,
     keep_scalars: bool,
     force_explicit: bool,
@@ -537,8 +623,8 @@ fn expand(
 fn fold(
     py: Python<'_>,
     path: Option<PathBuf>,
-    data: Option<Bound<'_, PyBytes>>,
-    file: String,
+    data: Option<Bound<'_, PyAny>>,
+    file: OsString,
     output: Option<PathBuf>,
     in_place: bool,
 ) -> PyResult<Option<Py<PyBytes>>> {

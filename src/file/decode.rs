@@ -18,6 +18,7 @@
 //! it lies (a graph of a million nodes is then never copied); a larger one (a Constant holding a
 //! weight) goes through the compact copy like everything else.
 
+use super::budget::{self, OutOfMemory};
 use super::sink::{NodeFields, NodeSink};
 use super::wire::{LEN, Record, write_varint};
 use crate::proto::{
@@ -455,6 +456,8 @@ pub fn decode_bytes(bytes: Bytes) -> Result<ModelProto> {
     if bytes.is_empty() {
         bail!("file is empty (0 bytes): not an ONNX model");
     }
+    // prost's allocations cannot fail softly: bound them first (see `budget`).
+    budget::check(budget::Msg::Model, &bytes, budget::From::Shared, "model")?;
     ModelProto::decode(bytes)
         .context("not an ONNX model: the protobuf does not decode as ModelProto")
 }
@@ -530,6 +533,8 @@ fn decode_split<B: NodeSink, R: BufRead + Seek>(
         nonce: &w.nonce,
     };
     let decoded = walked.and_then(|()| {
+        // prost's allocations cannot fail softly: bound them first (see `budget`).
+        budget::check(budget::Msg::Model, &compact, budget::From::Slice, "model")?;
         let mut model = ModelProto::decode(compact.as_slice())?;
         drop(compact);
         restore_model(&mut model, map, &w.nonce);
@@ -541,14 +546,19 @@ fn decode_split<B: NodeSink, R: BufRead + Seek>(
     });
     match decoded {
         Ok(d) => Ok(d),
+        // Not malformed: too large to decode here; decoding it whole would abort instead.
+        Err(e) if e.is::<OutOfMemory>() => Err(e),
         // A malformed file: decode it whole, for prost's error, which names the field path. (prost
         // may also accept what the walker refused; then its result stands.)
-        Err(_) => ModelProto::decode(map.clone())
-            .map(|model| Decoded {
-                model,
-                main_nodes: None,
-            })
-            .context("not an ONNX model: the protobuf does not decode as ModelProto"),
+        Err(_) => {
+            budget::check(budget::Msg::Model, map, budget::From::Shared, "model")?;
+            ModelProto::decode(map.clone())
+                .map(|model| Decoded {
+                    model,
+                    main_nodes: None,
+                })
+                .context("not an ONNX model: the protobuf does not decode as ModelProto")
+        }
     }
 }
 
@@ -707,6 +717,13 @@ impl<'a> NodeParts<'a> {
             f::OVERLOAD => fields.overload = Some(text()?.to_owned()),
             f::DOC_STRING => fields.doc_string = Some(text()?.to_owned()),
             f::ATTRIBUTE => {
+                // prost's allocations cannot fail softly: bound them first (see `budget`).
+                budget::check(
+                    budget::Msg::Attribute,
+                    payload()?,
+                    budget::From::Slice,
+                    "attribute",
+                )?;
                 let mut a = AttributeProto::decode(payload()?)?;
                 restore_attribute(&mut a, restore.map, restore.nonce);
                 fields.attribute.push(a);

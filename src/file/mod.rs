@@ -7,6 +7,8 @@
 //! - [`decode`]: the schema-aware decoder that walks a file without paging its weights in, and hands
 //!   the main graph's node records to a [`sink::NodeSink`] (the IR's compact nodes: the decoder does
 //!   not name the IR, which sits above this layer, and the IR names only the sink, never the decoder);
+//! - [`budget`]: a bound of the heap prost takes to decode a buffer, asked of the allocator before the
+//!   decode (prost cannot fail an allocation: a refusal would abort), an [`budget::OutOfMemory`] error;
 //! - [`wire`]: the protobuf wire format, and the splicer that writes a model back with an edit applied,
 //!   copying every untouched record byte for byte;
 //! - [`list_edit`]: the compact edit of a graph's node list the splicer walks (nodes inserted, inputs
@@ -18,6 +20,7 @@
 //!   unwritable files refused); [`temp`]: the temporary files, removed on a signal or by a later write.
 
 pub mod atomic;
+pub mod budget;
 pub mod decode;
 pub mod expand_recipe;
 pub mod guard;
