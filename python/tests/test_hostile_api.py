@@ -16,7 +16,7 @@ Cases:
   ValueError at once (it was 10 GiB of RSS and no answer in 60 s); bytearray, writable mappings and
   non-contiguous views give the same results as bytes;
 - a FIFO, ``/dev/zero`` and a file truncated while it is read: an exception naming the path, within
-  seconds (the library's side of these is the reads branch's: marked xfail until it is merged).
+  seconds.
 """
 
 from __future__ import annotations
@@ -435,10 +435,8 @@ def test_a_mapped_bytearray_is_checked_with_the_interpreter_held_and_threads_sti
 
 
 # ---------------------------------------------------------------------------------------------------
-# FIFOs, /dev/zero, files truncated while read: the reads branch's errors, seen from Python
+# FIFOs, /dev/zero, files truncated while read: the library's errors, seen from Python
 # ---------------------------------------------------------------------------------------------------
-
-READS = pytest.mark.xfail(strict=False, reason="needs the reads branch (FIFOs, /dev/zero, SIGBUS on truncation)")
 
 
 def assert_error_naming(proc: subprocess.CompletedProcess, name: str) -> None:
@@ -447,7 +445,6 @@ def assert_error_naming(proc: subprocess.CompletedProcess, name: str) -> None:
     assert name in proc.stdout, proc.stdout
 
 
-@READS
 def test_a_fifo_is_an_error_naming_it_not_a_hang(tmp_path):
     fifo = tmp_path / "model.onnx"
     os.mkfifo(fifo)
@@ -468,7 +465,6 @@ else:
     assert took < 5 + 3
 
 
-@READS
 def test_dev_zero_is_an_error_naming_it():
     code = """
 import onnx_lint
@@ -487,7 +483,6 @@ else:
     assert peak < MEMORY_MIB
 
 
-@READS
 def test_a_file_truncated_while_read_is_an_error_naming_it_not_sigbus(tmp_path):
     # A model of many small initializers (each read by the walk) truncated to nothing as the check
     # runs: the mapping's pages beyond the new end raise SIGBUS when touched.
