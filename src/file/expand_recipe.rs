@@ -229,6 +229,10 @@ pub(crate) fn put_u32(out: &mut Vec<u8>, n: u32) {
 pub(super) struct NodeRecord<'s> {
     pub src: &'s [u8],
     pub subs: smallvec::SmallVec<[Record; 8]>,
+    /// Where input `j` is in `subs`, found as the record is read: each recipe of the node reads one
+    /// or two inputs, and finding each by a scan of `subs` made a node with many (a Sum of 100,000
+    /// broadcast inputs) take time quadratic in them.
+    inputs: smallvec::SmallVec<[u32; 8]>,
     name: &'s [u8],
     at: u32,
 }
@@ -239,6 +243,7 @@ impl<'s> NodeRecord<'s> {
         NodeRecord {
             src,
             subs: smallvec::SmallVec::new(),
+            inputs: smallvec::SmallVec::new(),
             name: &[],
             at,
         }
@@ -252,6 +257,10 @@ impl<'s> NodeRecord<'s> {
             if rec.field == NAME && rec.wire_type == LEN {
                 self.name = self.src.get(rec.payload.clone()).unwrap_or_default();
             }
+            if rec.field == INPUT {
+                // A record holds far fewer than 2^32 sub-records.
+                self.inputs.push(self.subs.len() as u32);
+            }
             self.subs.push(rec);
         }
         Ok(())
@@ -259,10 +268,9 @@ impl<'s> NodeRecord<'s> {
 
     /// Input `j` (empty if the node has fewer).
     fn input(&self, j: u32) -> &'s [u8] {
-        self.subs
-            .iter()
-            .filter(|r| r.field == INPUT)
-            .nth(j as usize)
+        self.inputs
+            .get(j as usize)
+            .and_then(|&i| self.subs.get(i as usize))
             .and_then(|r| self.src.get(r.payload.clone()))
             .unwrap_or_default()
     }
