@@ -239,7 +239,13 @@ fn load_error(e: &anyhow::Error, path: Option<&Path>) -> PyErr {
         };
         return PyOSError::new_err((errno, strerror, path.as_os_str().to_os_string()));
     }
-    LoadError::new_err(shorten(format!("{e:#}")))
+    // Named as the command names it ("cannot load PATH: ..."), unless the message already does.
+    let text = format!("{e:#}");
+    let text = match path {
+        Some(p) if !text.contains(&*p.to_string_lossy()) => format!("{}: {text}", p.display()),
+        _ => text,
+    };
+    LoadError::new_err(shorten(text))
 }
 
 /// An allocation the input asked for and the allocator refused (the library bounds what it decodes

@@ -226,7 +226,7 @@ pub enum From {
 
 /// An upper bound of the heap bytes prost takes to decode `buf` as a message `m` (a malformed record
 /// ends the walk: prost stops there too). Strings count as their length; a `Vec`'s element its size
-/// times [`GROWTH`].
+/// times `GROWTH` (3: a doubling `Vec` holds up to twice its length, plus the copy while it grows).
 pub fn bound(m: Msg, buf: &[u8], from: From) -> u64 {
     walk(m, buf, 0..buf.len(), from, 0)
 }

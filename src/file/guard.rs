@@ -1,6 +1,6 @@
 //! Surviving a mapped file that shrinks while it is read.
 //!
-//! A model is memory-mapped so that its weights are never copied (see [`super::read`]). If another
+//! A model is memory-mapped so that its weights are never copied (see [`mod@super::read`]). If another
 //! process truncates the file while the mapping lives, touching a page past the new end raises SIGBUS,
 //! which kills the process (and the Python interpreter that called the library). Reading the file into
 //! memory instead would cost its whole size in memory and time (see `docs/reading.md` for the
