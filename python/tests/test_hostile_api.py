@@ -466,7 +466,8 @@ else:
 
 
 def test_dev_zero_is_an_error_naming_it():
-    code = """
+    code = (
+        """
 import onnx_lint
 try:
     onnx_lint.check("/dev/zero")
@@ -475,6 +476,8 @@ except Exception as e:
 else:
     print("no error")
 """
+        + PEAK
+    )
     try:
         proc, _, peak = run_child(code, timeout=10)
     except subprocess.TimeoutExpired:
