@@ -15,7 +15,6 @@
 //! - a tensor of 50 million `float_data` values: checked in bounded memory.
 
 use onnx_lint::file::{Origin, read};
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -25,24 +24,25 @@ const BIN: &str = env!("CARGO_BIN_EXE_onnx-lint");
 /// Far above what a healthy run needs; a blocked read never gets there.
 const DEADLINE: Duration = Duration::from_secs(10);
 
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
+#[path = "common/binary.rs"]
+#[allow(dead_code)]
+mod binary;
+use binary::Run;
+
+trait Expect {
+    fn all(&self) -> String;
+    fn expect(&self, code: i32, words: &[&str]);
+    fn peak_kib(&self) -> u64;
 }
 
-impl Run {
+impl Expect for Run {
     fn all(&self) -> String {
         format!("{}{}", self.stdout, self.stderr)
     }
 
     /// Exit `code`, and every one of `words` in the output.
     fn expect(&self, code: i32, words: &[&str]) {
-        let all = self.all();
-        assert_eq!(self.code, code, "exit status; output:\n{all}");
-        for w in words {
-            assert!(all.contains(w), "{w:?} not in the output:\n{all}");
-        }
+        self.expect_code(code).expect_words(words);
     }
 
     /// The peak resident memory the binary reported (`ONNX_LINT_DEBUG_RSS`), in KiB.
@@ -59,52 +59,8 @@ impl Run {
 /// Runs the binary with `args` and `stdin`, with `env` set, within `limit`.
 fn run_full(args: &[&str], stdin: Stdio, env: &[(&str, &str)], limit: Duration) -> Run {
     let mut cmd = Command::new(BIN);
-    cmd.args(args)
-        .stdin(stdin)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let mut child = cmd.spawn().expect("the binary starts");
-    let mut out_pipe = child.stdout.take().unwrap();
-    let mut err_pipe = child.stderr.take().unwrap();
-    let out = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = out_pipe.read_to_end(&mut v);
-        v
-    });
-    let err = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = err_pipe.read_to_end(&mut v);
-        v
-    });
-    let start = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("onnx-lint {args:?} did not finish within {limit:?}: killed");
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    let stdout = String::from_utf8_lossy(&out.join().unwrap()).into_owned();
-    let stderr = String::from_utf8_lossy(&err.join().unwrap()).into_owned();
-    let code = status
-        .code()
-        .unwrap_or_else(|| panic!("onnx-lint {args:?} died of a signal ({status:?}):\n{stderr}"));
-    assert!(
-        !stderr.contains("panicked"),
-        "onnx-lint {args:?} panicked:\n{stderr}"
-    );
-    Run {
-        code,
-        stdout,
-        stderr,
-    }
+    cmd.args(args).stdin(stdin).envs(env.iter().copied());
+    binary::run_command(cmd, args, limit)
 }
 
 fn run(args: &[&str]) -> Run {

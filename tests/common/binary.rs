@@ -43,9 +43,15 @@ impl Run {
 
 /// Runs `bin` with `args`, killing it (and failing) if it has not exited within `limit`.
 pub fn run_with(bin: &str, args: &[&str], limit: Duration) -> Run {
-    let mut child = Command::new(bin)
-        .args(args)
-        .stdin(Stdio::null())
+    let mut cmd = Command::new(bin);
+    cmd.args(args).stdin(Stdio::null());
+    run_command(cmd, args, limit)
+}
+
+/// Runs `cmd` (the binary with `args`, and whatever standard input and environment the test set),
+/// killing it (and failing) if it has not exited within `limit`.
+pub fn run_command(mut cmd: Command, args: &[&str], limit: Duration) -> Run {
+    let mut child = cmd
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
