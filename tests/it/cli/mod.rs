@@ -1,0 +1,13 @@
+//! The command line, through the built binary: standard streams and exit statuses, checking many
+//! models, output formats and colour, settings and configuration files, the `graph` and `shapes`
+//! commands, shell completions, the example pipeline program and the pre-commit hook.
+
+mod check_many;
+mod color;
+mod completions;
+mod example_pipeline;
+mod graph;
+mod pipeline;
+mod pre_commit;
+mod settings;
+mod shapes_listing;

@@ -1,0 +1,351 @@
+//! The layer order of `src/`, and the check that keeps it: a module may name only modules of lower
+//! layers, never one of its own layer (layers are sets of independent peers) or a higher one.
+//!
+//! The order is written here and in `docs/design.md` (between the `layers` markers); a test
+//! keeps the two equal, another that every top-level module of `src/` has its place. A module is a
+//! top-level module of the crate (`src/ir/` and everything under it is `ir`); a module names another
+//! when its text holds `crate::other` (a `use`, a path in code, or an intra-doc link: a reader of the
+//! IR should not meet the analyses built on it either), `crate::{other, ...}`, or a `super::` chain that
+//! climbs out of its own module to `other`. Plain comments count too: it is simpler to keep them
+//! honest than to parse them apart.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// The layers, lowest first. Modules on one line are peers.
+const LAYERS: &[&[&str]] = &[
+    &["proto", "text"],
+    &["file"],
+    &["diagnostics"],
+    &["ir"],
+    &["checks", "shape"],
+    &["passes", "render", "settings", "write"],
+    &["lint"],
+    &["picture"],
+    &["cli"],
+];
+
+/// Submodules only some modules may name, whatever their layers: the decoder is driven by the pipeline
+/// alone (one way in for every front end; the IR implements `file::sink` and never decodes).
+const ONLY_FROM: &[(&str, &[&str])] = &[("file::decode", &["file", "lint"])];
+
+/// Files of the crate root that are no module of a layer: the crate's table of contents and the binary.
+const ROOT_FILES: &[&str] = &["lib.rs", "main.rs"];
+
+fn layer_of(module: &str) -> Option<usize> {
+    LAYERS.iter().position(|l| l.contains(&module))
+}
+
+/// Every `.rs` file under `dir`, with its module path from the crate root (`src/shape/ops/mod.rs` is
+/// `["shape", "ops"]`, `src/lint.rs` is `["lint"]`).
+fn sources(root: &Path) -> Vec<(PathBuf, Vec<String>)> {
+    fn walk(dir: &Path, prefix: &[String], out: &mut Vec<(PathBuf, Vec<String>)>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir)
+            .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+            .map(|e| e.unwrap().path())
+            .collect();
+        entries.sort();
+        for path in entries {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if path.is_dir() {
+                let mut p = prefix.to_vec();
+                p.push(name);
+                walk(&path, &p, out);
+            } else if let Some(stem) = name.strip_suffix(".rs") {
+                let mut p = prefix.to_vec();
+                if stem != "mod" {
+                    p.push(stem.to_owned());
+                }
+                out.push((path, p));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(root, &[], &mut out);
+    out
+}
+
+/// The top-level modules `text` names, other than through its own module. `module` is the file's
+/// module path (for resolving `super::`).
+fn named_modules(text: &str, module: &[String]) -> BTreeSet<String> {
+    let ident = |s: &str| -> String {
+        s.chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let mut out = BTreeSet::new();
+    // `crate::x` and `crate::{x, y::z}`.
+    for (at, _) in text.match_indices("crate::") {
+        // Not the tail of another path (`onnx_lint::crate::` cannot occur; `$crate::` in macros is the same crate).
+        if text[..at]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+        {
+            continue;
+        }
+        let rest = &text[at + "crate::".len()..];
+        if let Some(group) = rest.strip_prefix('{') {
+            let mut depth = 0usize;
+            let mut item_start = true;
+            for (i, c) in group.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => break,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => item_start = true,
+                    c if c.is_whitespace() => {}
+                    _ if item_start && depth == 0 => {
+                        item_start = false;
+                        let name = ident(&group[i..]);
+                        if !name.is_empty() {
+                            out.insert(name);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        } else {
+            let name = ident(rest);
+            if !name.is_empty() {
+                out.insert(name);
+            }
+        }
+    }
+    // `super::super::x`: climbing to the crate root lands on a top-level module.
+    for (at, _) in text.match_indices("super::") {
+        if text[..at]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':')
+        {
+            continue; // the second `super::` of a chain, counted with the first
+        }
+        let mut rest = &text[at..];
+        let mut depth = 0;
+        while let Some(r) = rest.strip_prefix("super::") {
+            depth += 1;
+            rest = r;
+        }
+        // From a file's items, as many steps as the file's depth reach the crate root. (From an
+        // inline `mod tests` it takes one more; counting from the file may then name a module of the
+        // crate root that is not one: such names have no layer and are skipped.)
+        if depth >= module.len() {
+            let name = ident(rest);
+            if !name.is_empty() && name != "super" {
+                out.insert(name);
+            }
+        }
+    }
+    let own = module.first().cloned().unwrap_or_default();
+    out.remove(&own);
+    out.remove("self");
+    out
+}
+
+/// Whether `text` names the submodule `path` (`file::decode`): as a path, or as `decode` in a
+/// `crate::file::{...}` group.
+fn names_submodule(text: &str, path: &str) -> bool {
+    let (parent, child) = path.split_once("::").expect("a submodule path");
+    if text.contains(path) {
+        return true;
+    }
+    let group = format!("crate::{parent}::{{");
+    text.match_indices(&group).any(|(at, _)| {
+        let rest = &text[at + group.len()..];
+        let body = &rest[..rest.find('}').unwrap_or(rest.len())];
+        body.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .any(|w| w == child)
+    })
+}
+
+/// Every import of `root` (a `src/` folder) that breaks the layer order, as `file: module -> other`.
+fn violations(root: &Path) -> Vec<String> {
+    let mut bad = Vec::new();
+    for (path, module) in sources(root) {
+        let rel = path.strip_prefix(root).unwrap().display().to_string();
+        if module.len() == 1 && ROOT_FILES.contains(&rel.as_str()) {
+            continue;
+        }
+        let top = &module[0];
+        let Some(mine) = layer_of(top) else {
+            bad.push(format!(
+                "{rel}: module `{top}` has no place in the layer order"
+            ));
+            continue;
+        };
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (sub, allowed) in ONLY_FROM {
+            if !allowed.contains(&top.as_str()) && names_submodule(&text, sub) {
+                bad.push(format!(
+                    "{rel}: `{top}` names `{sub}`, which only {allowed:?} may name"
+                ));
+            }
+        }
+        for other in named_modules(&text, &module) {
+            match layer_of(&other) {
+                Some(theirs) if theirs < mine => {}
+                Some(theirs) if theirs == mine => bad.push(format!(
+                    "{rel}: `{top}` names its peer `{other}` (layer {mine}: {:?})",
+                    LAYERS[mine]
+                )),
+                Some(_) => bad.push(format!(
+                    "{rel}: `{top}` (layer {mine}) names `{other}`, a higher layer"
+                )),
+                // Not a module of the crate (a macro-generated name, `crate::` in a string): only
+                // top-level modules are checked.
+                None => {}
+            }
+        }
+    }
+    bad
+}
+
+#[test]
+fn no_module_names_a_module_above_it_or_beside_it() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let bad = violations(&src);
+    assert!(
+        bad.is_empty(),
+        "the layer order is broken:\n{}",
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn every_top_level_module_has_a_layer_and_every_layer_a_module() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let lib = std::fs::read_to_string(src.join("lib.rs")).unwrap();
+    let declared: BTreeSet<&str> = lib
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("pub mod "))
+        .map(|l| l.trim_end_matches(';'))
+        .collect();
+    let placed: BTreeSet<&str> = LAYERS.iter().flat_map(|l| l.iter().copied()).collect();
+    assert_eq!(declared, placed, "lib.rs's modules and the layers differ");
+}
+
+#[test]
+fn the_design_doc_states_the_same_order() {
+    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/design.md"))
+        .unwrap();
+    let start = doc
+        .find("<!-- layers -->")
+        .expect("docs/design.md: a `<!-- layers -->` marker before the layer order");
+    let end = doc
+        .find("<!-- /layers -->")
+        .expect("docs/design.md: a `<!-- /layers -->` marker after it");
+    // The block lists the layers highest first, as a stack is drawn: one line per layer, peers
+    // separated by spaces, each line possibly followed by `  ` and a comment.
+    let stated: Vec<Vec<String>> = doc[start..end]
+        .lines()
+        .filter(|l| !l.starts_with("<!--") && !l.starts_with("```") && !l.trim().is_empty())
+        .map(|l| {
+            let names = l.split("  ").next().unwrap_or("");
+            names.split_whitespace().map(str::to_owned).collect()
+        })
+        .rev()
+        .collect();
+    let ours: Vec<Vec<String>> = LAYERS
+        .iter()
+        .map(|l| l.iter().map(|s| (*s).to_owned()).collect())
+        .collect();
+    assert_eq!(
+        stated, ours,
+        "the layer order of docs/design.md differs from this test's"
+    );
+}
+
+/// The check itself: an upward import, a peer import, a `crate::{...}` group, a `super::` chain out of
+/// a module and a name of the decoder outside the pipeline are each caught, and a downward import is
+/// not.
+#[test]
+fn the_check_catches_upward_and_peer_imports() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path();
+    let write = |rel: &str, text: &str| {
+        let p = src.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    write("lib.rs", "pub mod ir;");
+    write(
+        "ir/mod.rs",
+        "use crate::proto::ModelProto;\nuse crate::diagnostics::Diagnostic;\n",
+    );
+    write(
+        "ir/fine.rs",
+        "use super::Graph;\nuse crate::file::Origin;\n",
+    );
+    assert_eq!(violations(src), Vec::<String>::new());
+
+    write("ir/model.rs", "use crate::lint::Findings;\n");
+    write(
+        "ir/group.rs",
+        "use crate::{file, shape::infer::GraphShapes};\n",
+    );
+    write(
+        "ir/deep/climb.rs",
+        "use super::super::super::checks::run;\n",
+    );
+    write(
+        "checks/x.rs",
+        "/// See [`crate::shape::infer`].\nfn f() {}\n",
+    );
+    write(
+        "ir/decodes.rs",
+        "use crate::file::{Origin, decode::decode_bytes};\n",
+    );
+    let mut found = violations(src);
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            "checks/x.rs: `checks` names its peer `shape` (layer 4: [\"checks\", \"shape\"])",
+            "ir/decodes.rs: `ir` names `file::decode`, which only [\"file\", \"lint\"] may name",
+            "ir/deep/climb.rs: `ir` (layer 3) names `checks`, a higher layer",
+            "ir/group.rs: `ir` (layer 3) names `shape`, a higher layer",
+            "ir/model.rs: `ir` (layer 3) names `lint`, a higher layer",
+        ]
+    );
+
+    write("newlayer/mod.rs", "");
+    assert!(
+        violations(src)
+            .iter()
+            .any(|v| v.contains("`newlayer` has no place")),
+        "a module outside the order is reported"
+    );
+}
+
+/// Prints what each module names, layer by layer, highest first: the map to read while moving code
+/// (`cargo test --release --test it layering -- --nocapture`).
+/// The issue that made this order: the IR names no analysis built on it. The graph is printed too
+/// (`cargo test --release --test it layering -- --nocapture`), which shows what each layer uses.
+#[test]
+fn the_ir_names_only_the_layers_below_it() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (path, module) in sources(&src) {
+        let rel = path.strip_prefix(&src).unwrap().display().to_string();
+        if module.len() == 1 && ROOT_FILES.contains(&rel.as_str()) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        graph
+            .entry(module[0].clone())
+            .or_default()
+            .extend(named_modules(&text, &module));
+    }
+    for layer in LAYERS.iter().rev() {
+        for m in *layer {
+            let uses: Vec<_> = graph.get(*m).into_iter().flatten().cloned().collect();
+            println!("{m:12} -> {}", uses.join(" "));
+        }
+    }
+    let ir: BTreeSet<&str> = graph["ir"].iter().map(String::as_str).collect();
+    let allowed: BTreeSet<&str> = ["proto", "text", "file", "diagnostics"]
+        .into_iter()
+        .collect();
+    assert!(ir.is_subset(&allowed), "the IR names {ir:?}");
+}

@@ -1,0 +1,442 @@
+//! Symbolic dimensions stay symbolic and related, end to end: sizes computed from symbols (`seq*12`,
+//! `batch*seq`, `seq+1`) through Reshape, Flatten, Concat, Slice and shape arithmetic, and the binding
+//! of a symbol to a number by a declared shape reported as I002 (once per symbol and size).
+
+use crate::support::proto::node;
+use bytes::Bytes;
+use onnx_lint::diagnostics::{Code, Diagnostic, Severity};
+use onnx_lint::proto::attribute_proto::AttributeType;
+use onnx_lint::proto::tensor_proto::DataType;
+use onnx_lint::proto::*;
+use prost::Message;
+
+use crate::support::lint::{Loaded, lint_bytes, shape_of};
+use crate::support::proto::typed;
+
+fn with_int(mut n: NodeProto, name: &str, v: i64) -> NodeProto {
+    n.attribute.push(AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(AttributeType::Int as i32),
+        i: Some(v),
+        ..Default::default()
+    });
+    n
+}
+
+fn float(name: &str, dims: &[&str]) -> ValueInfoProto {
+    typed(name, DataType::Float, dims)
+}
+
+/// A float value of undeclared shape.
+fn float_any(name: &str) -> ValueInfoProto {
+    let mut v = float(name, &[]);
+    if let Some(type_proto::Value::TensorType(t)) = v.r#type.as_mut().and_then(|t| t.value.as_mut())
+    {
+        t.shape = None;
+    }
+    v
+}
+
+fn ints(name: &str, values: &[i64], scalar: bool) -> TensorProto {
+    TensorProto {
+        name: Some(name.into()),
+        dims: if scalar {
+            vec![]
+        } else {
+            vec![values.len() as i64]
+        },
+        data_type: Some(DataType::Int64 as i32),
+        int64_data: values.to_vec(),
+        ..Default::default()
+    }
+}
+
+struct Graph {
+    nodes: Vec<NodeProto>,
+    inputs: Vec<ValueInfoProto>,
+    outputs: Vec<ValueInfoProto>,
+    value_info: Vec<ValueInfoProto>,
+    initializers: Vec<TensorProto>,
+}
+
+fn load(g: Graph) -> Loaded {
+    let m = ModelProto {
+        ir_version: Some(9),
+        opset_import: vec![OperatorSetIdProto {
+            domain: Some(String::new()),
+            version: Some(17),
+        }],
+        graph: Some(GraphProto {
+            node: g.nodes,
+            name: Some("g".into()),
+            input: g.inputs,
+            output: g.outputs,
+            value_info: g.value_info,
+            initializer: g.initializers,
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    lint_bytes(Bytes::from(m.encode_to_vec())).expect("decodes")
+}
+
+fn with_code(m: &Loaded, code: Code) -> Vec<&Diagnostic> {
+    m.diagnostics.iter().filter(|d| d.code == code).collect()
+}
+
+/// No finding but information: the models are valid.
+fn assert_clean(m: &Loaded) {
+    let bad: Vec<_> = m
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity != Severity::Info)
+        .collect();
+    assert!(bad.is_empty(), "{bad:#?}");
+}
+
+/// The attention-head pattern: `x [batch, seq, 768]` reshaped to `[0, -1, 64]`, and the same target
+/// computed from the shape (`Concat(batch, Mul(seq, 12), 64)`); Flatten, Concat, Slice of symbolic sizes.
+#[test]
+fn symbolic_sizes_through_reshape_flatten_concat_slice() {
+    let nodes = vec![
+        node("Reshape", "heads", &["x", "target"], &["h"]),
+        node("Shape", "shape", &["x"], &["s"]),
+        with_int(
+            node("Gather", "get_seq", &["s", "one"], &["seq"]),
+            "axis",
+            0,
+        ),
+        with_int(node("Gather", "get_b", &["s", "zero"], &["b"]), "axis", 0),
+        node("Mul", "times12", &["seq", "twelve"], &["seq12"]),
+        node("Unsqueeze", "u1", &["b", "axes0"], &["b1"]),
+        node("Unsqueeze", "u2", &["seq12", "axes0"], &["seq12_1"]),
+        with_int(
+            node(
+                "Concat",
+                "cat_target",
+                &["b1", "seq12_1", "d64"],
+                &["target2"],
+            ),
+            "axis",
+            0,
+        ),
+        node("Reshape", "heads2", &["x", "target2"], &["h2"]),
+        node("Add", "same", &["h", "h2"], &["sum"]),
+        with_int(node("Flatten", "flat", &["x"], &["f"]), "axis", 2),
+        with_int(node("Concat", "cat", &["x", "cls"], &["xc"]), "axis", 1),
+        node(
+            "Slice",
+            "drop_first",
+            &["xc", "one_v", "big", "one_v"],
+            &["xs"],
+        ),
+        node("Add", "residual", &["xs", "x"], &["y"]),
+    ];
+    let m = load(Graph {
+        nodes,
+        inputs: vec![
+            float("x", &["batch", "seq", "768"]),
+            float("cls", &["batch", "1", "768"]),
+        ],
+        outputs: vec![float_any("sum"), float_any("f"), float_any("y")],
+        value_info: vec![],
+        initializers: vec![
+            ints("target", &[0, -1, 64], false),
+            ints("zero", &[0], true),
+            ints("one", &[1], true),
+            ints("twelve", &[12], true),
+            ints("axes0", &[0], false),
+            ints("d64", &[64], false),
+            ints("one_v", &[1], false),
+            ints("big", &[i64::MAX], false),
+        ],
+    });
+    assert_clean(&m);
+    assert_eq!(shape_of(&m, "h"), "[batch, seq*12, 64]");
+    assert_eq!(shape_of(&m, "seq12"), "[]");
+    assert_eq!(shape_of(&m, "target2"), "[3]");
+    assert_eq!(shape_of(&m, "h2"), "[batch, seq*12, 64]");
+    // Both sides of the Add are the same expression: no broadcast condition.
+    assert_eq!(shape_of(&m, "sum"), "[batch, seq*12, 64]");
+    assert_eq!(shape_of(&m, "f"), "[batch*seq, 768]");
+    assert_eq!(shape_of(&m, "xc"), "[batch, seq+1, 768]");
+    // seq+1 from 1 to the end is exactly seq.
+    assert_eq!(shape_of(&m, "xs"), "[batch, seq, 768]");
+    assert_eq!(shape_of(&m, "y"), "[batch, seq, 768]");
+}
+
+/// A declared size where inference has a symbol: the number is kept (downstream sizes are known), the
+/// binding reported once per symbol and size.
+#[test]
+fn declared_size_binds_a_symbol_once() {
+    let nodes = vec![
+        node("Relu", "relu", &["x"], &["r"]),
+        node("Sigmoid", "sig", &["x"], &["s"]),
+        node("Add", "add", &["r", "b"], &["y"]),
+    ];
+    let m = load(Graph {
+        nodes,
+        inputs: vec![float("x", &["N", "3"]), float("b", &["3", "1"])],
+        outputs: vec![float_any("y"), float("s", &["3", "3"])],
+        value_info: vec![float("r", &["3", "3"])],
+        initializers: vec![],
+    });
+    assert_clean(&m);
+    assert_eq!(shape_of(&m, "r"), "[3, 3]");
+    assert_eq!(shape_of(&m, "s"), "[3, 3]");
+    // Known from the declaration: [3, 3] + [3, 1] is [3, 3] with no condition on N.
+    assert_eq!(shape_of(&m, "y"), "[3, 3]");
+    let bound = with_code(&m, Code::SymbolBinding);
+    assert_eq!(bound.len(), 1, "{bound:#?}");
+    let d = bound[0];
+    assert_eq!(d.severity, Severity::Info);
+    // Reported at whichever of the two nodes inference met first.
+    let at_relu = "symbol N is bound to 3 by the declared shape of value 'r' (node 'relu')";
+    let at_sig = "symbol N is bound to 3 by the declared shape of value 's' (node 'sig')";
+    assert!(d.message == at_relu || d.message == at_sig, "{}", d.message);
+    let node = if d.message == at_relu { "relu" } else { "sig" };
+    assert_eq!(d.node.as_deref(), Some(node));
+    assert_eq!(d.graph, "main");
+}
+
+/// An expression binds like a symbol; a declared size the expression cannot take is a contradiction.
+#[test]
+fn expression_bindings_and_impossible_sizes() {
+    let nodes = vec![
+        node("Reshape", "heads", &["x", "target"], &["h"]),
+        node("Reshape", "heads_b", &["x", "target"], &["h2"]),
+        node("Relu", "relu", &["x"], &["r"]),
+        node("Identity", "id", &["w"], &["w2"]),
+    ];
+    let m = load(Graph {
+        nodes,
+        inputs: vec![
+            float("x", &["batch", "seq", "768"]),
+            float("w", &["2", "3"]),
+        ],
+        outputs: vec![
+            float("h", &["batch", "120", "64"]),
+            float("h2", &["batch", "100", "64"]),
+            // `seq+2` would never be 1; `seq` can be anything.
+            float("r", &["batch", "0", "768"]),
+            float("w2", &["K", "3"]),
+        ],
+        value_info: vec![],
+        initializers: vec![ints("target", &[0, -1, 64], false)],
+    });
+    let mut bound: Vec<&str> = with_code(&m, Code::SymbolBinding)
+        .iter()
+        .map(|d| d.message.as_str())
+        .collect();
+    bound.sort();
+    assert_eq!(
+        bound,
+        vec![
+            "symbol K of the declared shape of value 'w2' is bound to 2 by inference (node 'id')",
+            "symbol seq is bound to 0 by the declared shape of value 'r' (node 'relu')",
+            "symbol seq*12 is bound to 120 by the declared shape of value 'h' (node 'heads')",
+        ]
+    );
+    assert_eq!(shape_of(&m, "h"), "[batch, 120, 64]");
+    assert_eq!(shape_of(&m, "w2"), "[2, 3]");
+    // 100 is no multiple of 12: a contradiction, and the inferred expression stays.
+    let t004: Vec<&str> = with_code(&m, Code::DeclaredShape)
+        .iter()
+        .map(|d| d.message.as_str())
+        .collect();
+    assert_eq!(
+        t004,
+        vec!["value 'h2' is declared with size 100 on axis 1, but inference gives seq*12"]
+    );
+    assert_eq!(shape_of(&m, "h2"), "[batch, seq*12, 64]");
+}
+
+#[test]
+fn a_matmul_contraction_binds_a_symbol_to_the_other_side_once() {
+    // x: [batch, K] times w: [64, 10] equates K with 64; two such MatMuls report it once.
+    let m = load(Graph {
+        nodes: vec![
+            node("MatMul", "mm1", &["x", "w"], &["y1"]),
+            node("MatMul", "mm2", &["x", "w"], &["y2"]),
+        ],
+        inputs: vec![float("x", &["batch", "K"])],
+        outputs: vec![float_any("y1"), float_any("y2")],
+        value_info: vec![],
+        initializers: vec![TensorProto {
+            name: Some("w".into()),
+            dims: vec![64, 10],
+            data_type: Some(DataType::Float as i32),
+            raw_data: Some(Bytes::from(vec![0u8; 64 * 10 * 4])),
+            ..Default::default()
+        }],
+    });
+    assert_clean(&m);
+    let b = with_code(&m, Code::SymbolBinding);
+    assert_eq!(b.len(), 1, "{b:#?}");
+    let msg = &b[0].message;
+    assert!(
+        msg.contains("symbol K is bound to 64 by the contraction of 'mm1'"),
+        "{msg}"
+    );
+    assert_eq!(shape_of(&m, "y1"), "[batch, 10]");
+}
+
+#[test]
+fn a_reshape_of_a_symbolic_count_to_known_sizes_binds_it() {
+    let m = load(Graph {
+        nodes: vec![node("Reshape", "to_fixed", &["x", "s"], &["y"])],
+        inputs: vec![float("x", &["N", "768"])],
+        outputs: vec![float_any("y")],
+        value_info: vec![],
+        initializers: vec![ints("s", &[4, 768], false)],
+    });
+    assert_clean(&m);
+    let b = with_code(&m, Code::SymbolBinding);
+    assert_eq!(b.len(), 1, "{b:#?}");
+    assert!(
+        b[0].message
+            .contains("symbol N*768 is bound to 3072 by the reshape of 'to_fixed'"),
+        "{}",
+        b[0].message
+    );
+    assert_eq!(shape_of(&m, "y"), "[4, 768]");
+}
+
+fn with_ints(mut n: NodeProto, name: &str, v: &[i64]) -> NodeProto {
+    n.attribute.push(AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(AttributeType::Ints as i32),
+        ints: v.to_vec(),
+        ..Default::default()
+    });
+    n
+}
+
+/// A convolution with square stride and pads.
+fn conv(name: &str, x: &str, w: &str, y: &str, stride: i64, pad: i64) -> NodeProto {
+    let n = with_ints(node("Conv", name, &[x, w], &[y]), "strides", &[stride; 2]);
+    with_ints(n, "pads", &[pad; 4])
+}
+
+/// Strided convolutions and pools of symbolic sizes: a ResNet stem and a downsampling residual block
+/// on `[N, 3, h, w]`. Both branches of the block compute `floor((x - 1)/2) + 1` in their own way
+/// (3x3 with pad 1, 1x1 with none); they meet in one expression, so their Add is clean. A U-Net style
+/// skip that adds the block's output upsampled by 2 to the stem's output is not: `ceil(h/8)*2` and
+/// `ceil(h/4)` differ for some `h` (4, say), and that Add gets a W1.
+#[test]
+fn strided_convolutions_keep_symbolic_sizes_exact() {
+    let nodes = vec![
+        conv("stem", "x", "w_stem", "s", 2, 3),
+        with_ints(
+            with_ints(
+                with_ints(
+                    node("MaxPool", "pool", &["s"], &["p"]),
+                    "kernel_shape",
+                    &[3, 3],
+                ),
+                "strides",
+                &[2, 2],
+            ),
+            "pads",
+            &[1, 1, 1, 1],
+        ),
+        conv("a1", "p", "w_a1", "a", 2, 1),
+        conv("a2", "a", "w_a2", "a_out", 1, 1),
+        conv("down", "p", "w_down", "b", 2, 0),
+        node("Add", "residual", &["a_out", "b"], &["r"]),
+        with_ints(
+            node("ConvTranspose", "up", &["r", "w_up"], &["u"]),
+            "strides",
+            &[2, 2],
+        ),
+        node("Add", "skip", &["u", "p"], &["y"]),
+    ];
+    let m = load(Graph {
+        nodes,
+        inputs: vec![
+            float("x", &["N", "3", "h", "w"]),
+            float("w_stem", &["64", "3", "7", "7"]),
+            float("w_a1", &["128", "64", "3", "3"]),
+            float("w_a2", &["128", "128", "3", "3"]),
+            float("w_down", &["128", "64", "1", "1"]),
+            float("w_up", &["128", "64", "2", "2"]),
+        ],
+        outputs: vec![float_any("r"), float_any("y")],
+        value_info: vec![],
+        initializers: vec![],
+    });
+    assert_eq!(shape_of(&m, "s"), "[N, 64, ceil(h/2), ceil(w/2)]");
+    assert_eq!(shape_of(&m, "p"), "[N, 64, ceil(h/4), ceil(w/4)]");
+    assert_eq!(shape_of(&m, "a_out"), "[N, 128, ceil(h/8), ceil(w/8)]");
+    assert_eq!(shape_of(&m, "b"), "[N, 128, ceil(h/8), ceil(w/8)]");
+    assert_eq!(shape_of(&m, "r"), "[N, 128, ceil(h/8), ceil(w/8)]");
+    assert_eq!(shape_of(&m, "u"), "[N, 64, ceil(h/8)*2, ceil(w/8)*2]");
+    let w1 = with_code(&m, Code::PossibleBroadcastError);
+    let at: Vec<(Option<&str>, Option<i64>)> =
+        w1.iter().map(|d| (d.node.as_deref(), d.axis)).collect();
+    assert_eq!(
+        at,
+        [(Some("skip"), Some(-2)), (Some("skip"), Some(-1))],
+        "{w1:#?}"
+    );
+    assert!(with_code(&m, Code::BroadcastError).is_empty());
+}
+
+/// paddle2onnx declares an image `[-1, 3, ?, ?]`: `?` means "any size", not a name shared by the
+/// height and the width. Each such axis of a graph input gets a symbol of its own (`x[2]`, `x[3]`), so
+/// adding the image to its transpose is a W1 (it needs a square image), and a declared `?` elsewhere is
+/// unknown rather than a symbol equal to the input's.
+#[test]
+fn a_question_mark_dim_is_a_symbol_of_its_own_per_input_axis() {
+    let mut t = node("Transpose", "transpose", &["x"], &["xt"]);
+    t = with_ints(t, "perm", &[0, 1, 3, 2]);
+    let m = load(Graph {
+        nodes: vec![t, node("Add", "add_square", &["x", "xt"], &["y"])],
+        inputs: vec![float("x", &["?", "3", "?", "?"])],
+        outputs: vec![float("y", &["?", "3", "?", "?"])],
+        value_info: vec![],
+        initializers: vec![],
+    });
+    assert_eq!(shape_of(&m, "x"), "[x[0], 3, x[2], x[3]]");
+    assert_eq!(shape_of(&m, "xt"), "[x[0], 3, x[3], x[2]]");
+    let w1 = with_code(&m, Code::PossibleBroadcastError);
+    assert_eq!(w1.len(), 2, "{w1:#?}");
+    assert!(
+        w1[0].message.contains("needs x[2] = x[3] or one of them 1"),
+        "{}",
+        w1[0].message
+    );
+    assert!(with_code(&m, Code::BroadcastError).is_empty());
+}
+
+/// A hostile chain: a clamp (Slice to at most `c` rows) and a stride-2 pool per layer nest one floor and
+/// one min per layer. Expressions stop at the algebra's depth limit and the sizes after it are unknown,
+/// so 2,000 layers load on a test thread's 2 MiB stack without overflowing it.
+#[test]
+fn clamps_and_strides_nested_without_end_stop_at_the_depth_limit() {
+    let mut nodes = Vec::new();
+    let mut inits = vec![ints("zero", &[0], false), ints("axis", &[2], false)];
+    let mut x = "x".to_owned();
+    for i in 0..2000 {
+        let end = format!("end{i}");
+        inits.push(ints(&end, &[100_000 - i], false));
+        let s = format!("s{i}");
+        nodes.push(node("Slice", &s, &[&x, "zero", &end, "axis"], &[&s]));
+        let p = format!("p{i}");
+        let mut pool = node("MaxPool", &p, &[&s], &[&p]);
+        pool = with_ints(pool, "kernel_shape", &[1]);
+        pool = with_ints(pool, "strides", &[2]);
+        nodes.push(pool);
+        x = p;
+    }
+    let m = load(Graph {
+        nodes,
+        inputs: vec![float("x", &["1", "1", "h"])],
+        outputs: vec![float_any(&x)],
+        value_info: vec![],
+        initializers: inits,
+    });
+    assert_clean(&m);
+    assert_eq!(shape_of(&m, "s0"), "[1, 1, min(h, 100000)]");
+    assert_eq!(shape_of(&m, &x), "[1, 1, ?]");
+}
