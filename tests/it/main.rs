@@ -1,7 +1,8 @@
 //! The integration tests of onnx-lint, as one test binary (`cargo test --release --test it`), grouped
-//! by what they test. One binary links the library once instead of once per file; a test that needs
-//! the process to itself (an environment variable, the working directory, signal dispositions, its
-//! own memory peak) runs the built `onnx-lint` (or a re-run of this binary) as a child instead.
+//! by what they test. One binary links the library once instead of once per file. The tests share
+//! this process and run on parallel threads: what one run needs for itself (an environment variable,
+//! a working directory, signal dispositions, a memory peak) is set on, or read from, the `onnx-lint`
+//! child it starts, never this process.
 //!
 //! - [`cli`]: the command line as a user or a pipeline meets it: streams, exit statuses, formats,
 //!   settings, colour, completions, the example program and the pre-commit hook.

@@ -1,5 +1,5 @@
-//! A model read as one with its lint run's findings, as the tests
-//! written before the pipeline was split from the IR read it.
+//! A model read as one with its lint run's findings (and inferred shapes), as the tests written before
+//! the pipeline was split from the IR read it.
 
 use bytes::Bytes;
 use onnx_lint::file::Origin;
