@@ -5,8 +5,9 @@ node sees are the same, so the result should be too; but a kernel may pick anoth
 broadcast operand than for a full-size one (onnxruntime's Pow computes `x*x*x` for a broadcast exponent of
 3 and `pow(x, y)` element by element otherwise). This script finds such kernels systematically.
 
-For every operator `expand` rewrites (src/passes/explicit_broadcast/kinds.rs, `kind`), every element type its
-schema allows that onnxruntime's CPU provider implements and numpy can feed, every input slot it
+For every operator `expand` rewrites (those whose shape rule declares a broadcast site: `add_site` in
+src/shape/ops/), every element type its schema allows that onnxruntime's CPU provider implements and
+numpy can feed, every input slot it
 broadcasts, and each operand shape below, it builds two tiny models, the implicit `Op(X, s)` and the
 explicit `Op(X, Expand(s, target))` (the form `expand` writes: an int64 initializer as target), and runs
 both in onnxruntime (ORT_DISABLE_ALL, one thread, as the conformance harness does) on the same seeded

@@ -36,12 +36,12 @@
 //! removed too, along with the `value_info` of every removed value. An initializer that is also a
 //! graph input stays: removing it would change the model's interface.
 
-use super::explicit_broadcast::{Kind, attention_bias_target, kind, num_heads};
 use super::{GraphPatch, Patch};
-use crate::ir::{Graph, Model, NodeId, NodeKind, OpNode, Slot, ValueId, opset_domain};
+use crate::ir::{Graph, Imports, Model, NodeId, NodeKind, OpNode, Slot, ValueId, opset_domain};
 use crate::shape::broadcast::{multidirectional_of, unidirectional};
 use crate::shape::dim::{Dim, Shape, format_shape};
 use crate::shape::infer::GraphShapes;
+use crate::shape::sites::{self, Declared, Kind, attention_bias_target, num_heads};
 use petgraph::visit::EdgeRef;
 use smallvec::SmallVec;
 use std::borrow::Cow;
@@ -65,12 +65,6 @@ const SHAPE_OPS: &[&str] = &[
     "Slice",
     "Cast",
     "Identity",
-];
-
-/// Ops that broadcast before opset 7 only with the legacy `broadcast=1` attribute (which `expand`
-/// removes when it makes their broadcast explicit).
-const LEGACY_BROADCAST_OPS: &[&str] = &[
-    "Add", "Sub", "Mul", "Div", "Pow", "And", "Or", "Xor", "Equal", "Greater", "Less", "Gemm",
 ];
 
 /// Longest chain of Expands followed when proving a target shape from how it was built.
@@ -177,8 +171,8 @@ pub fn run_reporting(
     let shapes = super::shapes_by_path(shapes);
     let graphs = super::all_graphs(model);
     for (graph_index, (g, function)) in graphs.into_iter().enumerate() {
-        let opset = model.opset_imports(function).get("").copied().unwrap_or(0);
-        let mut f = GraphFolder::new(g, shapes.get(g.path.as_str()).copied(), opset);
+        let imports = model.opset_imports(function);
+        let mut f = GraphFolder::new(g, shapes.get(g.path.as_str()).copied(), imports);
         f.fold_all(graph_index, &mut *removed);
         f.remove_dead(graph_index, &mut out);
         let patch = f.finish(&mut out);
@@ -263,7 +257,10 @@ struct Scratch<'a> {
 struct GraphFolder<'a> {
     g: &'a Graph,
     infos: Option<&'a GraphShapes>,
+    /// The default domain's version: below 8, Tile and Reshape stand in for Expand.
     opset: i64,
+    /// The graph's opset imports, which say how each reader broadcasts ([`sites::site`]).
+    imports: Imports<'a>,
     patch: GraphPatch,
     /// The graph's outputs (a function body's too): never removed. As values: a name that is no
     /// value's is never one the pass asks about.
@@ -302,12 +299,13 @@ const GRAPH_READERS: u32 = 0;
 const NO_READERS: u32 = 1;
 
 impl<'a> GraphFolder<'a> {
-    fn new(g: &'a Graph, infos: Option<&'a GraphShapes>, opset: i64) -> Self {
+    fn new(g: &'a Graph, infos: Option<&'a GraphShapes>, imports: Imports<'a>) -> Self {
         let nodes = petgraph::visit::NodeIndexable::node_bound(&g.dag);
         GraphFolder {
             g,
             infos,
-            opset,
+            opset: imports.get("").copied().unwrap_or(0),
+            imports,
             patch: GraphPatch::new(g),
             outputs: g
                 .header
@@ -686,11 +684,16 @@ impl<'a> GraphFolder<'a> {
         target: Option<In<'a>>,
     ) -> Result<(), String> {
         let x = || self.name(In::Value(x));
-        let Some(k) = kind(reader, self.opset) else {
+        let Some(k) = sites::site(reader, &self.imports) else {
+            // (Which `expand` removes when it makes such a broadcast explicit.)
+            let legacy = matches!(
+                sites::declared(reader, &self.imports),
+                Some(Declared::WithBroadcastAttribute(_))
+            );
             return Err(format!(
                 "{} does not broadcast its inputs{}",
                 reader.op_type(),
-                if self.opset < 7 && LEGACY_BROADCAST_OPS.contains(&reader.op_type()) {
+                if legacy {
                     " (before opset 7, only with broadcast=1: folding would need that attribute back, and `axis`)"
                 } else {
                     ""
@@ -884,16 +887,7 @@ impl<'a> GraphFolder<'a> {
 
     /// `X.shape[axis:]` of a normalization node, when X's rank is known.
     fn normalized_shape(&self, op: &OpNode, inputs: &[In<'a>]) -> Shape {
-        let x = self.shape_in(*inputs.first()?).as_ref()?;
-        let r = x.len() as i64;
-        let axis = op
-            .attributes()
-            .iter()
-            .find(|a| a.name() == "axis")
-            .and_then(|a| a.i)
-            .unwrap_or(-1);
-        let a = if axis < 0 { axis + r } else { axis };
-        (0..=r).contains(&a).then(|| x[a as usize..].to_vec())
+        sites::normalized(self.shape_in(*inputs.first()?), sites::norm_axis(op))
     }
 
     /// Marks the node removed, drops it from its inputs' readers (queuing them for dead-code

@@ -1,7 +1,9 @@
-//! The table of shape rules, keyed by (domain, op_type) and the opset version each rule applies from.
+//! The table of shape rules, keyed by (domain, op_type) and the opset version each rule applies from,
+//! with the broadcast site each broadcasting operator declares beside its rule ([`super::sites`]).
 //! Each op family registers its rules in its own file under `ops/`.
 
 use super::ctx::NodeCtx;
+use super::sites::Declared;
 use super::value::ValueInfo;
 use crate::text::OpKey;
 use std::sync::OnceLock;
@@ -13,16 +15,48 @@ pub type Rule = fn(&mut NodeCtx<'_>) -> Vec<ValueInfo>;
 #[derive(Default)]
 pub struct Registry {
     /// Looked up once per node: hashbrown's default (foldhash) rather than SipHash.
-    rules: hashbrown::HashMap<(&'static str, &'static str), Vec<(i64, Rule)>>,
+    rules: hashbrown::HashMap<(&'static str, &'static str), Vec<Entry>>,
+}
+
+/// One registration: from opset version `since`, this rule, and the broadcast site if the operator
+/// broadcasts at that version.
+struct Entry {
+    since: i64,
+    rule: Rule,
+    site: Option<Declared>,
 }
 
 impl Registry {
     /// Registers `rule` for `op_type` of `domain` ("" is ai.onnx) from opset version `since` on, until a
     /// later registration of the same op takes over.
     pub fn add(&mut self, domain: &'static str, op_type: &'static str, since: i64, rule: Rule) {
+        self.insert(domain, op_type, since, rule, None);
+    }
+
+    /// [`Registry::add`] for an operator that broadcasts the inputs `site` declares at those
+    /// versions (read by `expand`, `fold` and B001 through [`super::sites::site`]).
+    pub fn add_site(
+        &mut self,
+        domain: &'static str,
+        op_type: &'static str,
+        since: i64,
+        rule: Rule,
+        site: Declared,
+    ) {
+        self.insert(domain, op_type, since, rule, Some(site));
+    }
+
+    fn insert(
+        &mut self,
+        domain: &'static str,
+        op_type: &'static str,
+        since: i64,
+        rule: Rule,
+        site: Option<Declared>,
+    ) {
         let v = self.rules.entry((domain, op_type)).or_default();
-        v.push((since, rule));
-        v.sort_by_key(|(s, _)| *s);
+        v.push(Entry { since, rule, site });
+        v.sort_by_key(|e| e.since);
     }
 
     /// Registers the same rule for several ops of the default domain.
@@ -32,14 +66,29 @@ impl Registry {
         }
     }
 
+    /// [`Registry::add_site`] for several ops of the default domain.
+    pub fn add_all_sites(&mut self, ops: &[&'static str], since: i64, rule: Rule, site: Declared) {
+        for op in ops {
+            self.add_site("", op, since, rule, site);
+        }
+    }
+
     /// The rule in force for `op_type` at `opset`: the latest registered at or before it.
     pub fn lookup(&self, domain: &str, op_type: &str, opset: i64) -> Option<Rule> {
+        self.entry(domain, op_type, opset).map(|e| e.rule)
+    }
+
+    /// The broadcast site declared for `op_type` at `opset`, with the rule in force there.
+    pub fn site(&self, domain: &str, op_type: &str, opset: i64) -> Option<Declared> {
+        self.entry(domain, op_type, opset)?.site
+    }
+
+    fn entry(&self, domain: &str, op_type: &str, opset: i64) -> Option<&Entry> {
         self.rules
             .get(&OpKey(domain, op_type))?
             .iter()
             .rev()
-            .find(|(since, _)| *since <= opset)
-            .map(|(_, r)| *r)
+            .find(|e| e.since <= opset)
     }
 
     /// Every (domain, op_type) with at least one rule.
@@ -67,7 +116,7 @@ mod tests {
     fn no_operator_is_registered_twice_at_one_version() {
         let r = registry();
         for (domain, op) in r.ops() {
-            let versions: Vec<i64> = r.rules[&(domain, op)].iter().map(|(s, _)| *s).collect();
+            let versions: Vec<i64> = r.rules[&(domain, op)].iter().map(|e| e.since).collect();
             let mut unique = versions.clone();
             unique.dedup();
             assert_eq!(

@@ -51,6 +51,7 @@ pub(super) fn rewrite_in_two(
     let mid = split_point(n);
     let mut names = rw.names.speculative();
     let (g, infos, opts, legacy_ir, opset) = (rw.g, rw.infos, rw.opts, rw.legacy_ir, rw.opset);
+    let imports = rw.imports.clone();
     std::thread::scope(|s| {
         let other = std::thread::Builder::new()
             .name("expand".to_owned())
@@ -66,6 +67,7 @@ pub(super) fn rewrite_in_two(
                     in_function: false,
                     legacy_ir,
                     opset,
+                    imports,
                     out: &mut out,
                     made: &mut untold,
                     opts,

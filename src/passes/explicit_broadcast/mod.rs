@@ -17,25 +17,24 @@
 mod exceptions;
 mod halves;
 mod inserted;
-mod kinds;
 mod targets;
 
 pub use exceptions::{
     KERNEL_EXCEPTIONS, KernelException, REQUIRED_SMALLER, Site, kernel_exception,
 };
 pub use inserted::{Inserted, NAME_MARK, SHAPE_PREFIX, inserted_nodes};
-pub(crate) use kinds::{Kind, attention_bias_target, kind, num_heads};
 
 use super::{GraphPatch, Names, Patch};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::file::expand_recipe::{Known, Recipe, STATIC};
 use crate::file::list_edit::Room;
-use crate::ir::{Graph, Model, OpNode, ValueId, opset_domain};
+use crate::ir::{Graph, Imports, Model, OpNode, ValueId, opset_domain};
 use crate::proto::attribute_proto::AttributeType;
 use crate::proto::tensor_proto::DataType;
 use crate::proto::{AttributeProto, NodeProto, TensorProto, ValueInfoProto};
 use crate::shape::dim::{Dim, Shape, format_shape};
 use crate::shape::infer::GraphShapes;
+use crate::shape::sites::{self, Kind, attention_bias_target, num_heads};
 use std::collections::HashMap;
 
 /// Options of the pass.
@@ -230,12 +229,12 @@ fn push_decimal(s: &mut String, n: usize) {
 /// nodes (most have one), not a recipe a node, so that a large graph with few broadcasts is not
 /// given memory it will not use.
 fn halves_rooms(model: &Model, g: &Graph) -> (Room, Room) {
-    let opset = model.opset_imports(None).get("").copied().unwrap_or(0);
+    let imports = model.opset_imports(None);
     let broadcasting = |ordinals: &[crate::ir::NodeId]| {
         ordinals
             .iter()
             .filter_map(|&id| g.op(id))
-            .filter(|op| kind(op, opset).is_some())
+            .filter(|op| sites::site(op, &imports).is_some())
             .count()
     };
     let (first, second) = g.ops.split_at(halves::split_point(g.ops.len()));
@@ -308,6 +307,7 @@ fn run_split_above<'m>(
             in_function,
             legacy_ir,
             opset,
+            imports,
             out: &mut out,
             made: &mut *made,
             opts,
@@ -374,6 +374,8 @@ struct GraphRewriter<'a, 'm> {
     legacy_ir: bool,
     /// Version of the default domain in force: below 8 there is no Expand, and Reshape + Tile stand in.
     opset: i64,
+    /// The graph's opset imports, which say how each node broadcasts ([`sites::site`]).
+    imports: Imports<'m>,
     out: &'a mut Outcome,
     /// Told of every input made explicit.
     made: &'a mut dyn FnMut(Made<'_>),
@@ -448,7 +450,7 @@ impl<'a> GraphRewriter<'a, '_> {
             if opset_domain(op.domain()) == "com.microsoft" {
                 self.required_smaller(op);
             }
-            let Some(k) = kind(op, self.opset) else {
+            let Some(k) = sites::site(op, &self.imports) else {
                 continue;
             };
             self.node(op, k)?;
@@ -565,15 +567,7 @@ impl<'a> GraphRewriter<'a, '_> {
                 self.shape_ref(self.g.output_ids(op).first().copied().flatten()),
             ),
         };
-        let slots: smallvec::SmallVec<[usize; 4]> = match k {
-            Kind::AttentionBias(slot) => smallvec::smallvec![slot],
-            Kind::Multi => (0..op.num_inputs()).collect(),
-            Kind::ToFirst(s) | Kind::Normalized(s) | Kind::MultiOf(s) => {
-                s.iter().copied().collect()
-            }
-            Kind::GemmC => smallvec::smallvec![2],
-            Kind::LegacyAxis(_) => smallvec::smallvec![1],
-        };
+        let slots = k.slots(op.num_inputs());
         let label = op.label();
         let g = self.g;
         // The shapes of all the node's inputs, read once and only for a node a kernel exception names.
@@ -847,22 +841,9 @@ impl<'a> GraphRewriter<'a, '_> {
         kernel_exception(op.op_type(), &site)
     }
 
-    /// The `axis` attribute of a normalization node (default -1).
-    fn norm_axis(op: &OpNode) -> i64 {
-        op.attributes()
-            .iter()
-            .find(|a| a.name() == "axis")
-            .and_then(|a| a.i)
-            .unwrap_or(-1)
-    }
-
     /// `X.shape[axis:]` of a normalization node, when X's rank is known.
     fn normalized_shape(&self, op: &OpNode) -> Shape {
-        let x = self.input_shape(op, 0)?;
-        let r = x.len() as i64;
-        let axis = Self::norm_axis(op);
-        let a = if axis < 0 { axis + r } else { axis };
-        (0..=r).contains(&a).then(|| x[a as usize..].to_vec())
+        sites::normalized(&self.input_shape(op, 0), sites::norm_axis(op))
     }
 }
 

@@ -125,7 +125,7 @@ impl GraphRewriter<'_, '_> {
                 let start = AttributeProto {
                     name: Some("start".into()),
                     r#type: Some(AttributeType::Int as i32),
-                    i: Some(Self::norm_axis(op)),
+                    i: Some(sites::norm_axis(op)),
                     ..Default::default()
                 };
                 Some(self.shape_node_with(at, g.input_name(op, 0), base, vec![start]))

@@ -13,6 +13,7 @@ use super::super::broadcast::{legacy_axis, multidirectional_of, none};
 use super::super::ctx::{NodeCtx, Rule};
 use super::super::dim::{Dim, Poly, SymExpr};
 use super::super::registry::Registry;
+use super::super::sites::{Declared, Kind};
 use super::super::value::{Data, ValueInfo, as_i64, from_i64, round_to_elem};
 use crate::proto::tensor_proto::DataType;
 use smallvec::SmallVec;
@@ -24,18 +25,21 @@ const PREDICATES: &[&str] = &["And", "Or", "Xor", "Equal", "Greater", "Less"];
 const VARIADIC: &[&str] = &["Max", "Min", "Sum", "Mean"];
 
 pub fn register(r: &mut Registry) {
-    r.add_all(ARITHMETIC, 1, legacy_binary);
-    r.add_all(PREDICATES, 1, legacy_binary);
-    r.add_all(ARITHMETIC, 7, multi);
-    r.add_all(PREDICATES, 7, multi);
+    // Before opset 7, `broadcast=1` places B at A's `axis` (the legacy rule).
+    let legacy = Declared::WithBroadcastAttribute(Kind::LegacyAxis(None));
+    let all = Declared::Always(Kind::Multi);
+    r.add_all_sites(ARITHMETIC, 1, legacy_binary, legacy);
+    r.add_all_sites(PREDICATES, 1, legacy_binary, legacy);
+    r.add_all_sites(ARITHMETIC, 7, multi, all);
+    r.add_all_sites(PREDICATES, 7, multi, all);
     r.add_all(VARIADIC, 1, equal_shapes);
-    r.add_all(VARIADIC, 8, multi);
-    r.add_all(&["Mod"], 10, multi);
-    r.add_all(&["BitShift"], 11, multi);
-    r.add_all(&["GreaterOrEqual", "LessOrEqual"], 12, multi);
-    r.add_all(&["Where"], 9, multi);
-    r.add_all(&["BitwiseAnd", "BitwiseOr", "BitwiseXor"], 18, multi);
-    r.add_all(&["StringConcat"], 20, multi);
+    r.add_all_sites(VARIADIC, 8, multi, all);
+    r.add_all_sites(&["Mod"], 10, multi, all);
+    r.add_all_sites(&["BitShift"], 11, multi, all);
+    r.add_all_sites(&["GreaterOrEqual", "LessOrEqual"], 12, multi, all);
+    r.add_all_sites(&["Where"], 9, multi, all);
+    r.add_all_sites(&["BitwiseAnd", "BitwiseOr", "BitwiseXor"], 18, multi, all);
+    r.add_all_sites(&["StringConcat"], 20, multi, all);
 }
 
 /// The element type of the output of an element-wise op.

@@ -53,25 +53,31 @@ use super::super::contract::Contract;
 use super::super::ctx::{NodeCtx, Rule};
 use super::super::dim::Dim;
 use super::super::registry::Registry;
+use super::super::sites::{Declared, Kind};
 use super::super::value::ValueInfo;
 use super::common::{add, div_exact, like, mul, sum};
 use super::contract;
 use super::support::{dim_at, or_dim, rank_of, scalar_i64};
 
 pub fn register(r: &mut Registry) {
-    r.add("com.microsoft", "Attention", 1, attention);
+    // onnxruntime runs an attention_bias of the full (batch, num_heads, q, kv) as it runs a
+    // broadcast one.
+    let bias = |slot| Declared::Always(Kind::AttentionBias(slot));
+    r.add_site("com.microsoft", "Attention", 1, attention, bias(5));
     r.add("com.microsoft", "QAttention", 1, qattention);
-    r.add(
+    r.add_site(
         "com.microsoft",
         "MultiHeadAttention",
         1,
         multi_head_attention,
+        bias(5),
     );
-    r.add(
+    r.add_site(
         "com.microsoft",
         "GroupQueryAttention",
         1,
         group_query_attention,
+        bias(10),
     );
     r.add("com.microsoft", "RotaryEmbedding", 1, rotary_embedding);
     r.add(

@@ -25,17 +25,20 @@
 use super::super::ctx::NodeCtx;
 use super::super::dim::Dim;
 use super::super::registry::Registry;
+use super::super::sites::{Declared, Kind};
 use super::super::value::ValueInfo;
 use super::common::{add, div_exact, like, mul};
 use super::contrib_attention::{MhaSlots, dim, known, multi_head, per_head, positive};
 use super::support::{rank_of, scalar_i64};
 
 pub fn register(r: &mut Registry) {
-    r.add(
+    // Its attention_bias broadcasts as MultiHeadAttention's.
+    r.add_site(
         "com.microsoft",
         "DecoderMaskedMultiHeadAttention",
         1,
         decoder_masked_mha,
+        Declared::Always(Kind::AttentionBias(4)),
     );
     r.add(
         "com.microsoft",

@@ -23,6 +23,7 @@ use super::super::contract::Contract;
 use super::super::ctx::NodeCtx;
 use super::super::dim::{Dim, Shape};
 use super::super::registry::Registry;
+use super::super::sites::{Declared, Kind};
 use super::super::value::ValueInfo;
 use super::contract;
 use super::conv_pool::{conv, conv_of};
@@ -36,7 +37,14 @@ pub fn register(r: &mut Registry) {
         r.add(MS, op, 1, fused_matmul);
     }
     r.add(MS, "GemmFastGelu", 1, gemm_fast_gelu);
-    r.add(MS, "FusedGemm", 1, fused_gemm);
+    // Gemm with an activation: C broadcasts as Gemm's.
+    r.add_site(
+        MS,
+        "FusedGemm",
+        1,
+        fused_gemm,
+        Declared::Always(Kind::GemmC),
+    );
     r.add(MS, "FusedConv", 1, fused_conv);
     r.add(MS, "NhwcConv", 1, nhwc_conv);
 }

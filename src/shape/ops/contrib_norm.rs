@@ -53,6 +53,7 @@ use super::super::contract::Contract;
 use super::super::ctx::{NodeCtx, Rule};
 use super::super::dim::{Dim, Shape};
 use super::super::registry::{Registry, registry};
+use super::super::sites::{Declared, Kind};
 use super::super::value::{Data, ValueInfo};
 use super::common::{axis, like, values_if_small};
 use super::contract;
@@ -73,7 +74,9 @@ pub fn register(r: &mut Registry) {
         skip_simplified_layer_norm,
     );
     // onnxruntime's own LayerNormalization of the default domain, for opsets before onnx's 17.
-    r.add("", "LayerNormalization", 1, ort_layer_norm);
+    // Its kernel broadcasts scale and bias onto X's whole shape.
+    let to_x = Declared::Always(Kind::ToFirst(&[1, 2]));
+    r.add_site("", "LayerNormalization", 1, ort_layer_norm, to_x);
     r.add("", "SimplifiedLayerNormalization", 1, ort_layer_norm);
     r.add(
         "com.microsoft",

@@ -42,6 +42,7 @@ use super::super::contract::Contract;
 use super::super::ctx::{NodeCtx, Rule};
 use super::super::dim::{Dim, Shape};
 use super::super::registry::{Registry, registry};
+use super::super::sites::{Declared, Kind};
 use super::super::value::ValueInfo;
 use super::common::{axis, like, sum};
 use super::support::elem;
@@ -50,10 +51,13 @@ use crate::proto::tensor_proto::DataType;
 const MS: &str = "com.microsoft";
 
 pub fn register(r: &mut Registry) {
-    r.add(MS, "QLinearAdd", 1, qlinear_binary);
-    r.add(MS, "QLinearMul", 1, qlinear_binary);
+    // A and B broadcast (numpy), not their scales and zero points.
+    let operands = Declared::Always(Kind::MultiOf(&[0, 3]));
+    r.add_site(MS, "QLinearAdd", 1, qlinear_binary, operands);
+    r.add_site(MS, "QLinearMul", 1, qlinear_binary, operands);
     r.add(MS, "MulInteger", 1, mul_integer);
-    r.add(MS, "QLinearWhere", 1, qlinear_where);
+    let operands = Declared::Always(Kind::MultiOf(&[0, 1, 4]));
+    r.add_site(MS, "QLinearWhere", 1, qlinear_where, operands);
     r.add(MS, "QLinearSigmoid", 1, qlinear_unary);
     r.add(MS, "QLinearLeakyRelu", 1, qlinear_unary);
     r.add(MS, "QLinearSoftmax", 1, qlinear_unary);

@@ -22,14 +22,26 @@ use super::super::contract::{Contract, Operand};
 use super::super::ctx::{NodeCtx, Rule};
 use super::super::dim::Dim;
 use super::super::registry::Registry;
+use super::super::sites::{Declared, Kind};
 use super::super::value::ValueInfo;
 
 pub fn register(r: &mut Registry) {
-    r.add("", "Gemm", 1, gemm);
+    // C broadcasts to [M, N]; before opset 7 only with `broadcast=1`.
+    let gemm_c = Kind::GemmC;
+    r.add_site(
+        "",
+        "Gemm",
+        1,
+        gemm,
+        Declared::WithBroadcastAttribute(gemm_c),
+    );
+    r.add_site("", "Gemm", 7, gemm, Declared::Always(gemm_c));
     r.add("", "PRelu", 1, prelu_legacy);
-    r.add("", "PRelu", 7, prelu);
-    r.add("", "LayerNormalization", 17, layer_norm);
-    r.add("", "RMSNormalization", 23, layer_norm);
+    r.add_site("", "PRelu", 7, prelu, Declared::Always(Kind::ToFirst(&[1])));
+    // Scale and bias to the normalized part of X's shape, X.shape[axis:] (see `Kind::Normalized`).
+    let norm = |slots| Declared::Always(Kind::Normalized(slots));
+    r.add_site("", "LayerNormalization", 17, layer_norm, norm(&[1, 2]));
+    r.add_site("", "RMSNormalization", 23, layer_norm, norm(&[1]));
 }
 
 /// Gemm's operands are matrices.
