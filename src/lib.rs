@@ -3,7 +3,7 @@
 //!
 //! The library is what the `onnx-lint` command runs; a Rust program can run the same steps. The crate
 //! is in layers, each using only those below it (the order is written in `docs/design.md`
-//! and enforced by `tests/layering.rs`):
+//! and enforced by `tests/it/layering.rs`):
 //!
 //! - [`file`](mod@file): bytes. A file is memory-mapped (weights stay in the file) or standard input read;
 //!   [`file::decode`] decodes the protobuf without paging weights in; [`file::wire`] splices edits into

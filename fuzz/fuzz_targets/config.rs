@@ -1,7 +1,7 @@
 //! Raw bytes -> a configuration file (`onnx-lint.toml`, then `pyproject.toml`) -> its settings (rule
 //! selectors, compiled glob patterns) -> applied to findings of models at a few paths, and described.
 //! Must never panic, hang or allocate without bound, whatever the bytes: an unusable configuration is
-//! an error message (exit 2), never a crash. `tests/hostile_complexity.rs` runs the same steps over
+//! an error message (exit 2), never a crash. `tests/it/reading/hostile_complexity.rs` runs the same steps over
 //! generated configurations where cargo-fuzz is not installed.
 #![no_main]
 

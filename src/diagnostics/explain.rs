@@ -2,7 +2,7 @@
 //! starts with a `## CODE name` heading and has four parts, each under its own `###` heading: what it
 //! checks, why it matters, an example, and the fix. `onnx-lint explain CODE` prints the section.
 //!
-//! `tests/rules_doc.rs` checks that every code of the table has a section with all four parts, and
+//! `tests/it/docs/rules_doc.rs` checks that every code of the table has a section with all four parts, and
 //! runs the example commands the sections show.
 
 use super::Code;

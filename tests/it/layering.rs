@@ -349,3 +349,83 @@ fn the_ir_names_only_the_layers_below_it() {
         .collect();
     assert!(ir.is_subset(&allowed), "the IR names {ir:?}");
 }
+
+/// Most lines of code a source file may hold: lines that are neither blank nor comments, before its
+/// `#[cfg(test)]` module. Past that a file holds more than one thing; split it by what it holds.
+const MAX_LINES_OF_CODE: usize = 800;
+
+/// The lines of code of a source file's text (see [`MAX_LINES_OF_CODE`]).
+fn lines_of_code(text: &str) -> usize {
+    text.lines()
+        .take_while(|l| l.trim() != "#[cfg(test)]")
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("//"))
+        .count()
+}
+
+#[test]
+fn no_source_file_is_over_800_lines_of_code() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let long: Vec<String> = sources(&src)
+        .into_iter()
+        .filter_map(|(path, _)| {
+            let n = lines_of_code(&std::fs::read_to_string(&path).unwrap());
+            (n > MAX_LINES_OF_CODE).then(|| format!("{}: {n} lines of code", path.display()))
+        })
+        .collect();
+    assert!(
+        long.is_empty(),
+        "files over {MAX_LINES_OF_CODE} lines of code:\n{}",
+        long.join("\n")
+    );
+}
+
+#[test]
+fn lines_of_code_leave_out_blanks_comments_and_tests() {
+    let text =
+        "//! head\nfn a() {}\n\n    // why\nfn b() {}\n#[cfg(test)]\nmod tests {\nfn c() {}\n}\n";
+    assert_eq!(lines_of_code(text), 2);
+}
+
+/// The words that name a pass (the `passes` modules and the commands that run them). The byte layer
+/// writes what it is given and must not know what made it: a pass's names, recipes and hints live
+/// with the pass.
+const PASS_WORDS: &[&str] = &["expand", "explicit_broadcast", "fold_expand", "fold"];
+
+/// The places in `text` where a word of [`PASS_WORDS`] stands as a word (case-insensitive; `folder`
+/// and `expanded` are other words), as `line: text`.
+fn pass_words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let lower = line.to_ascii_lowercase();
+        let words = lower.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));
+        if words.into_iter().any(|w| PASS_WORDS.contains(&w)) {
+            out.push(format!("{}: {}", i + 1, line.trim()));
+        }
+    }
+    out
+}
+
+#[test]
+fn the_byte_layer_names_no_pass() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/file");
+    let mut found = Vec::new();
+    for (path, _) in sources(&file) {
+        for hit in pass_words(&std::fs::read_to_string(&path).unwrap()) {
+            found.push(format!("{}:{hit}", path.display()));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "src/file names a pass:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn pass_words_are_whole_words() {
+    assert_eq!(
+        pass_words("a folder\nthe Expand node\nexpanded"),
+        ["2: the Expand node"]
+    );
+}
