@@ -98,7 +98,7 @@ pub(super) fn expand(
         Err(why) => {
             eprintln!(
                 "error: cannot make the broadcasts explicit: {}",
-                render::escape(&why)
+                render::escape(&why.to_string())
             );
             return EXIT_FINDINGS;
         }

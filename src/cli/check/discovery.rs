@@ -2,19 +2,22 @@
 //! models, in a stable order) and each model's configuration, found from its folder.
 
 use crate::render::escape;
-use crate::settings::{Resolver, Settings, model_path};
+use crate::settings::{Resolver, Settings, SettingsError, model_path};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Every target with its settings, in order; the first bad configuration met is the error. All are
 /// planned before any is checked: a bad configuration stops the run with nothing half-reported.
-pub(super) fn plan(targets: Vec<Target>, resolver: &mut Resolver) -> Result<Vec<Planned>, String> {
+pub(super) fn plan(
+    targets: Vec<Target>,
+    resolver: &mut Resolver,
+) -> Result<Vec<Planned>, SettingsError> {
     targets.into_iter().map(|t| plan_one(t, resolver)).collect()
 }
 
 /// `target` with the settings it is checked under, or why they cannot be had (a bad configuration).
-fn plan_one(target: Target, resolver: &mut Resolver) -> Result<Planned, String> {
+fn plan_one(target: Target, resolver: &mut Resolver) -> Result<Planned, SettingsError> {
     Ok(match target {
         Target::Model(path, known) => {
             // Canonical paths found by the walk spare the plan ten `readlink`s a model.

@@ -15,7 +15,7 @@ mod progress;
 mod reporting;
 mod scheduling;
 
-use super::{CheckArgs, ColorChoice, EXIT_UNLOADABLE, load_with};
+use super::{CheckArgs, ColorChoice, EXIT_UNLOADABLE, load_error, load_with};
 use crate::diagnostics::Code;
 use crate::file::Origin;
 use crate::lint::{Findings, LoadOptions};
@@ -23,14 +23,15 @@ use crate::passes::explicit_broadcast::{Options, implicit_broadcasts};
 use crate::render::{FileReport, escape};
 use crate::settings::baseline::Baseline;
 use crate::settings::{Resolver, RuleLayer, Selector};
+use anyhow::Context;
 use discovery::Planned;
 use progress::Progress;
 use reporting::{Checked, Run};
 use scheduling::{Dropper, Jobs};
 
 pub(super) fn check(args: &CheckArgs, color: ColorChoice) -> u8 {
-    let resolver =
-        rule_layer(args).and_then(|cli| Resolver::new(cli, args.config.as_deref(), args.isolated));
+    let resolver = rule_layer(args)
+        .and_then(|cli| Ok(Resolver::new(cli, args.config.as_deref(), args.isolated)?));
     let mut resolver = match resolver {
         Ok(r) => r,
         Err(e) => return usage_error(&e),
@@ -43,18 +44,18 @@ pub(super) fn check(args: &CheckArgs, color: ColorChoice) -> u8 {
     if args.show_settings {
         return match discovery::plan(targets, &mut resolver) {
             Ok(planned) => reporting::show_settings(&planned),
-            Err(e) => usage_error(&e),
+            Err(e) => usage_error(&e.into()),
         };
     }
     let baseline = match args.baseline.as_deref().map(Baseline::read).transpose() {
         Ok(b) => b,
-        Err(e) => return usage_error(&e),
+        Err(e) => return usage_error(&e.into()),
     };
     // Every model's settings before any output: a bad configuration stops the run with nothing
     // half-reported.
     let planned = match discovery::plan(targets, &mut resolver) {
         Ok(p) => p,
-        Err(e) => return usage_error(&e),
+        Err(e) => return usage_error(&e.into()),
     };
     let jobs = Jobs::new(args.jobs, planned.len());
     let progress = Progress::start(planned.len());
@@ -102,7 +103,8 @@ fn check_one(item: &Planned, parallel: bool, progress: &Progress, dropper: &Drop
     };
     let mut suppressed = 0;
     let mut data = Vec::new();
-    let outcome = load_with(path, &opts).map(|(m, found)| {
+    let loaded = load_with(path, &opts).map_err(|e| load_error(&e));
+    let outcome = loaded.map(|(m, found)| {
         let Findings {
             diagnostics: mut d,
             shapes,
@@ -128,9 +130,8 @@ fn check_one(item: &Planned, parallel: bool, progress: &Progress, dropper: &Drop
 }
 
 /// The command line's rule flags as the top layer of settings (`--explicit` is `--extend-select B001`).
-fn rule_layer(args: &CheckArgs) -> Result<RuleLayer, String> {
-    let parse =
-        |flag: &str, v: &[String]| Selector::parse_all(v).map_err(|e| format!("{flag}: {e}"));
+fn rule_layer(args: &CheckArgs) -> anyhow::Result<RuleLayer> {
+    let parse = |flag: &str, v: &[String]| Selector::parse_all(v).context(flag.to_owned());
     let mut extend_select = parse("--extend-select", &args.extend_select)?;
     if args.explicit {
         extend_select.extend(parse("--explicit", &["B001".to_owned()])?);
@@ -149,7 +150,7 @@ fn rule_layer(args: &CheckArgs) -> Result<RuleLayer, String> {
 }
 
 /// A flag, configuration or baseline that cannot be used: said on standard error, exit 2.
-fn usage_error(e: &str) -> u8 {
-    eprintln!("error: {}", escape(e));
+fn usage_error(e: &anyhow::Error) -> u8 {
+    eprintln!("error: {}", escape(&format!("{e:#}")));
     EXIT_UNLOADABLE
 }

@@ -53,10 +53,9 @@ pub(super) fn inputs_known(args: &CheckArgs, targets: &[Target]) -> Inputs {
 /// baseline over the one read (`--baseline b.json --write-baseline b.json`) is how a baseline is
 /// updated, and is allowed: it was read whole before the run, and what is recorded is every finding,
 /// before the baseline filters them.
-pub(super) fn refuse_overwrites(args: &CheckArgs, inputs: &Inputs) -> Result<(), String> {
-    let say = |e: anyhow::Error| format!("{e:#}");
+pub(super) fn refuse_overwrites(args: &CheckArgs, inputs: &Inputs) -> anyhow::Result<()> {
     if let Some(report) = &args.output_file {
-        inputs.refuse(report, "the report").map_err(say)?;
+        inputs.refuse(report, "the report")?;
     }
     if let Some(b) = &args.write_baseline {
         let updating = args
@@ -64,15 +63,15 @@ pub(super) fn refuse_overwrites(args: &CheckArgs, inputs: &Inputs) -> Result<(),
             .as_deref()
             .is_some_and(|old| same_file(old, b));
         if !updating {
-            inputs.refuse(b, "the baseline").map_err(say)?;
+            inputs.refuse(b, "the baseline")?;
         }
         if let Some(report) = &args.output_file
             && (report == b || same_file(report, b))
         {
-            return Err(format!(
+            anyhow::bail!(
                 "refusing to write the report and the baseline to one file, {}; nothing was written",
                 b.display()
-            ));
+            );
         }
     }
     Ok(())
