@@ -49,20 +49,20 @@ use std::borrow::Cow;
 /// First opset version of the default domain that has Expand; below it `Reshape` + `Tile` stand in.
 const EXPAND_SINCE: i64 = 8;
 
-/// Why a node is not folded: not a broadcast at all (nothing to say), or a reason, said in a warning
-/// with the node's place.
+/// Why a node is kept (not folded): not a broadcast at all (nothing to say), or a reason, said in a
+/// warning with the node's place.
 #[derive(Debug, thiserror::Error)]
-enum NotFolded {
+enum Kept {
     #[error("not a broadcast")]
     NotABroadcast,
     #[error("{0}")]
     Because(String),
 }
 
-/// A [`NotFolded::Because`] of a formatted reason.
+/// A [`Kept::Because`] of a formatted reason.
 macro_rules! why {
     ($($reason:tt)*) => {
-        NotFolded::Because(format!($($reason)*))
+        Kept::Because(format!($($reason)*))
     };
 }
 
@@ -523,7 +523,7 @@ impl<'a> GraphFolder<'a> {
                     to,
                 }),
                 // Only Tiles and Reshapes that are broadcasts are worth a word.
-                Err(NotFolded::NotABroadcast) => continue,
+                Err(Kept::NotABroadcast) => continue,
                 Err(why) => {
                     let why = format!(
                         "graph {}, node '{}' ({}): {why}",
@@ -540,17 +540,13 @@ impl<'a> GraphFolder<'a> {
     /// Removes the node if it is a redundant broadcast, its readers left in `self.scratch.readers`
     /// and the shapes of its input and output returned; else says why not (an empty reason: it is
     /// not a broadcast at all, nothing to report).
-    fn try_fold(
-        &mut self,
-        id: NodeId,
-        op: &'a OpNode,
-    ) -> Result<(&'a Shape, &'a Shape), NotFolded> {
+    fn try_fold(&mut self, id: NodeId, op: &'a OpNode) -> Result<(&'a Shape, &'a Shape), Kept> {
         let (In::Value(x), In::Value(y)) = (self.input(op, 0), self.output(op, 0)) else {
-            return Err(NotFolded::NotABroadcast);
+            return Err(Kept::NotABroadcast);
         };
         let (xs, ys) = (self.shape(x), self.shape(y));
         if op.op_type() != "Expand" && !is_broadcast(op.op_type(), xs, ys) {
-            return Err(NotFolded::NotABroadcast);
+            return Err(Kept::NotABroadcast);
         }
         if self.outputs.contains(&y) {
             return Err(why!(
@@ -576,7 +572,7 @@ impl<'a> GraphFolder<'a> {
         (x, xs): (ValueId, &Shape),
         y: ValueId,
         s: &mut Scratch<'a>,
-    ) -> Result<(), NotFolded> {
+    ) -> Result<(), Kept> {
         let g: &'a Graph = self.g;
         let y_name = || self.name(In::Value(y));
         self.live_readers(y, &mut s.readers);
@@ -703,7 +699,7 @@ impl<'a> GraphFolder<'a> {
         slots: &[usize],
         (x, xs): (ValueId, &Shape),
         target: Option<In<'a>>,
-    ) -> Result<(), NotFolded> {
+    ) -> Result<(), Kept> {
         let x = || self.name(In::Value(x));
         let Some(k) = kind(reader, self.opset) else {
             return Err(why!(
@@ -826,7 +822,7 @@ impl<'a> GraphFolder<'a> {
                 }
                 Ok(())
             }
-            Kind::LegacyAxis(_) => Err(NotFolded::Because(String::new())),
+            Kind::LegacyAxis(_) => Err(Kept::Because(String::new())),
         }
     }
 
