@@ -454,8 +454,10 @@ fn write_beside_report(
 }
 
 /// Leaves `t` for the process's exit to free: what a rewrite is done with (the shapes, the model,
-/// the edit) is a million nodes' worth of allocations for a large graph, freed one by one in tens
-/// of milliseconds on the way to an exit that gives the memory back at once.
+/// the edit) is a million nodes' worth of allocations for a large graph, freed one by one on the
+/// way to an exit that gives the memory back at once.
+/// Measured (bench/ab.py --rounds 4 --warm): `expand` of synthetic_1M 4743 ms with it, 5048 ms
+/// freeing (user 3206 -> 3323 ms); BERT-base the same.
 fn leave<T>(t: T) {
     std::mem::forget(t);
 }
