@@ -56,8 +56,7 @@
 //! // write the result.
 //! let (model, found) = lint::load(Origin::File(models.join("tiny_transformer.onnx")))?;
 //! assert!(!has_errors(&found.diagnostics));
-//! let outcome = explicit_broadcast::run(&model, &found.shapes, &Options::default())
-//!     .map_err(anyhow::Error::msg)?;
+//! let outcome = explicit_broadcast::run(&model, &found.shapes, &Options::default())?;
 //! assert!(!outcome.insertions.is_empty());
 //! let dir = tempfile::tempdir()?;
 //! let out = dir.path().join("explicit.onnx");

@@ -381,7 +381,8 @@ fn node_inputs(
 /// The rule selection of a call: the defaults with `select` and `ignore` over them, no configuration
 /// file (a library call does not depend on the folder it runs in).
 fn settings(select: Option<Vec<String>>, ignore: Vec<String>) -> PyResult<Settings> {
-    let parse = |v: &[String]| Selector::parse_all(v).map_err(PyValueError::new_err);
+    let parse =
+        |v: &[String]| Selector::parse_all(v).map_err(|e| PyValueError::new_err(e.to_string()));
     let layer = RuleLayer {
         select: select.as_deref().map(parse).transpose()?,
         ignore: parse(&ignore)?,
@@ -563,7 +564,7 @@ fn rewrite(
     }
     let edit = match &pass {
         Pass::Expand(opts) => explicit_broadcast::run(&model, &found.shapes, opts)
-            .map_err(Fail::Pass)?
+            .map_err(|e| Fail::Pass(e.to_string()))?
             .patch
             .into_edit(),
         Pass::Fold => fold_expand::run(&model, &found.shapes).patch.into_edit(),

@@ -9,26 +9,36 @@ use crate::render;
 use std::fmt::Write;
 use std::path::PathBuf;
 
-/// The report's lines (see [`super::lines`]): entries of 20 bytes, the graph and the node found
-/// again in the model when printed, the input, and the two shapes as numbers.
+/// The report's lines (see [`super::lines`]): the graph and the node found again in the model when
+/// printed, the input, and the two shapes as numbers.
 #[derive(Default)]
 struct Lines {
-    /// (graph index, node ordinal, input, from, to): see [`explicit_broadcast::Made`].
-    entries: Vec<[u32; 5]>,
+    entries: Vec<Line>,
     shapes: ShapeIds,
+}
+
+/// One input made explicit (see [`explicit_broadcast::Made`]).
+struct Line {
+    graph: u32,
+    /// The node's ordinal in its graph.
+    ordinal: u32,
+    slot: u32,
+    /// The shapes' numbers in [`Lines::shapes`].
+    from: u32,
+    to: u32,
 }
 
 impl Lines {
     fn add(&mut self, m: &explicit_broadcast::Made<'_>) {
         let from = self.shapes.id(m.from);
         let to = self.shapes.id(m.to);
-        self.entries.push([
-            small(m.graph_index),
-            small(m.ordinal),
-            small(m.slot),
+        self.entries.push(Line {
+            graph: small(m.graph_index),
+            ordinal: small(m.ordinal),
+            slot: small(m.slot),
             from,
             to,
-        ]);
+        });
     }
 
     /// Writes the lines, the nodes found again in `model` (the graphs in the pass's order), then
@@ -38,7 +48,14 @@ impl Lines {
         let graphs = crate::passes::all_graphs(model);
         let mut err = std::io::BufWriter::with_capacity(1 << 16, std::io::stderr().lock());
         let mut line = Vec::with_capacity(256);
-        for &[graph, ordinal, slot, from, to] in &self.entries {
+        for &Line {
+            graph,
+            ordinal,
+            slot,
+            from,
+            to,
+        } in &self.entries
+        {
             let Some((g, _)) = graphs.get(graph as usize) else {
                 continue;
             };
@@ -98,7 +115,7 @@ pub(super) fn expand(
         Err(why) => {
             eprintln!(
                 "error: cannot make the broadcasts explicit: {}",
-                render::escape(&why)
+                render::escape(&why.to_string())
             );
             return EXIT_FINDINGS;
         }

@@ -7,6 +7,7 @@ use crate::file::{
 };
 use crate::picture::{self, Options};
 use crate::render;
+use anyhow::{anyhow, bail};
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -76,15 +77,13 @@ pub(super) fn graph(model: &Path, output: &Path, max_nodes: usize, initializers:
             let mut out = std::io::stdout().lock();
             out.write_all(pic.dot.as_bytes())
                 .and_then(|_| out.flush())
-                .map_err(|e| format!("cannot write standard output: {e}"))
+                .map_err(|e| anyhow!("cannot write standard output: {e}"))
         }
-        Target::Dot => write_atomic(output, pic.dot.as_bytes()).map_err(|e| format!("{e:#}")),
-        Target::Svg => {
-            svg(&pic.dot).and_then(|s| write_atomic(output, &s).map_err(|e| format!("{e:#}")))
-        }
+        Target::Dot => write_atomic(output, pic.dot.as_bytes()),
+        Target::Svg => svg(&pic.dot).and_then(|s| write_atomic(output, &s)),
     };
     if let Err(e) = written {
-        eprintln!("error: {}", render::escape(&e));
+        eprintln!("error: {}", render::escape(&format!("{e:#}")));
         return EXIT_UNLOADABLE;
     }
     if target != Target::Stdout {
@@ -97,7 +96,7 @@ pub(super) fn graph(model: &Path, output: &Path, max_nodes: usize, initializers:
 }
 
 /// Renders DOT text to SVG with Graphviz's `dot`, found on PATH.
-fn svg(dot: &str) -> Result<Vec<u8>, String> {
+fn svg(dot: &str) -> anyhow::Result<Vec<u8>> {
     let mut child = match Command::new("dot")
         .arg("-Tsvg")
         .stdin(Stdio::piped())
@@ -107,13 +106,12 @@ fn svg(dot: &str) -> Result<Vec<u8>, String> {
     {
         Ok(c) => c,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(
+            bail!(
                 "an SVG is drawn by Graphviz's `dot`, which is not on PATH: install Graphviz \
                  (e.g. `apt-get install graphviz`), or write a .dot file and render it elsewhere"
-                    .to_owned(),
             );
         }
-        Err(e) => return Err(format!("cannot run Graphviz's `dot`: {e}")),
+        Err(e) => bail!("cannot run Graphviz's `dot`: {e}"),
     };
     // Feed the input from another thread: `dot` may write (errors) before it has read everything.
     let mut stdin = child.stdin.take().expect("piped stdin");
@@ -121,16 +119,16 @@ fn svg(dot: &str) -> Result<Vec<u8>, String> {
     let feeder = std::thread::spawn(move || stdin.write_all(&input));
     let out = child
         .wait_with_output()
-        .map_err(|e| format!("cannot run Graphviz's `dot`: {e}"))?;
+        .map_err(|e| anyhow!("cannot run Graphviz's `dot`: {e}"))?;
     let fed = feeder.join().unwrap_or(Ok(()));
     if !out.status.success() {
         let why = String::from_utf8_lossy(&out.stderr);
-        return Err(format!(
+        bail!(
             "Graphviz's `dot -Tsvg` failed ({}): {}",
             out.status,
             shorten(why.trim())
-        ));
+        );
     }
-    fed.map_err(|e| format!("cannot feed Graphviz's `dot`: {e}"))?;
+    fed.map_err(|e| anyhow!("cannot feed Graphviz's `dot`: {e}"))?;
     Ok(out.stdout)
 }

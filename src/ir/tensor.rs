@@ -36,13 +36,22 @@ pub fn elem_type_str(data_type: i32) -> std::borrow::Cow<'static, str> {
     }
 }
 
-/// Number of elements, or a description of why the dims are bad.
-pub fn element_count(dims: &[i64]) -> Result<u64, String> {
-    if let Some((i, d)) = dims.iter().enumerate().find(|(_, d)| **d < 0) {
-        return Err(format!("dimension {i} is negative ({d})"));
+/// Why a tensor's dims give no element count.
+#[derive(Debug, thiserror::Error)]
+pub enum DimsError {
+    #[error("dimension {index} is negative ({dim})")]
+    Negative { index: usize, dim: i64 },
+    #[error("the product of dims {0:?} overflows a 64-bit integer")]
+    Overflow(Vec<i64>),
+}
+
+/// Number of elements, or why the dims are bad.
+pub fn element_count(dims: &[i64]) -> Result<u64, DimsError> {
+    if let Some((index, &dim)) = dims.iter().enumerate().find(|(_, d)| **d < 0) {
+        return Err(DimsError::Negative { index, dim });
     }
     dims.iter()
         .try_fold(1i64, |acc, &d| acc.checked_mul(d))
         .map(|n| n as u64)
-        .ok_or_else(|| format!("the product of dims {dims:?} overflows a 64-bit integer"))
+        .ok_or_else(|| DimsError::Overflow(dims.to_vec()))
 }

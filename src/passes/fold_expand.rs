@@ -49,6 +49,23 @@ use std::borrow::Cow;
 /// First opset version of the default domain that has Expand; below it `Reshape` + `Tile` stand in.
 const EXPAND_SINCE: i64 = 8;
 
+/// Why a node is kept (not folded): not a broadcast at all (nothing to say), or a reason, said in a
+/// warning with the node's place.
+#[derive(Debug, thiserror::Error)]
+enum Kept {
+    #[error("not a broadcast")]
+    NotABroadcast,
+    #[error("{0}")]
+    Because(String),
+}
+
+/// A [`Kept::Because`] of a formatted reason.
+macro_rules! why {
+    ($($reason:tt)*) => {
+        Kept::Because(format!($($reason)*))
+    };
+}
+
 /// Ops removed when nothing reads their outputs any more: pure functions of their inputs, the ones
 /// that compute target shapes. Anything else (a random op, a custom-domain op) stays even when dead.
 const SHAPE_OPS: &[&str] = &[
@@ -503,11 +520,9 @@ impl<'a> GraphFolder<'a> {
                     from,
                     to,
                 }),
+                // Only Tiles and Reshapes that are broadcasts are worth a word.
+                Err(Kept::NotABroadcast) => continue,
                 Err(why) => {
-                    // Only Tiles and Reshapes that are broadcasts are worth a word.
-                    if why.is_empty() {
-                        continue;
-                    }
                     let why = format!(
                         "graph {}, node '{}' ({}): {why}",
                         g.path,
@@ -523,16 +538,16 @@ impl<'a> GraphFolder<'a> {
     /// Removes the node if it is a redundant broadcast, its readers left in `self.scratch.readers`
     /// and the shapes of its input and output returned; else says why not (an empty reason: it is
     /// not a broadcast at all, nothing to report).
-    fn try_fold(&mut self, id: NodeId, op: &'a OpNode) -> Result<(&'a Shape, &'a Shape), String> {
+    fn try_fold(&mut self, id: NodeId, op: &'a OpNode) -> Result<(&'a Shape, &'a Shape), Kept> {
         let (In::Value(x), In::Value(y)) = (self.input(op, 0), self.output(op, 0)) else {
-            return Err(String::new());
+            return Err(Kept::NotABroadcast);
         };
         let (xs, ys) = (self.shape(x), self.shape(y));
         if op.op_type() != "Expand" && !is_broadcast(op.op_type(), xs, ys) {
-            return Err(String::new());
+            return Err(Kept::NotABroadcast);
         }
         if self.outputs.contains(&y) {
-            return Err(format!(
+            return Err(why!(
                 "its output '{}' is a graph output",
                 self.name(In::Value(y))
             ));
@@ -555,25 +570,25 @@ impl<'a> GraphFolder<'a> {
         (x, xs): (ValueId, &Shape),
         y: ValueId,
         s: &mut Scratch<'a>,
-    ) -> Result<(), String> {
+    ) -> Result<(), Kept> {
         let g: &'a Graph = self.g;
         let y_name = || self.name(In::Value(y));
         self.live_readers(y, &mut s.readers);
         if s.readers.is_empty() {
-            return Err(format!("nothing reads its output '{}'", y_name()));
+            return Err(why!("nothing reads its output '{}'", y_name()));
         }
         s.checked.clear();
         s.slots.clear();
         let target = (op.op_type() == "Expand" && op.num_inputs() > 1).then(|| self.input(op, 1));
         for &(reader, slot) in &s.readers {
             let Some(rop) = g.op(reader) else {
-                return Err(format!(
+                return Err(why!(
                     "'{}' is read by something other than a node",
                     y_name()
                 ));
             };
             let Slot::Input(slot) = slot else {
-                return Err(format!(
+                return Err(why!(
                     "a subgraph of '{}' ({}) reads '{}'",
                     rop.label(),
                     rop.op_type(),
@@ -603,7 +618,7 @@ impl<'a> GraphFolder<'a> {
                 (x, xs),
                 target,
             )
-            .map_err(|why| format!("'{}' ({}) input {slot}: {why}", rop.label(), rop.op_type()))?;
+            .map_err(|why| why!("'{}' ({}) input {slot}: {why}", rop.label(), rop.op_type()))?;
             s.checked.push(Checked { reader, slots });
         }
         Ok(())
@@ -682,7 +697,7 @@ impl<'a> GraphFolder<'a> {
         slots: &[usize],
         (x, xs): (ValueId, &Shape),
         target: Option<In<'a>>,
-    ) -> Result<(), String> {
+    ) -> Result<(), Kept> {
         let x = || self.name(In::Value(x));
         let Some(k) = sites::site(reader, &self.imports) else {
             // (Which `expand` removes when it makes such a broadcast explicit.)
@@ -690,7 +705,7 @@ impl<'a> GraphFolder<'a> {
                 sites::declared(reader, &self.imports),
                 Some(Declared::WithBroadcastAttribute(_))
             );
-            return Err(format!(
+            return Err(why!(
                 "{} does not broadcast its inputs{}",
                 reader.op_type(),
                 if legacy {
@@ -706,10 +721,9 @@ impl<'a> GraphFolder<'a> {
             Kind::AttentionBias(ref s) => std::slice::from_ref(s),
             Kind::GemmC => &[2],
             Kind::LegacyAxis(_) => {
-                return Err(
+                return Err(why!(
                     "the legacy broadcast rule (opset < 7) aligns inputs at `axis`, not as numpy does"
-                        .to_owned(),
-                );
+                ));
             }
         };
         let multi = matches!(k, Kind::Multi);
@@ -717,7 +731,7 @@ impl<'a> GraphFolder<'a> {
             .iter()
             .find(|s| !multi && !broadcast_slots.contains(s))
         {
-            return Err(format!(
+            return Err(why!(
                 "{} does not broadcast input {k}: without the node it would see another shape",
                 reader.op_type()
             ));
@@ -745,7 +759,7 @@ impl<'a> GraphFolder<'a> {
                 let was = multidirectional_of(&shapes(&before));
                 let now = multidirectional_of(&shapes(&after));
                 if !fully_known(&was.shape) || !fully_known(xs) {
-                    return Err(format!(
+                    return Err(why!(
                         "the shapes are not known well enough to prove the result the same (with the node {}, '{}' {})",
                         format_shape(&was.shape),
                         x(),
@@ -753,21 +767,21 @@ impl<'a> GraphFolder<'a> {
                     ));
                 }
                 if now.is_error() {
-                    return Err(format!(
+                    return Err(why!(
                         "'{}' {} does not broadcast with the other inputs",
                         x(),
                         format_shape(xs)
                     ));
                 }
                 if now.shape != was.shape && !fully_known(&now.shape) {
-                    return Err(format!(
+                    return Err(why!(
                         "the shapes are not known well enough to prove the result the same: {} with the node, {} without it",
                         format_shape(&was.shape),
                         format_shape(&now.shape)
                     ));
                 }
                 if now.shape != was.shape {
-                    return Err(format!(
+                    return Err(why!(
                         "the node makes the result {}; without it the result would be {}",
                         format_shape(&was.shape),
                         format_shape(&now.shape)
@@ -794,7 +808,7 @@ impl<'a> GraphFolder<'a> {
                     _ => "the normalized shape X.shape[axis:]",
                 };
                 if !fully_known(&target) || !fully_known(xs) {
-                    return Err(format!(
+                    return Err(why!(
                         "the shapes are not known well enough to prove that '{}' {} broadcasts to {what} {}",
                         x(),
                         format_shape(xs),
@@ -802,7 +816,7 @@ impl<'a> GraphFolder<'a> {
                     ));
                 }
                 if unidirectional(&target, xs).is_error() {
-                    return Err(format!(
+                    return Err(why!(
                         "'{}' {} does not broadcast unidirectionally to {what} {}: the model would be invalid",
                         x(),
                         format_shape(xs),
@@ -811,7 +825,7 @@ impl<'a> GraphFolder<'a> {
                 }
                 Ok(())
             }
-            Kind::LegacyAxis(_) => Err(String::new()),
+            Kind::LegacyAxis(_) => Err(Kept::Because(String::new())),
         }
     }
 

@@ -5,6 +5,7 @@
 //! count, so a third copy is new. Files are recorded relative to the baseline's folder, so the
 //! baseline holds wherever the run starts from.
 
+use super::SettingsError;
 use crate::diagnostics::Diagnostic;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -86,21 +87,27 @@ pub struct Baseline {
 }
 
 impl Baseline {
-    pub fn read(path: &Path) -> Result<Baseline, String> {
+    pub fn read(path: &Path) -> Result<Baseline, SettingsError> {
         let text = crate::file::read::read_text_capped(
             path,
             crate::file::read::MAX_BASELINE_BYTES,
             "baseline",
         )
-        .map_err(|e| format!("cannot read baseline {}: {e:#}", path.display()))?;
-        let doc: Document = serde_json::from_str(&text)
-            .map_err(|e| format!("invalid baseline {}: {e}", path.display()))?;
+        .map_err(|e| SettingsError::ReadBaseline {
+            path: path.to_owned(),
+            why: format!("{e:#}"),
+        })?;
+        let doc: Document =
+            serde_json::from_str(&text).map_err(|cause| SettingsError::InvalidBaseline {
+                path: path.to_owned(),
+                cause,
+            })?;
         if doc.version != VERSION {
-            return Err(format!(
-                "baseline {} is of version {}; this onnx-lint reads version {VERSION}",
-                path.display(),
-                doc.version
-            ));
+            return Err(SettingsError::BaselineVersion {
+                path: path.to_owned(),
+                version: doc.version,
+                reads: VERSION,
+            });
         }
         let mut left = HashMap::new();
         for e in doc.findings {
@@ -243,9 +250,20 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("b.json");
         std::fs::write(&p, "{\"onnx-lint-baseline\": 9, \"findings\": []}").unwrap();
-        assert!(Baseline::read(&p).unwrap_err().contains("version 9"));
+        assert!(
+            Baseline::read(&p)
+                .unwrap_err()
+                .to_string()
+                .to_string()
+                .contains("version 9")
+        );
         std::fs::write(&p, "[]").unwrap();
-        assert!(Baseline::read(&p).unwrap_err().contains("invalid baseline"));
+        assert!(
+            Baseline::read(&p)
+                .unwrap_err()
+                .to_string()
+                .contains("invalid baseline")
+        );
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! files (in that order; a `pyproject.toml` counts only with a `[tool.onnx-lint]` table) gives the
 //! configuration, and paths in it are relative to that folder.
 
+use super::SettingsError;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -61,41 +62,51 @@ pub struct Found {
 
 /// Reads the configuration file at `path` (an `onnx-lint.toml` or a `pyproject.toml`). `Ok(None)` for a
 /// `pyproject.toml` without a `[tool.onnx-lint]` table.
-pub fn read(path: &Path) -> Result<Option<ConfigFile>, String> {
+pub fn read(path: &Path) -> Result<Option<ConfigFile>, SettingsError> {
     let text = crate::file::read::read_text_capped(
         path,
         crate::file::read::MAX_CONFIG_BYTES,
         "configuration",
     )
-    .map_err(|e| format!("cannot read configuration {}: {e:#}", path.display()))?;
+    .map_err(|e| SettingsError::ReadConfig {
+        path: path.to_owned(),
+        why: format!("{e:#}"),
+    })?;
     parse(&text, path)
 }
 
 /// [`read`] of `text`, the contents of the file at `path` (which names it in errors and says whether
 /// it is a `pyproject.toml`).
-pub fn parse(text: &str, path: &Path) -> Result<Option<ConfigFile>, String> {
+pub fn parse(text: &str, path: &Path) -> Result<Option<ConfigFile>, SettingsError> {
     let is_pyproject = path.file_name().is_some_and(|n| n == "pyproject.toml");
     if !is_pyproject {
         return toml::from_str(text)
             .map(Some)
-            .map_err(|e| format!("invalid configuration {}: {e}", path.display()));
+            .map_err(|cause| SettingsError::InvalidConfig {
+                path: path.to_owned(),
+                cause,
+            });
     }
-    let doc: toml::Table =
-        toml::from_str(text).map_err(|e| format!("invalid TOML in {}: {e}", path.display()))?;
+    let doc: toml::Table = toml::from_str(text).map_err(|cause| SettingsError::InvalidToml {
+        path: path.to_owned(),
+        cause,
+    })?;
     let Some(section) = doc.get("tool").and_then(|t| t.get("onnx-lint")) else {
         return Ok(None);
     };
-    section.clone().try_into().map(Some).map_err(|e| {
-        format!(
-            "invalid configuration in [tool.onnx-lint] of {}: {e}",
-            path.display()
-        )
-    })
+    section
+        .clone()
+        .try_into()
+        .map(Some)
+        .map_err(|cause| SettingsError::InvalidSection {
+            path: path.to_owned(),
+            cause,
+        })
 }
 
 /// The configuration in force for files in `dir` (an absolute, canonical folder): the first found
 /// from `dir` upwards, or `None`.
-pub fn discover(dir: &Path) -> Result<Option<Found>, String> {
+pub fn discover(dir: &Path) -> Result<Option<Found>, SettingsError> {
     for d in dir.ancestors() {
         if let Some(found) = in_folder(d)? {
             return Ok(Some(found));
@@ -105,7 +116,7 @@ pub fn discover(dir: &Path) -> Result<Option<Found>, String> {
 }
 
 /// The configuration file of `dir` itself, if it has one.
-pub fn in_folder(dir: &Path) -> Result<Option<Found>, String> {
+pub fn in_folder(dir: &Path) -> Result<Option<Found>, SettingsError> {
     for name in NAMES {
         let path = dir.join(name);
         // A FIFO or device by that name is refused by `read`, not passed over: it was meant to be read.
@@ -139,10 +150,10 @@ mod tests {
         assert_eq!(c.per_file_ignores["old/*.onnx"], ["T004"]);
         assert_eq!(c.suppress[0].node.as_deref(), Some("Add_*"));
         fs::write(&p, "slect = [\"E\"]\n").unwrap();
-        let err = read(&p).unwrap_err();
+        let err = read(&p).unwrap_err().to_string();
         assert!(err.contains("slect"), "{err}");
         fs::write(&p, "[[suppress]]\ncode = \"E1\"\n").unwrap();
-        let err = read(&p).unwrap_err();
+        let err = read(&p).unwrap_err().to_string();
         assert!(err.contains("reason"), "{err}");
     }
 
@@ -166,7 +177,7 @@ mod tests {
             "[tool.onnx-lint]\nbogus = 1\n",
         )
         .unwrap();
-        let err = discover(&sub).unwrap_err();
+        let err = discover(&sub).unwrap_err().to_string();
         assert!(
             err.contains("bogus") && err.contains("[tool.onnx-lint]"),
             "{err}"

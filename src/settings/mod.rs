@@ -8,11 +8,13 @@
 
 pub mod baseline;
 pub mod config;
+mod error;
 pub mod pattern;
 pub mod selector;
 
 use crate::diagnostics::{Code, Diagnostic};
 use config::ConfigFile;
+pub use error::SettingsError;
 use pattern::{NamePattern, PathPattern};
 pub use selector::{RuleLayer, Rules, Selector};
 use std::collections::HashMap;
@@ -79,10 +81,11 @@ pub struct Settings {
 }
 
 /// Names the key and file of a bad value.
-fn in_key(file: &Option<PathBuf>, key: &str, e: String) -> String {
-    match file {
-        Some(f) => format!("{}: `{key}`: {e}", f.display()),
-        None => format!("`{key}`: {e}"),
+fn in_key(file: &Option<PathBuf>, key: &str, e: SettingsError) -> SettingsError {
+    SettingsError::InKey {
+        file: file.clone(),
+        key: key.to_owned(),
+        cause: Box::new(e),
     }
 }
 
@@ -90,7 +93,11 @@ impl Settings {
     /// The settings of the configuration `text`, the contents of the file at `path` (in whose folder
     /// its model patterns are rooted), with `cli` over it; `Ok(None)` for a `pyproject.toml` without
     /// a `[tool.onnx-lint]` table. Reads a configuration from memory, as the fuzz target does.
-    pub fn from_text(text: &str, path: &Path, cli: &RuleLayer) -> Result<Option<Settings>, String> {
+    pub fn from_text(
+        text: &str,
+        path: &Path,
+        cli: &RuleLayer,
+    ) -> Result<Option<Settings>, SettingsError> {
         let Some(config) = config::parse(text, path)? else {
             return Ok(None);
         };
@@ -103,7 +110,7 @@ impl Settings {
         config: Option<(PathBuf, ConfigFile)>,
         root: PathBuf,
         cli: &RuleLayer,
-    ) -> Result<Settings, String> {
+    ) -> Result<Settings, SettingsError> {
         let (file, c) = match config {
             Some((f, c)) => (Some(f), c),
             None => (None, ConfigFile::default()),
@@ -132,9 +139,7 @@ impl Settings {
             let key = format!("suppress[{}]", i + 1);
             let err = |e| in_key(&file, &key, e);
             if s.reason.trim().is_empty() {
-                return Err(err(
-                    "`reason` is empty: say why the finding is accepted".into()
-                ));
+                return Err(err(SettingsError::EmptyReason));
             }
             suppressions.push(Suppression {
                 number: i + 1,
@@ -348,12 +353,16 @@ pub struct Resolver {
 
 impl Resolver {
     /// `config` names one file for every model; `isolated` reads none.
-    pub fn new(cli: RuleLayer, config: Option<&Path>, isolated: bool) -> Result<Resolver, String> {
+    pub fn new(
+        cli: RuleLayer,
+        config: Option<&Path>,
+        isolated: bool,
+    ) -> Result<Resolver, SettingsError> {
         let source = if isolated {
             Source::Fixed(Arc::new(Settings::isolated(&cli)))
         } else if let Some(path) = config {
-            let found = config::read(path)?
-                .ok_or_else(|| format!("{} has no [tool.onnx-lint] table", path.display()))?;
+            let found =
+                config::read(path)?.ok_or_else(|| SettingsError::NoTable(path.to_owned()))?;
             let abs = canonical(path);
             let root = abs.parent().map(Path::to_owned).unwrap_or_default();
             Source::Fixed(Arc::new(Settings::new(Some((abs, found)), root, &cli)?))
@@ -370,13 +379,13 @@ impl Resolver {
 
     /// The settings for `model` (a path as given; `-` is standard input, whose settings are those
     /// of the current folder).
-    pub fn for_model(&mut self, model: &Path) -> Result<Arc<Settings>, String> {
+    pub fn for_model(&mut self, model: &Path) -> Result<Arc<Settings>, SettingsError> {
         self.for_model_at(model_path(model).as_deref())
     }
 
     /// [`Resolver::for_model`] of the model whose canonical path is `at` ([`model_path`]; `None`
     /// for standard input).
-    pub fn for_model_at(&mut self, at: Option<&Path>) -> Result<Arc<Settings>, String> {
+    pub fn for_model_at(&mut self, at: Option<&Path>) -> Result<Arc<Settings>, SettingsError> {
         let settings = match &self.source {
             Source::Fixed(s) => s.clone(),
             Source::Discover => {
@@ -393,7 +402,7 @@ impl Resolver {
         Ok(settings)
     }
 
-    fn discovered(&mut self, folder: &Path) -> Result<Arc<Settings>, String> {
+    fn discovered(&mut self, folder: &Path) -> Result<Arc<Settings>, SettingsError> {
         if let Some(s) = self.by_folder.get(folder) {
             return Ok(s.clone());
         }
@@ -442,7 +451,7 @@ mod tests {
     }
 
     /// The settings of `toml` as `/r/onnx-lint.toml`, or why they cannot be used.
-    fn parse(toml: &str) -> Result<Settings, String> {
+    fn parse(toml: &str) -> Result<Settings, SettingsError> {
         let c: ConfigFile = toml::from_str(toml).unwrap();
         Settings::new(
             Some(("/r/onnx-lint.toml".into(), c)),
@@ -495,7 +504,7 @@ mod tests {
 
     #[test]
     fn bad_values_name_their_key() {
-        let bad = |t: &str| parse(t).unwrap_err();
+        let bad = |t: &str| parse(t).unwrap_err().to_string();
         assert!(bad("ignore = [\"Q7\"]").contains("`ignore`"));
         assert!(bad("[per-file-ignores]\n\"a\" = [\"nope\"]").contains("`per-file-ignores`"));
         let e = bad("[[suppress]]\ncode = \"E1\"\nreason = \" \"");

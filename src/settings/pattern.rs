@@ -6,6 +6,7 @@
 //! a `GlobSet`, whose build reports a regex over its size limit as an error where `compile_matcher`
 //! panics.
 
+use super::SettingsError;
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use std::path::Path;
 
@@ -17,7 +18,11 @@ pub const MAX_PATTERN_LEN: usize = 1024;
 pub const MAX_BRACE_DEPTH: usize = 8;
 
 /// Compiles `text` (`what` names the kind of pattern in the error), refusing what is over the limits.
-fn compile(text: &str, what: &str, literal_separator: bool) -> Result<GlobSet, String> {
+fn compile(
+    text: &str,
+    what: &'static str,
+    literal_separator: bool,
+) -> Result<GlobSet, SettingsError> {
     let shown = |t: &str| -> String {
         if t.len() <= 60 {
             return t.to_owned();
@@ -29,10 +34,11 @@ fn compile(text: &str, what: &str, literal_separator: bool) -> Result<GlobSet, S
         format!("{}... ({} bytes)", &t[..end], t.len())
     };
     if text.len() > MAX_PATTERN_LEN {
-        return Err(format!(
-            "{what} pattern `{}` is too long: at most {MAX_PATTERN_LEN} bytes",
-            shown(text)
-        ));
+        return Err(SettingsError::PatternTooLong {
+            what,
+            shown: shown(text),
+            max: MAX_PATTERN_LEN,
+        });
     }
     let mut depth = 0usize;
     let mut escaped = false;
@@ -43,10 +49,11 @@ fn compile(text: &str, what: &str, literal_separator: bool) -> Result<GlobSet, S
             '{' => {
                 depth += 1;
                 if depth > MAX_BRACE_DEPTH {
-                    return Err(format!(
-                        "{what} pattern `{}` nests braces too deep: at most {MAX_BRACE_DEPTH}",
-                        shown(text)
-                    ));
+                    return Err(SettingsError::PatternTooDeep {
+                        what,
+                        shown: shown(text),
+                        max: MAX_BRACE_DEPTH,
+                    });
                 }
             }
             '}' => depth = depth.saturating_sub(1),
@@ -56,11 +63,19 @@ fn compile(text: &str, what: &str, literal_separator: bool) -> Result<GlobSet, S
     let glob = GlobBuilder::new(text)
         .literal_separator(literal_separator)
         .build()
-        .map_err(|e| format!("invalid {what} pattern `{}`: {e}", shown(text)))?;
+        .map_err(|cause| SettingsError::InvalidPattern {
+            what,
+            shown: shown(text),
+            cause,
+        })?;
     GlobSetBuilder::new()
         .add(glob)
         .build()
-        .map_err(|e| format!("{what} pattern `{}` is too complex: {e}", shown(text)))
+        .map_err(|cause| SettingsError::PatternTooComplex {
+            what,
+            shown: shown(text),
+            cause,
+        })
 }
 
 /// A glob over model paths. A pattern with a `/` matches the path relative to the configuration's
@@ -74,7 +89,7 @@ pub struct PathPattern {
 }
 
 impl PathPattern {
-    pub fn new(text: &str) -> Result<Self, String> {
+    pub fn new(text: &str) -> Result<Self, SettingsError> {
         let matcher = compile(text, "model", true)?;
         Ok(PathPattern {
             text: text.to_owned(),
@@ -109,7 +124,7 @@ pub struct NamePattern {
 }
 
 impl NamePattern {
-    pub fn new(text: &str) -> Result<Self, String> {
+    pub fn new(text: &str) -> Result<Self, SettingsError> {
         let matcher = compile(text, "node", false)?;
         Ok(NamePattern {
             text: text.to_owned(),
@@ -154,10 +169,15 @@ mod tests {
     #[test]
     fn patterns_over_the_limits_are_errors_not_panics() {
         let nested = format!("{}a{}", "{a,".repeat(20), "}".repeat(20));
-        let e = NamePattern::new(&nested).unwrap_err();
+        let e = NamePattern::new(&nested).unwrap_err().to_string();
         assert!(e.contains("too deep"), "{e}");
         let long = "a".repeat(MAX_PATTERN_LEN + 1);
-        assert!(PathPattern::new(&long).unwrap_err().contains("too long"));
+        assert!(
+            PathPattern::new(&long)
+                .unwrap_err()
+                .to_string()
+                .contains("too long")
+        );
         // Within the length limit but over the regex compiler's size limit.
         let wide = format!("{{{}}}", vec!["**a*b*c"; 100].join(","));
         let _ = NamePattern::new(&wide); // an error or a matcher, never a panic

@@ -5,6 +5,7 @@
 //! line) are applied in order; within a layer the more specific selector wins, so `select = ["E1"]`
 //! with `ignore = ["E"]` keeps E1, and at equal specificity an ignore beats a select.
 
+use super::SettingsError;
 use crate::diagnostics::{Code, Severity};
 
 /// One parsed selector: the text as written (for messages) and the codes it stands for.
@@ -22,7 +23,7 @@ const EXACT: usize = usize::MAX;
 impl Selector {
     /// Parses a selector; a string that names no code (not a code, a name, a prefix of a code, or
     /// `ALL`) is an error that says so, never a selector that silently matches nothing.
-    pub fn parse(text: &str) -> Result<Selector, String> {
+    pub fn parse(text: &str) -> Result<Selector, SettingsError> {
         let t = text.trim();
         if t.eq_ignore_ascii_case("all") {
             return Ok(Selector {
@@ -45,10 +46,7 @@ impl Selector {
             .filter(|c| !upper.is_empty() && c.as_str().starts_with(&upper))
             .collect();
         if codes.is_empty() {
-            return Err(format!(
-                "unknown rule selector `{t}`: not a code, a code prefix, a rule name or ALL \
-                 (`onnx-lint explain` lists the codes)"
-            ));
+            return Err(SettingsError::UnknownSelector(t.to_owned()));
         }
         Ok(Selector {
             text: t.to_owned(),
@@ -58,7 +56,7 @@ impl Selector {
     }
 
     /// Parses every selector of a list, stopping at the first that names nothing.
-    pub fn parse_all<S: AsRef<str>>(texts: &[S]) -> Result<Vec<Selector>, String> {
+    pub fn parse_all<S: AsRef<str>>(texts: &[S]) -> Result<Vec<Selector>, SettingsError> {
         texts.iter().map(|t| Selector::parse(t.as_ref())).collect()
     }
 
@@ -195,7 +193,7 @@ mod tests {
                 .count()
         );
         assert_eq!(sel(&["ALL"])[0].codes.len(), Code::ALL.len());
-        let err = Selector::parse("Z9").unwrap_err();
+        let err = Selector::parse("Z9").unwrap_err().to_string();
         assert!(err.contains("`Z9`"), "{err}");
         assert!(Selector::parse("").is_err());
     }

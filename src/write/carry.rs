@@ -243,7 +243,8 @@ fn existing_is_same(item: &Item, dest_dir: &Path, dest_root: &Path) -> Result<bo
         )
     };
     // What is there must pass the rules the written model will be loaded by.
-    let there = locate(dest_root, dest_dir, &item.location).map_err(|why| refuse(&why))?;
+    let there =
+        locate(dest_root, dest_dir, &item.location).map_err(|why| refuse(&why.to_string()))?;
     if file_id(&there.meta).is_some() && file_id(&there.meta) == item.source_id {
         return Ok(true);
     }

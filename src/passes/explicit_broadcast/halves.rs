@@ -10,7 +10,7 @@
 //! did for that node and stops; this thread, done with its half, takes the other's edit, reports,
 //! and lists as if it had made them, and goes on from where it stopped.
 
-use super::{GraphRewriter, Made, Outcome};
+use super::{BroadcastError, GraphRewriter, Made, Outcome};
 use crate::file::list_edit::Room;
 use crate::passes::GraphPatch;
 use std::collections::HashMap;
@@ -46,7 +46,7 @@ struct Half {
 pub(super) fn rewrite_in_two(
     rw: &mut GraphRewriter<'_, '_>,
     room: Option<Room>,
-) -> Result<(), String> {
+) -> Result<(), BroadcastError> {
     let n = rw.g.ops.len();
     let mid = split_point(n);
     let mut names = rw.names.speculative();
@@ -270,7 +270,10 @@ mod tests {
 
     /// The output (model bytes and report lines) of the pass over `bytes`, split when the graph has
     /// at least `split_above` nodes.
-    fn rewrite(bytes: &[u8], split_above: usize) -> Result<(Vec<u8>, Vec<String>), String> {
+    fn rewrite(
+        bytes: &[u8],
+        split_above: usize,
+    ) -> Result<(Vec<u8>, Vec<String>), super::BroadcastError> {
         rewrite_with(bytes, split_above, false)
     }
 
@@ -279,8 +282,8 @@ mod tests {
         bytes: &[u8],
         split_above: usize,
         prepared: bool,
-    ) -> Result<(Vec<u8>, Vec<String>), String> {
-        let header = ModelProto::decode(bytes).map_err(|e| e.to_string())?;
+    ) -> Result<(Vec<u8>, Vec<String>), super::BroadcastError> {
+        let header = ModelProto::decode(bytes).expect("the test's model decodes");
         let source = bytes::Bytes::from(bytes.to_vec());
         let (m, _) = crate::ir::Model::build(header, None, source, crate::file::Origin::Stdin);
         let inferred = crate::shape::infer::infer_with(&m, true);
@@ -310,7 +313,7 @@ mod tests {
         lines.extend(out.left.iter().map(|l| format!("left {l}")));
         let edit = out.patch.into_edit();
         let written = crate::file::wire::splice(&m.source, 0..m.source.len(), &edit)
-            .map_err(|e| e.to_string())?
+            .expect("the edit splices")
             .to_vec(&m.source);
         Ok((written, lines))
     }

@@ -139,9 +139,45 @@ pub struct Made<'a> {
     pub to: &'a Shape,
 }
 
+/// Why a model's broadcasts cannot be made explicit faithfully: the pass refuses the model.
+#[derive(Debug, PartialEq, thiserror::Error)]
+pub enum BroadcastError {
+    /// An input cannot be broadcast to its node's output shape (a declaration no input could
+    /// produce): expanding to it would plant a broadcast error.
+    /// `node` is the node's place: `node '<label>' (<op_type>) in graph <path>`.
+    #[error(
+        "{node}: input {slot} '{input}' of shape {from} cannot be broadcast to the output shape {to}; the model's shapes are inconsistent"
+    )]
+    Inconsistent {
+        node: String,
+        slot: usize,
+        input: String,
+        from: String,
+        to: String,
+    },
+    /// A broadcast that must be made with Tile (the opset is older than Expand's) and cannot be.
+    #[error(
+        "{node}: {why}; opset {opset} has no Expand (from opset {EXPAND_SINCE}): convert the model to opset {EXPAND_SINCE} or later first"
+    )]
+    NoExpand {
+        node: String,
+        why: String,
+        opset: i64,
+    },
+}
+
+/// A node's place in a [`BroadcastError`].
+fn place(label: &str, op: &OpNode, g: &Graph) -> String {
+    format!("node '{label}' ({}) in graph {}", op.op_type(), g.path)
+}
+
 /// Runs the pass over every graph of `model`, whose inferred shapes are `shapes` (a lint run's, kept).
 /// Refuses (Err) models it cannot rewrite faithfully.
-pub fn run(model: &Model, shapes: &[GraphShapes], opts: &Options) -> Result<Outcome, String> {
+pub fn run(
+    model: &Model,
+    shapes: &[GraphShapes],
+    opts: &Options,
+) -> Result<Outcome, BroadcastError> {
     let mut insertions = Vec::new();
     let mut out = run_reporting(model, shapes, opts, &mut |m: Made<'_>| {
         insertions.push(Insertion {
@@ -165,7 +201,7 @@ pub fn run_reporting(
     shapes: &[GraphShapes],
     opts: &Options,
     made: &mut dyn FnMut(Made<'_>),
-) -> Result<Outcome, String> {
+) -> Result<Outcome, BroadcastError> {
     run_split_above(model, shapes, opts, made, halves::SPLIT_ABOVE, None)
 }
 
@@ -177,7 +213,7 @@ pub fn run_reporting_prepared<'m>(
     opts: &Options,
     made: &mut dyn FnMut(Made<'_>),
     prepared: Prepared<'m>,
-) -> Result<Outcome, String> {
+) -> Result<Outcome, BroadcastError> {
     run_split_above(
         model,
         shapes,
@@ -259,7 +295,7 @@ fn run_split_above<'m>(
     made: &mut dyn FnMut(Made<'_>),
     split_above: usize,
     prepared: Option<Prepared<'m>>,
-) -> Result<Outcome, String> {
+) -> Result<Outcome, BroadcastError> {
     let graphs = super::all_graphs(model);
     let nodes: usize = graphs.iter().map(|(g, _)| g.ops.len()).sum();
     let (mut names, distinct_labels, mut rooms) = match prepared {
@@ -440,7 +476,7 @@ fn int64_tensor(name: &str, values: &[i64]) -> TensorProto {
 
 impl<'a> GraphRewriter<'a, '_> {
     /// Rewrites the nodes of `ordinals` (positions in the graph's `ops`), in order.
-    fn rewrite(&mut self, ordinals: std::ops::Range<usize>) -> Result<(), String> {
+    fn rewrite(&mut self, ordinals: std::ops::Range<usize>) -> Result<(), BroadcastError> {
         let g = self.g;
         for ordinal in ordinals {
             let Some(op) = g.ops.get(ordinal).and_then(|&id| g.op(id)) else {
@@ -541,7 +577,7 @@ impl<'a> GraphRewriter<'a, '_> {
         name
     }
 
-    fn node(&mut self, op: &OpNode, k: Kind) -> Result<(), String> {
+    fn node(&mut self, op: &OpNode, k: Kind) -> Result<(), BroadcastError> {
         let mut buf = std::mem::take(&mut self.name_buf);
         let done = self.node_with(op, k, &mut buf);
         self.name_buf = buf;
@@ -549,7 +585,7 @@ impl<'a> GraphRewriter<'a, '_> {
     }
 
     /// [`GraphRewriter::node`], with `base` a buffer for the names it makes.
-    fn node_with(&mut self, op: &OpNode, k: Kind, base: &mut String) -> Result<(), String> {
+    fn node_with(&mut self, op: &OpNode, k: Kind, base: &mut String) -> Result<(), BroadcastError> {
         // Their target is made here, not read from inference's table: a speculative rewriter
         // could not tell it later.
         if self.speculative.is_some() && matches!(k, Kind::Normalized(_) | Kind::AttentionBias(_)) {
@@ -587,13 +623,13 @@ impl<'a> GraphRewriter<'a, '_> {
             if !matches!(k, Kind::LegacyAxis(_))
                 && crate::shape::broadcast::unidirectional_fails(&out_shape, in_shape)
             {
-                return Err(format!(
-                    "node '{label}' ({}) in graph {}: input {slot} '{input}' of shape {} cannot be broadcast to the output shape {}; the model's shapes are inconsistent",
-                    op.op_type(),
-                    self.g.path,
-                    format_shape(in_shape),
-                    format_shape(&out_shape)
-                ));
+                return Err(BroadcastError::Inconsistent {
+                    node: place(&label, op, self.g),
+                    slot,
+                    input: input.to_owned(),
+                    from: format_shape(in_shape),
+                    to: format_shape(&out_shape),
+                });
             }
             // Not provably the same shape, nor provably another one (unknown sizes), and already the
             // output of an Expand: taken as explicit. Without this, the Expand inserted by a first

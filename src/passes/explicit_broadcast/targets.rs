@@ -20,15 +20,12 @@ impl GraphRewriter<'_, '_> {
         in_shape: &Shape,
         out_shape: &Shape,
         base: &str,
-    ) -> Result<(), String> {
+    ) -> Result<(), BroadcastError> {
         let label = op.label().into_owned();
-        let refuse = |why: &str| {
-            format!(
-                "node '{label}' ({}) in graph {}: {why}; opset {} has no Expand (from opset {EXPAND_SINCE}): convert the model to opset {EXPAND_SINCE} or later first",
-                op.op_type(),
-                self.g.path,
-                self.opset
-            )
+        let refuse = |why: &str| BroadcastError::NoExpand {
+            node: place(&label, op, self.g),
+            why: why.to_owned(),
+            opset: self.opset,
         };
         if self.opset < 6 {
             return Err(refuse("Tile with a repeats input needs opset 6"));
