@@ -406,19 +406,42 @@ fn pass_words(text: &str) -> Vec<String> {
     out
 }
 
+/// The files of `src/file/` that still name a pass: `expand`'s recipe and the list edit that holds
+/// it (issue 37, step 3, moves them out: branch `i37-bytes`). The list only shrinks.
+const NAMING_A_PASS: &[&str] = &[
+    "atomic.rs",
+    "expand_recipe.rs",
+    "list_edit.rs",
+    "mod.rs",
+    "wire.rs",
+];
+
 #[test]
 fn the_byte_layer_names_no_pass() {
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/file");
     let mut found = Vec::new();
+    let mut naming = BTreeSet::new();
     for (path, _) in sources(&file) {
+        let rel = path.strip_prefix(&file).unwrap().display().to_string();
         for hit in pass_words(&std::fs::read_to_string(&path).unwrap()) {
-            found.push(format!("{}:{hit}", path.display()));
+            naming.insert(rel.clone());
+            if !NAMING_A_PASS.contains(&rel.as_str()) {
+                found.push(format!("{}:{hit}", path.display()));
+            }
         }
     }
     assert!(
         found.is_empty(),
         "src/file names a pass:\n{}",
         found.join("\n")
+    );
+    let stale: Vec<&&str> = NAMING_A_PASS
+        .iter()
+        .filter(|f| !naming.contains(**f))
+        .collect();
+    assert!(
+        stale.is_empty(),
+        "no longer naming a pass, take them off NAMING_A_PASS: {stale:?}"
     );
 }
 
