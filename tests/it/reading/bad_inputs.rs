@@ -416,7 +416,7 @@ impl XorShift {
 
 /// `depth` `If` nodes, each the `then_branch` of the one above, the innermost reading the main graph's
 /// input `x` through every scope. Built bottom-up as bytes, without recursion.
-fn nested_if_model(depth: usize) -> Vec<u8> {
+pub(super) fn nested_if_model(depth: usize) -> Vec<u8> {
     let mut inner = graph(
         vec![node("Identity", "leaf", &["x"], &["y0"])],
         &[],

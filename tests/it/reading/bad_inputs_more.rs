@@ -6,9 +6,10 @@
 //! the offending tensor or node) and where it is, and that nothing panicked, hung or died of a
 //! signal.
 
+use super::bad_inputs::nested_if_model;
 use crate::support::binary::{self, Run, running_as_root};
 use crate::support::paths::{s as path_str, tempdir};
-use crate::support::proto::{graph, node, opset, strings, vi};
+use crate::support::proto::{graph, node, opset, strings};
 use onnx_lint::file::wire::write_len_record;
 use onnx_lint::proto::attribute_proto::AttributeType;
 use onnx_lint::proto::tensor_proto::{DataLocation, DataType};
@@ -1044,69 +1045,6 @@ fn expand_of_external_data_model_to_the_same_folder_does_not_warn() {
 // ---------------------------------------------------------------------------------------------------
 // Structure
 // ---------------------------------------------------------------------------------------------------
-
-/// `depth` `If` nodes, each the `then_branch` of the one above, the innermost reading the main graph's
-/// input `x` through every scope. Built bottom-up as bytes, without recursion.
-fn nested_if_model(depth: usize) -> Vec<u8> {
-    let mut inner = graph(
-        vec![node("Identity", "leaf", &["x"], &["y0"])],
-        &[],
-        &["y0"],
-    )
-    .encode_to_vec();
-    for k in 1..=depth {
-        let out = if k == depth {
-            "y".to_owned()
-        } else {
-            format!("y{k}")
-        };
-        let e = format!("e{k}");
-        let els = graph(
-            vec![node("Identity", &format!("else{k}"), &["x"], &[&e])],
-            &[],
-            &[&e],
-        );
-        let mut then = AttributeProto {
-            name: Some("then_branch".into()),
-            r#type: Some(AttributeType::Graph as i32),
-            ..Default::default()
-        }
-        .encode_to_vec();
-        write_len_record(&mut then, 6, &inner); // AttributeProto.g
-        let mut n = NodeProto {
-            attribute: vec![AttributeProto {
-                name: Some("else_branch".into()),
-                r#type: Some(AttributeType::Graph as i32),
-                g: Some(els),
-                ..Default::default()
-            }],
-            ..node("If", &format!("if{k}"), &["cond"], &[&out])
-        }
-        .encode_to_vec();
-        write_len_record(&mut n, 5, &then); // NodeProto.attribute
-        let mut g = if k == depth {
-            GraphProto {
-                input: vec![
-                    vi("x"),
-                    vi_typed("cond", tensor_type(Some(DataType::Bool as i32), None)),
-                ],
-                ..graph(vec![], &[], &[&out])
-            }
-        } else {
-            graph(vec![], &[], &[&out])
-        }
-        .encode_to_vec();
-        write_len_record(&mut g, 1, &n); // GraphProto.node
-        inner = g;
-    }
-    let mut m = ModelProto {
-        graph: None,
-        ..model(GraphProto::default())
-    }
-    .encode_to_vec();
-    write_len_record(&mut m, 7, &inner); // ModelProto.graph
-    m
-}
 
 #[test]
 fn subgraphs_nested_30_deep_load() {
