@@ -268,6 +268,25 @@ impl Dim {
     }
 }
 
+/// Writes an atom of a product or a quotient: a symbol named with an expression (exporters name
+/// sizes `s0 + 1` or `floor((h - 1)/32) + 1`) in parentheses, so that `(h + 1)*(w + 1)` is not read
+/// back as `h + 1*w + 1`.
+fn write_factor(f: &mut fmt::Formatter<'_>, x: &SymExpr) -> fmt::Result {
+    match x {
+        SymExpr::Var(name) if !is_identifier(name) => write!(f, "({name})"),
+        x => write!(f, "{x}"),
+    }
+}
+
+/// Whether a symbol's name reads as one name in an expression: letters, digits, `_`, `.`, `:` and
+/// brackets (onnx-lint's own `x[3]`), nothing an operator or a space could split.
+fn is_identifier(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | ':' | '[' | ']'))
+}
+
 /// Writes a monomial `factors * k` with its sign: `seq*12`, `batch*seq`, `-seq`, `-seq*2`.
 fn write_monomial(f: &mut fmt::Formatter<'_>, k: i64, factors: &[SymExpr]) -> fmt::Result {
     if k < 0 {
@@ -277,7 +296,12 @@ fn write_monomial(f: &mut fmt::Formatter<'_>, k: i64, factors: &[SymExpr]) -> fm
         if i > 0 {
             f.write_str("*")?;
         }
-        write!(f, "{x}")?;
+        // A lone symbol of coefficient 1 stands alone: `s0 + 1` needs no parentheses in a sum.
+        if factors.len() == 1 && k == 1 {
+            write!(f, "{x}")?;
+        } else {
+            write_factor(f, x)?;
+        }
     }
     match k.unsigned_abs() {
         1 if !factors.is_empty() => Ok(()),
@@ -320,7 +344,11 @@ impl fmt::Display for SymExpr {
                 };
                 match x {
                     SymExpr::Sum(..) => write!(f, "{name}(({x})/{k})"),
-                    _ => write!(f, "{name}({x}/{k})"),
+                    _ => {
+                        write!(f, "{name}(")?;
+                        write_factor(f, x)?;
+                        write!(f, "/{k})")
+                    }
                 }
             }
             SymExpr::Min(parts, c) | SymExpr::Max(parts, c) => {
@@ -443,6 +471,29 @@ mod tests {
         );
         assert_eq!(format_shape(&Some(vec![])), "[]");
         assert_eq!(format_shape(&None), "?");
+    }
+
+    #[test]
+    fn symbols_named_with_expressions_are_parenthesized_where_an_operator_binds_them() {
+        let v = SymExpr::var;
+        let show = |e: SymExpr| e.to_string();
+        assert_eq!(
+            show(SymExpr::Product(1, vec![v("h + 1"), v("w + 1")])),
+            "(h + 1)*(w + 1)"
+        );
+        assert_eq!(show(SymExpr::Product(2, vec![v("s0 + 1")])), "(s0 + 1)*2");
+        assert_eq!(show(SymExpr::Product(-1, vec![v("s0 + 1")])), "-(s0 + 1)");
+        assert_eq!(
+            show(SymExpr::FloorDiv(Box::new(v("s0 + 1")), 2)),
+            "floor((s0 + 1)/2)"
+        );
+        // In a sum a lone symbol needs none; names that are one name never get them.
+        assert_eq!(show(SymExpr::Sum(vec![v("s0 + 1")], 3)), "s0 + 1+3");
+        assert_eq!(show(SymExpr::Product(2, vec![v("x[3]")])), "x[3]*2");
+        assert_eq!(
+            show(SymExpr::Product(1, vec![v("batch"), v("seq.len")])),
+            "batch*seq.len"
+        );
     }
 
     #[test]
