@@ -165,6 +165,24 @@ fn symbolic_sizes_through_reshape_flatten_concat_slice() {
     assert_eq!(shape_of(&m, "y"), "[batch, seq, 768]");
 }
 
+/// Exporters name sizes with expressions (`h + 1`): a product of two is printed with parentheses, as
+/// a reader (a script, a person) must compute it: `(h + 1)*(w + 1)`, not `h + 1*w + 1`.
+#[test]
+fn sizes_named_with_expressions_print_with_their_parentheses() {
+    let m = load(Graph {
+        nodes: vec![
+            with_int(node("Flatten", "flat", &["x"], &["f"]), "axis", 0),
+            node("Neg", "neg", &["f"], &["y"]),
+        ],
+        inputs: vec![float("x", &["h + 1", "w + 1"])],
+        outputs: vec![float_any("y")],
+        value_info: vec![],
+        initializers: vec![],
+    });
+    assert_clean(&m);
+    assert_eq!(shape_of(&m, "f"), "[1, (h + 1)*(w + 1)]");
+}
+
 /// A declared size where inference has a symbol: the number is kept (downstream sizes are known), the
 /// binding reported once per symbol and size.
 #[test]
