@@ -14,7 +14,7 @@
 //! - [`list_edit`]: the compact edit of a graph's node list the splicer walks (nodes inserted, inputs
 //!   rewired, nodes removed), and [`expand_recipe`]: an `Expand` it makes as it writes, from the record
 //!   of the node the Expand feeds;
-//! - [`positions`](mod@positions): the positions an edit removes, sorted as a bitmap's bits;
+//! - `positions`: the positions an edit removes, sorted as a bitmap's bits;
 //! - [`two_part`]: a large edit written by two threads at once, each its part of the file;
 //! - [`atomic`]: files written through a temporary file and a rename; [`output`]: what an output path
 //!   is and whether it may be written (links followed, devices and FIFOs written through, inputs and
