@@ -83,6 +83,19 @@ pub enum SettingsError {
     },
 }
 
+impl SettingsError {
+    /// The message of the parser this error holds, when it is one of several lines (the TOML
+    /// parser's: where, the line of the file with a caret under the bad key, and what is wrong).
+    pub fn parser_message(&self) -> Option<String> {
+        match self {
+            SettingsError::InvalidConfig { cause, .. }
+            | SettingsError::InvalidToml { cause, .. }
+            | SettingsError::InvalidSection { cause, .. } => Some(cause.to_string()),
+            SettingsError::InKey { cause, .. } => cause.parser_message(),
+            _ => None,
+        }
+    }
+}
 fn in_file(file: Option<&Path>) -> String {
     file.map(|f| format!("{}: ", f.display()))
         .unwrap_or_default()

@@ -22,7 +22,7 @@ use crate::lint::{Findings, LoadOptions};
 use crate::passes::explicit_broadcast::{Options, implicit_broadcasts};
 use crate::render::{FileReport, escape};
 use crate::settings::baseline::Baseline;
-use crate::settings::{Resolver, RuleLayer, Selector};
+use crate::settings::{Resolver, RuleLayer, Selector, SettingsError};
 use anyhow::Context;
 use discovery::Planned;
 use progress::Progress;
@@ -151,6 +151,23 @@ fn rule_layer(args: &CheckArgs) -> anyhow::Result<RuleLayer> {
 
 /// A flag, configuration or baseline that cannot be used: said on standard error, exit 2.
 fn usage_error(e: &anyhow::Error) -> u8 {
-    eprintln!("error: {}", escape(&format!("{e:#}")));
+    eprintln!("error: {}", error_text(e));
     EXIT_UNLOADABLE
+}
+
+/// `e` as printed: escaped (a path in it may hold control characters), but a parser's message of
+/// several lines (TOML's diagram: the line of the file, a caret under the bad key) keeps its line
+/// breaks, each of its lines escaped on its own.
+fn error_text(e: &anyhow::Error) -> String {
+    let text = format!("{e:#}");
+    let diagram = e
+        .downcast_ref::<SettingsError>()
+        .and_then(SettingsError::parser_message)
+        .filter(|m| m.contains('\n'));
+    let Some((before, message)) = diagram.and_then(|m| Some((text.strip_suffix(m.as_str())?, m)))
+    else {
+        return escape(&text);
+    };
+    let lines: Vec<String> = message.trim_end().lines().map(escape).collect();
+    format!("{}{}", escape(before), lines.join("\n"))
 }

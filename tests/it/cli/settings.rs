@@ -236,6 +236,47 @@ fn unknown_keys_and_codes_in_a_configuration_give_status_2_naming_them() {
     }
 }
 
+/// A configuration the TOML parser refuses is shown as the parser draws it: the line of the file
+/// with a caret under the bad key, on lines of their own; a control character in the file or a
+/// line break in its folder's name stays escaped.
+#[test]
+fn a_configuration_error_keeps_the_parsers_diagram_and_escapes_the_rest() {
+    let dir = tempdir();
+    let root = dir.path().canonicalize().unwrap();
+    let odd = root.join("odd\nname");
+    fs::create_dir(&odd).unwrap();
+    place(&odd, E1, "m.onnx");
+    fs::write(odd.join("onnx-lint.toml"), "ignroe = [\"I\"]\n").unwrap();
+    let (status, out, err) = check(&odd, &["m.onnx"]);
+    assert_eq!(status, 2, "{err}");
+    assert!(out.is_empty(), "{out}");
+    let lines: Vec<&str> = err.lines().collect();
+    assert!(
+        lines[0].starts_with("error: invalid configuration "),
+        "{err}"
+    );
+    assert!(
+        lines[0].contains("odd\\nname"),
+        "the folder's line break is escaped: {err}"
+    );
+    assert!(lines.contains(&"1 | ignroe = [\"I\"]"), "{err}");
+    assert!(
+        lines.iter().any(|l| l.trim_start().starts_with("| ^")),
+        "{err}"
+    );
+    assert!(err.contains("unknown field `ignroe`"), "{err}");
+    assert!(
+        !err.contains("\\n  |"),
+        "no escaped line break in the diagram: {err}"
+    );
+
+    fs::write(odd.join("onnx-lint.toml"), "ignore = [\"I\u{1b}[31m\"]\n").unwrap();
+    let (status, _, err) = check(&odd, &["m.onnx"]);
+    assert_eq!(status, 2, "{err}");
+    assert!(!err.contains('\u{1b}'), "{err}");
+    assert!(err.contains("\\u{1b}"), "{err}");
+}
+
 /// With several jobs the plan runs beside the first checks: a bad configuration met late in the
 /// folder still stops the run with nothing reported, as with one job.
 #[test]
