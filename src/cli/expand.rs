@@ -96,6 +96,9 @@ pub(super) fn expand(
     if let Some(status) = refuse_if_errors(&found, &model, color) {
         return status;
     }
+    if let Some(status) = super::refuse_output(&m, &output, &write) {
+        return status;
+    }
     // Room for a line per node (most rewrites make one): grown by doubling, the entries were
     // copied into fresh memory at each step and the old copies left behind.
     let nodes: usize = m.graphs().iter().map(|g| g.ops.len()).sum();

@@ -107,6 +107,9 @@ pub(super) fn fold(
     if let Some(status) = refuse_if_errors(&found, &model, color) {
         return status;
     }
+    if let Some(status) = super::refuse_output(&m, &output, &write) {
+        return status;
+    }
     let mut report = Lines::default();
     let outcome = fold_expand::run_reporting(&m, &found.shapes, &mut |f| report.add(&f));
     // The shapes were for the pass; the output is made from the source bytes and the edit.

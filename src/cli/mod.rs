@@ -409,6 +409,23 @@ fn write_out(m: &Model, edit: &Edit, output: &std::path::Path, write: WriteArgs)
     say_written(m, write_quietly(m, edit, output, write), output)
 }
 
+/// The options of a write, from the command line.
+fn write_options(write: &WriteArgs) -> WriteOptions {
+    WriteOptions {
+        in_place: write.in_place,
+        no_fsync: write.no_fsync,
+        no_copy_data: write.no_copy_data,
+    }
+}
+
+/// Refuses, before a pass runs, an output its write would refuse (see
+/// [`crate::write::refuse_destination`]): says why and gives the exit status.
+fn refuse_output(m: &Model, output: &std::path::Path, write: &WriteArgs) -> Option<u8> {
+    let refused = crate::write::refuse_destination(m, output, &write_options(write)).err()?;
+    eprintln!("error: {}", render::escape(&format!("{refused:#}")));
+    Some(EXIT_UNLOADABLE)
+}
+
 /// [`write_out`]'s write, saying nothing: a caller can print something else meanwhile.
 fn write_quietly(
     m: &Model,
@@ -416,12 +433,7 @@ fn write_quietly(
     output: &std::path::Path,
     write: WriteArgs,
 ) -> anyhow::Result<crate::write::Written> {
-    let opts = WriteOptions {
-        in_place: write.in_place,
-        no_fsync: write.no_fsync,
-        no_copy_data: write.no_copy_data,
-    };
-    write_model(m, edit, output, &opts)
+    write_model(m, edit, output, &write_options(&write))
 }
 
 /// Writes `edit` of `m` to `output` while `say` prints the report on another thread (a line per

@@ -67,6 +67,40 @@ pub fn to_vec(model: &Model, edit: &Edit) -> Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// Refuses what [`write_model`] would refuse before writing a byte: `dest` is the model itself
+/// (without `opts.in_place`), one of its data files, a file that cannot be written, or in a folder
+/// that does not exist. A command asks before its pass, so that it reports nothing it cannot write.
+pub fn refuse_destination(model: &Model, dest: &Path, opts: &WriteOptions) -> Result<()> {
+    if dest.as_os_str() == "-" {
+        return Ok(());
+    }
+    // By identity: the model named through another path, a link or a hard link is still the model.
+    if let Origin::File(input) = &model.origin
+        && !opts.in_place
+        && (same_file(input, dest) || input == dest)
+    {
+        bail!(
+            "refusing to overwrite the input {}: write elsewhere, or pass --in-place",
+            input.display()
+        );
+    }
+    refuse_to_replace_data(model, dest)?;
+    if let Target::Replace(path) = output::resolve(dest)? {
+        let folder = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        if !folder.is_dir() {
+            bail!(
+                "cannot write {}: the folder {} does not exist",
+                path.display(),
+                folder.display()
+            );
+        }
+    }
+    Ok(())
+}
+
 /// Writes `model` with `edit` applied to `dest` (`-` for standard output). The model's external-data
 /// files are carried beside an output in another folder unless `opts.no_copy_data`: they are placed
 /// first and the model after, and if the model cannot be written they are removed again, so an error
@@ -94,17 +128,7 @@ pub fn write_model(
             left_behind: locations,
         });
     }
-    // By identity: the model named through another path, a link or a hard link is still the model.
-    if let Origin::File(input) = &model.origin
-        && !opts.in_place
-        && (same_file(input, dest) || input == dest)
-    {
-        bail!(
-            "refusing to overwrite the input {}: write elsewhere, or pass --in-place",
-            input.display()
-        );
-    }
-    refuse_to_replace_data(model, dest)?;
+    refuse_destination(model, dest, opts)?;
     let durable = !opts.no_fsync;
     // A link is followed: the file it names is written and the link kept, so the carrying below is
     // about that file's folder. What cannot be written is refused here, before any data is carried.

@@ -62,6 +62,35 @@ fn shapes_json_lists_known_symbolic_and_unknown_dims() {
     }
 }
 
+/// A write that cannot happen is refused before the pass reports anything: the input as the output,
+/// an output in a folder that does not exist (named, not a temporary file's name).
+#[test]
+fn expand_and_fold_refuse_an_output_before_reporting() {
+    let dir = tempdir();
+    let path = dir.path().join("m.onnx");
+    std::fs::copy(model("tiny_cnn.onnx"), &path).unwrap();
+    let p = path.to_str().unwrap();
+    for cmd in ["expand", "fold"] {
+        let (code, _, err) = run(&[cmd, p, "-o", p], b"");
+        assert_eq!(code, 2, "{err}");
+        assert!(
+            err.starts_with("error: refusing to overwrite the input"),
+            "{err}"
+        );
+        assert_eq!(err.lines().count(), 1, "nothing reported first: {err}");
+        let missing = dir.path().join("no/such/folder/out.onnx");
+        let (code, _, err) = run(&[cmd, p, "-o", missing.to_str().unwrap()], b"");
+        assert_eq!(code, 2, "{err}");
+        assert_eq!(err.lines().count(), 1, "nothing reported first: {err}");
+        assert!(
+            err.contains("the folder") && err.contains("does not exist"),
+            "{err}"
+        );
+        assert!(!err.contains("temporary"), "{err}");
+    }
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+}
+
 #[test]
 fn roundtrip_refuses_to_overwrite_its_input_unless_in_place() {
     let dir = tempdir();
