@@ -4,8 +4,8 @@
 use onnx_lint::proto::tensor_proto::DataType;
 use onnx_lint::proto::tensor_shape_proto::{Dimension, dimension};
 use onnx_lint::proto::{
-    GraphProto, ModelProto, NodeProto, OperatorSetIdProto, TensorShapeProto, TypeProto,
-    ValueInfoProto, type_proto,
+    GraphProto, ModelProto, NodeProto, OperatorSetIdProto, TensorProto, TensorShapeProto,
+    TypeProto, ValueInfoProto, type_proto,
 };
 
 /// Owned copies of `v`.
@@ -92,6 +92,24 @@ pub fn model_of(ir_version: i64, producer: Option<&str>, g: GraphProto) -> Model
         opset_import: vec![opset("", 17)],
         producer_name: producer.map(Into::into),
         graph: Some(g),
+        ..Default::default()
+    }
+}
+
+/// `y [4] = Add(x [1], w)` (IR 9, opset 17), `w` among `initializer`: the model of the writing tests,
+/// whose initializers (external, padding) are what they vary.
+pub fn add_model(initializer: Vec<TensorProto>) -> ModelProto {
+    ModelProto {
+        ir_version: Some(9),
+        opset_import: vec![opset("", 17)],
+        graph: Some(GraphProto {
+            name: Some("g".into()),
+            node: vec![node("Add", "add", &["x", "w"], &["y"])],
+            input: vec![typed("x", DataType::Float, &["1"])],
+            output: vec![typed("y", DataType::Float, &["4"])],
+            initializer,
+            ..Default::default()
+        }),
         ..Default::default()
     }
 }

@@ -8,8 +8,8 @@
 
 use crate::support::binary::{self, Run};
 use crate::support::paths::{s, tempdir};
+use crate::support::proto::add_model;
 use onnx_lint::proto::tensor_proto::{DataLocation, DataType};
-use onnx_lint::proto::tensor_shape_proto::{Dimension, dimension};
 use onnx_lint::proto::*;
 use prost::Message;
 use std::os::unix::fs::MetadataExt;
@@ -40,25 +40,6 @@ fn weights() -> Vec<u8> {
         .collect()
 }
 
-fn float(name: &str, n: i64) -> ValueInfoProto {
-    ValueInfoProto {
-        name: Some(name.into()),
-        r#type: Some(TypeProto {
-            value: Some(type_proto::Value::TensorType(type_proto::Tensor {
-                elem_type: Some(DataType::Float as i32),
-                shape: Some(TensorShapeProto {
-                    dim: vec![Dimension {
-                        value: Some(dimension::Value::DimValue(n)),
-                        ..Default::default()
-                    }],
-                }),
-            })),
-            ..Default::default()
-        }),
-        ..Default::default()
-    }
-}
-
 /// `y = Add(x, w)` over `[1]` and `[4]` (a broadcast, so `expand` has work), `w` stored externally
 /// at each location given (one initializer per location: `w`, `w1`, ...; the first is added).
 fn model(locations: &[&str]) -> Vec<u8> {
@@ -77,29 +58,7 @@ fn model(locations: &[&str]) -> Vec<u8> {
             ..Default::default()
         })
         .collect();
-    ModelProto {
-        ir_version: Some(9),
-        opset_import: vec![OperatorSetIdProto {
-            domain: Some(String::new()),
-            version: Some(17),
-        }],
-        graph: Some(GraphProto {
-            name: Some("g".into()),
-            node: vec![NodeProto {
-                op_type: Some("Add".into()),
-                name: Some("add".into()),
-                input: vec!["x".into(), "w".into()],
-                output: vec!["y".into()],
-                ..Default::default()
-            }],
-            input: vec![float("x", 1)],
-            output: vec![float("y", 4)],
-            initializer: init,
-            ..Default::default()
-        }),
-        ..Default::default()
-    }
-    .encode_to_vec()
+    add_model(init).encode_to_vec()
 }
 
 /// `<tmp>/model/m.onnx` referencing `locations`, beside `weights.bin` and `sub/inner.bin` (the 16

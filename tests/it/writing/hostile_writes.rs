@@ -18,6 +18,7 @@
 use crate::support::binary::running_as_root;
 use crate::support::paths::s;
 use crate::support::paths::{temp_model, tempdir};
+use crate::support::proto::add_model;
 use onnx_lint::proto::tensor_proto::{DataLocation, DataType};
 use onnx_lint::proto::*;
 use prost::Message;
@@ -147,22 +148,6 @@ fn unchanged(path: &Path, bytes: &[u8]) {
 /// `y = Add(x, w)` with `w` (four floats) stored externally in `w.bin`, and `count` unused
 /// initializers of `each` bytes inline (a large model, for a write that takes a while).
 fn model_with(external: bool, count: usize, each: usize) -> Vec<u8> {
-    let float = |name: &str, n: i64| ValueInfoProto {
-        name: Some(name.into()),
-        r#type: Some(TypeProto {
-            value: Some(type_proto::Value::TensorType(type_proto::Tensor {
-                elem_type: Some(DataType::Float as i32),
-                shape: Some(TensorShapeProto {
-                    dim: vec![tensor_shape_proto::Dimension {
-                        value: Some(tensor_shape_proto::dimension::Value::DimValue(n)),
-                        ..Default::default()
-                    }],
-                }),
-            })),
-            ..Default::default()
-        }),
-        ..Default::default()
-    };
     let mut init = vec![TensorProto {
         name: Some("w".into()),
         data_type: Some(DataType::Float as i32),
@@ -187,29 +172,7 @@ fn model_with(external: bool, count: usize, each: usize) -> Vec<u8> {
             ..Default::default()
         });
     }
-    ModelProto {
-        ir_version: Some(9),
-        opset_import: vec![OperatorSetIdProto {
-            domain: Some(String::new()),
-            version: Some(17),
-        }],
-        graph: Some(GraphProto {
-            name: Some("g".into()),
-            node: vec![NodeProto {
-                op_type: Some("Add".into()),
-                name: Some("add".into()),
-                input: vec!["x".into(), "w".into()],
-                output: vec!["y".into()],
-                ..Default::default()
-            }],
-            input: vec![float("x", 1)],
-            output: vec![float("y", 4)],
-            initializer: init,
-            ..Default::default()
-        }),
-        ..Default::default()
-    }
-    .encode_to_vec()
+    add_model(init).encode_to_vec()
 }
 
 // ---------------------------------------------------------------------------------------------------
