@@ -174,13 +174,57 @@ fn sizes_named_with_expressions_print_with_their_parentheses() {
             with_int(node("Flatten", "flat", &["x"], &["f"]), "axis", 0),
             node("Neg", "neg", &["f"], &["y"]),
         ],
-        inputs: vec![float("x", &["h + 1", "w + 1"])],
+        inputs: vec![float("x", &["num-h", "w + 1"])],
         outputs: vec![float_any("y")],
         value_info: vec![],
         initializers: vec![],
     });
     assert_clean(&m);
-    assert_eq!(shape_of(&m, "f"), "[1, (h + 1)*(w + 1)]");
+    // `num-h` is a name (a hyphen joins two words), `w + 1` an expression over `w`.
+    assert_eq!(shape_of(&m, "f"), "[1, (num-h)*w+(num-h)]");
+}
+
+/// The dynamo exporter names sizes with expressions: `2*h2` is twice the symbol `h2`, so a pool by 2
+/// and a Concat of two copies give it back (`ceil(2*h2/2)*2` is `2*h2`) and adding it to the input
+/// is no W1. With the name an opaque symbol `A`, `ceil(A/2)*2` against `A` was one (it fails at `A =
+/// 3`). A name that is not an expression (`2h`, `h-w`) stays a symbol, and there the W1 stays too.
+#[test]
+fn expression_shaped_dim_params_are_read_as_expressions() {
+    let pooled = |x: &str, p: &str| {
+        with_ints(
+            with_ints(
+                node("MaxPool", &format!("pool_{x}"), &[x], &[p]),
+                "kernel_shape",
+                &[1],
+            ),
+            "strides",
+            &[2],
+        )
+    };
+    let model = |dim: &str| {
+        load(Graph {
+            nodes: vec![
+                pooled("x", "p"),
+                with_int(node("Concat", "twice", &["p", "p"], &["c"]), "axis", 2),
+                node("Add", "add", &["x", "c"], &["y"]),
+            ],
+            inputs: vec![float("x", &["1", "1", dim])],
+            outputs: vec![float_any("y")],
+            value_info: vec![],
+            initializers: vec![],
+        })
+    };
+    let m = model("2*h2");
+    assert_eq!(shape_of(&m, "x"), "[1, 1, h2*2]");
+    assert_eq!(shape_of(&m, "p"), "[1, 1, h2]");
+    assert_eq!(shape_of(&m, "c"), "[1, 1, h2*2]");
+    assert_clean(&m);
+    for opaque in ["2h", "h-w"] {
+        let m = model(opaque);
+        let w1 = with_code(&m, Code::PossibleBroadcastError);
+        assert_eq!(w1.len(), 1, "{opaque}: {w1:#?}");
+        assert!(w1[0].message.contains("fails for"), "{}", w1[0].message);
+    }
 }
 
 /// A declared size where inference has a symbol: the number is kept (downstream sizes are known), the
