@@ -5,8 +5,9 @@
 //! search evaluates them ([`SymExpr::eval`]) at every assignment of the symbols to `1..=bound`, smallest
 //! first (by the largest value, then in order), until the broadcast is invalid there; symbols are sizes
 //! of real inputs, so 0 is not tried. It is bounded: at most [`BUDGET`] assignments per axis, the bound
-//! per symbol shrinking with their number (4096 for one symbol, 64 for two, 16 for three), and not at
-//! all beyond [`MAX_SYMBOLS`] symbols. Answers are cached per set of dims, since the same pair of sizes
+//! per symbol shrinking with their number (4096 for one symbol, 64 for two, 16 for three); beyond
+//! [`MAX_SYMBOLS`] symbols it samples instead (every symbol one value, then a fixed pseudo-random
+//! sequence), so that a W1 still ends with a failing value or with what was tried. Answers are cached per set of dims, since the same pair of sizes
 //! meets at every layer of a network. One case is answered without a search, since its first failure
 //! may lie far beyond any bound: a symbol against its clamped copy, `x` and `min(x, c)`, first differ
 //! at `x = c + 1`.
@@ -41,7 +42,10 @@ pub enum Search {
     Fails(String),
     /// No assignment with every symbol up to `bound` fails.
     NoneUpTo(u64),
-    /// Too many symbols to search, or an expression that cannot be evaluated.
+    /// More symbols than [`MAX_SYMBOLS`]: this many assignments tried (every symbol one value, then
+    /// a fixed pseudo-random sample), none failing.
+    NoneSampled(u64),
+    /// A size that is unknown, or an expression that cannot be evaluated.
     NotSearched,
 }
 
@@ -61,7 +65,11 @@ impl Search {
         match self {
             Search::Fails(at) => format!("; fails for {at}"),
             Search::NoneUpTo(b) => format!("; no failure with every symbol from 1 to {b}"),
-            Search::NotSearched => String::new(),
+            Search::NoneSampled(n) => format!(
+                "; no failure at {n} assignments tried (more than {MAX_SYMBOLS} symbols: not every \
+                 one)"
+            ),
+            Search::NotSearched => "; no failure searched for (a size is unknown)".to_owned(),
         }
     }
 }
@@ -112,8 +120,11 @@ fn run(dims: &[&Dim], rule: Validity) -> Search {
     }
     names.sort_unstable();
     names.dedup();
-    if names.is_empty() || names.len() > MAX_SYMBOLS {
+    if names.is_empty() {
         return Search::NotSearched;
+    }
+    if names.len() > MAX_SYMBOLS {
+        return sampled(dims, rule, &names);
     }
     let bound = per_symbol_bound(names.len());
     if bound < 2 {
@@ -145,6 +156,50 @@ fn run(dims: &[&Dim], rule: Validity) -> Search {
         }
     }
     Search::NoneUpTo(bound)
+}
+
+/// The search for more symbols than [`MAX_SYMBOLS`], where every tuple up to a useful bound is too
+/// many: every symbol the same value `1..=64` (sizes computed from one input size, as a detection
+/// head's pyramid levels are, meet there), then [`BUDGET`] assignments in `1..=64` from a fixed
+/// sequence, so that the answer is the same on every run.
+fn sampled(dims: &[&Dim], rule: Validity, names: &[&str]) -> Search {
+    const TOP: u64 = 64;
+    let mut values = vec![1u64; names.len()];
+    let mut sizes: Vec<i64> = Vec::with_capacity(dims.len());
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        // xorshift64*: a fixed sequence.
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        state.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    };
+    let mut tried = 0;
+    for round in 0..TOP + BUDGET {
+        if round < TOP {
+            values.fill(round + 1);
+        } else {
+            for v in &mut values {
+                *v = 1 + next() % TOP;
+            }
+        }
+        tried += 1;
+        let env = |n: &str| {
+            names
+                .binary_search(&n)
+                .ok()
+                .and_then(|i| i64::try_from(values[i]).ok())
+        };
+        if let Some(failure) = check(dims, rule, &env, &mut sizes) {
+            let at: Vec<String> = names
+                .iter()
+                .zip(&values)
+                .map(|(n, v)| format!("{n} = {v}"))
+                .collect();
+            return Search::Fails(format!("{} ({failure})", at.join(", ")));
+        }
+    }
+    Search::NoneSampled(tried)
 }
 
 /// A symbol against its clamped copy, `x` and `min(x, c)` (a Slice `[:, :x]` of a table of `c` rows):
@@ -405,11 +460,37 @@ mod tests {
             search(&[&s, &Dim::Unknown], Validity::Multi),
             Search::NotSearched
         );
-        let many: Vec<Dim> = (0..7).map(|i| Dim::sym(format!("s{i}"))).collect();
-        let refs: Vec<&Dim> = many.iter().collect();
-        assert_eq!(search(&refs, Validity::Multi), Search::NotSearched);
+        assert_eq!(
+            Search::NotSearched.clause(),
+            "; no failure searched for (a size is unknown)"
+        );
         assert_eq!(per_symbol_bound(1), 4096);
         assert_eq!(per_symbol_bound(2), 64);
         assert_eq!(per_symbol_bound(3), 16);
+    }
+
+    #[test]
+    fn more_symbols_than_searched_in_full_are_sampled() {
+        let many: Vec<Dim> = (0..7).map(|i| Dim::sym(format!("s{i}"))).collect();
+        let refs: Vec<&Dim> = many.iter().collect();
+        // Equal values are valid; the sample finds unequal ones, and the text names every symbol.
+        let Search::Fails(at) = search(&refs, Validity::Multi) else {
+            panic!("no failure found among seven free symbols");
+        };
+        assert!(at.starts_with("s0 = ") && at.contains(", s6 = "), "{at}");
+        assert!(Search::Fails(at).clause().starts_with("; fails for s0 = "));
+        // A sum of seven symbols against its maximum with 1: equal at every size, so nothing fails.
+        let sum = (0..7).fold(Poly::constant(0), |acc, i| {
+            acc.add(&Poly::of(&SymExpr::var(format!("s{i}")))).unwrap()
+        });
+        let clamped = size(Poly::max(&[sum.clone(), Poly::constant(1)]).unwrap());
+        let found = search(&[&size(sum), &clamped], Validity::Multi);
+        assert_eq!(found, Search::NoneSampled(64 + BUDGET));
+        assert!(!found.holds_as_far_as_searched());
+        assert!(
+            found
+                .clause()
+                .starts_with("; no failure at 4160 assignments tried")
+        );
     }
 }

@@ -296,12 +296,8 @@ fn write_monomial(f: &mut fmt::Formatter<'_>, k: i64, factors: &[SymExpr]) -> fm
         if i > 0 {
             f.write_str("*")?;
         }
-        // A lone symbol of coefficient 1 stands alone: `s0 + 1` needs no parentheses in a sum.
-        if factors.len() == 1 && k == 1 {
-            write!(f, "{x}")?;
-        } else {
-            write_factor(f, x)?;
-        }
+        // In a sum too: `w+(num-h)` is not read back as `w + num - h`.
+        write_factor(f, x)?;
     }
     match k.unsigned_abs() {
         1 if !factors.is_empty() => Ok(()),
@@ -487,8 +483,11 @@ mod tests {
             show(SymExpr::FloorDiv(Box::new(v("s0 + 1")), 2)),
             "floor((s0 + 1)/2)"
         );
-        // In a sum a lone symbol needs none; names that are one name never get them.
-        assert_eq!(show(SymExpr::Sum(vec![v("s0 + 1")], 3)), "s0 + 1+3");
+        // In a sum too (`w+(num-h)` is not `w + num - h`); names that are one name never get them,
+        // nor does a name printed alone.
+        assert_eq!(show(SymExpr::Sum(vec![v("s0 + 1")], 3)), "(s0 + 1)+3");
+        assert_eq!(show(SymExpr::Sum(vec![v("num-h"), v("w")], 0)), "(num-h)+w");
+        assert_eq!(show(v("num-h")), "num-h");
         assert_eq!(show(SymExpr::Product(2, vec![v("x[3]")])), "x[3]*2");
         assert_eq!(
             show(SymExpr::Product(1, vec![v("batch"), v("seq.len")])),

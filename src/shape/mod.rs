@@ -7,6 +7,7 @@ pub mod contract;
 pub mod counterexample;
 pub mod ctx;
 pub mod dim;
+pub mod dim_parse;
 pub mod domains;
 pub mod infer;
 pub mod kept;

@@ -211,13 +211,15 @@ pub fn anonymous_symbol(input: &str, axis: usize) -> Dim {
 }
 
 /// A dimension of a declared shape: a size, a symbol, or unknown (no value, or a negative size, which
-/// the structural check reports).
+/// the structural check reports). A name that is an expression over symbols (the dynamo exporter's
+/// `2*h2`, `s0 + 1`, `floor(s0/2)`) is that expression, its symbols the atoms
+/// ([`super::dim_parse::expression_name`]); any other name is a symbol of its own.
 pub fn dim_from_proto(d: &crate::proto::tensor_shape_proto::Dimension) -> Dim {
     match &d.value {
         Some(DimValue::DimValue(v)) if *v >= 0 => Dim::Known(*v as u64),
-        Some(DimValue::DimParam(p)) if !p.is_empty() && p != ANONYMOUS => {
-            Dim::Sym(SymExpr::var(p.as_str()))
-        }
+        Some(DimValue::DimParam(p)) if !p.is_empty() && p != ANONYMOUS => Dim::Sym(
+            super::dim_parse::expression_name(p).unwrap_or_else(|| SymExpr::var(p.as_str())),
+        ),
         _ => Dim::Unknown,
     }
 }

@@ -134,15 +134,21 @@ fn category_mapper(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     vec![ValueInfo::tensor(swapped(ctx.elem(0)), ctx.shape(0))]
 }
 
-/// ArrayFeatureExtractor(X, Y): the indices Y select along X's last axis, so that axis takes Y's
-/// element count. A 1-D X is left unknown (onnx does not say, runtimes reshape it).
+/// ArrayFeatureExtractor(X, Y): the indices Y (of any shape, their element count `k`) select along X's
+/// last axis, so that axis becomes `k`; a 1-D X gives `[1, k]`, as onnxruntime's kernel
+/// (`ml/array_feature_extractor.cc`) shapes it "for backwards compatibility". A scalar X is refused
+/// there: no shape.
 fn array_feature_extractor(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let count = ctx.shape(1).map_or(Dim::Unknown, |s| product(s.iter()));
-    let shape: Shape = ctx.shape(0).filter(|s| s.len() >= 2).map(|mut s| {
-        if let Some(last) = s.last_mut() {
-            *last = count;
+    let shape: Shape = ctx.shape(0).and_then(|mut s| match s.len() {
+        0 => None,
+        1 => Some(vec![Dim::Known(1), count]),
+        _ => {
+            if let Some(last) = s.last_mut() {
+                *last = count;
+            }
+            Some(s)
         }
-        s
     });
     vec![like(ctx, 0, shape)]
 }
@@ -339,7 +345,27 @@ mod tests {
                 1,
                 &[t(F32, &["5"]), t(I64, &["2"])]
             ),
-            None
+            shape(&["1", "2"]),
+            "a 1-D X is one row"
+        );
+        assert_eq!(
+            out_shape(
+                array_feature_extractor,
+                &n,
+                1,
+                &[t(STR, &["N", "C", "7"]), t(I64, &["k"])]
+            ),
+            shape(&["N", "C", "k"])
+        );
+        assert_eq!(
+            out_shape(
+                array_feature_extractor,
+                &n,
+                1,
+                &[t(F32, &[]), t(I64, &["2"])]
+            ),
+            None,
+            "a scalar X is refused"
         );
         let n = node(
             "FeatureVectorizer",

@@ -174,13 +174,57 @@ fn sizes_named_with_expressions_print_with_their_parentheses() {
             with_int(node("Flatten", "flat", &["x"], &["f"]), "axis", 0),
             node("Neg", "neg", &["f"], &["y"]),
         ],
-        inputs: vec![float("x", &["h + 1", "w + 1"])],
+        inputs: vec![float("x", &["num-h", "w + 1"])],
         outputs: vec![float_any("y")],
         value_info: vec![],
         initializers: vec![],
     });
     assert_clean(&m);
-    assert_eq!(shape_of(&m, "f"), "[1, (h + 1)*(w + 1)]");
+    // `num-h` is a name (a hyphen joins two words), `w + 1` an expression over `w`.
+    assert_eq!(shape_of(&m, "f"), "[1, (num-h)*w+(num-h)]");
+}
+
+/// The dynamo exporter names sizes with expressions: `2*h2` is twice the symbol `h2`, so a pool by 2
+/// and a Concat of two copies give it back (`ceil(2*h2/2)*2` is `2*h2`) and adding it to the input
+/// is no W1. With the name an opaque symbol `A`, `ceil(A/2)*2` against `A` was one (it fails at `A =
+/// 3`). A name that is not an expression (`2h`, `h-w`) stays a symbol, and there the W1 stays too.
+#[test]
+fn expression_shaped_dim_params_are_read_as_expressions() {
+    let pooled = |x: &str, p: &str| {
+        with_ints(
+            with_ints(
+                node("MaxPool", &format!("pool_{x}"), &[x], &[p]),
+                "kernel_shape",
+                &[1],
+            ),
+            "strides",
+            &[2],
+        )
+    };
+    let model = |dim: &str| {
+        load(Graph {
+            nodes: vec![
+                pooled("x", "p"),
+                with_int(node("Concat", "twice", &["p", "p"], &["c"]), "axis", 2),
+                node("Add", "add", &["x", "c"], &["y"]),
+            ],
+            inputs: vec![float("x", &["1", "1", dim])],
+            outputs: vec![float_any("y")],
+            value_info: vec![],
+            initializers: vec![],
+        })
+    };
+    let m = model("2*h2");
+    assert_eq!(shape_of(&m, "x"), "[1, 1, h2*2]");
+    assert_eq!(shape_of(&m, "p"), "[1, 1, h2]");
+    assert_eq!(shape_of(&m, "c"), "[1, 1, h2*2]");
+    assert_clean(&m);
+    for opaque in ["2h", "h-w"] {
+        let m = model(opaque);
+        let w1 = with_code(&m, Code::PossibleBroadcastError);
+        assert_eq!(w1.len(), 1, "{opaque}: {w1:#?}");
+        assert!(w1[0].message.contains("fails for"), "{}", w1[0].message);
+    }
 }
 
 /// A declared size where inference has a symbol: the number is kept (downstream sizes are known), the
@@ -457,4 +501,99 @@ fn clamps_and_strides_nested_without_end_stop_at_the_depth_limit() {
     assert_clean(&m);
     assert_eq!(shape_of(&m, "s0"), "[1, 1, min(h, 100000)]");
     assert_eq!(shape_of(&m, &x), "[1, 1, ?]");
+}
+
+/// A float value whose dims are `dims`, `?` standing for a dim with no value (unknown, not a symbol).
+fn float_unknown(name: &str, dims: &[&str]) -> ValueInfoProto {
+    let mut v = float(name, dims);
+    if let Some(type_proto::Value::TensorType(t)) = v.r#type.as_mut().and_then(|t| t.value.as_mut())
+        && let Some(s) = t.shape.as_mut()
+    {
+        for (d, text) in s.dim.iter_mut().zip(dims) {
+            if *text == "?" {
+                d.value = None;
+            }
+        }
+    }
+    v
+}
+
+/// A Swin window's heads: `x [?, 16, 16]` reshaped to `[Shape(x)[0], Shape(x)[1], -1, 8]`. The
+/// unknown batch is a factor of the count and of the target alike, so it cancels and the -1 is 2
+/// (it was unknown); a target entry that is the dim of another tensor does not cancel, and the -1
+/// stays unknown there.
+#[test]
+fn an_unknown_dim_of_the_input_cancels_against_itself_in_a_reshape_target() {
+    let gather = |n: &str, s: &str, i: &str, out: &str| {
+        with_int(node("Gather", n, &[s, i], &[out]), "axis", 0)
+    };
+    let target = |prefix: &str, shape_of: &str| {
+        let p = |s: &str| format!("{prefix}_{s}");
+        vec![
+            node("Shape", &p("shape"), &[shape_of], &[&p("s")]),
+            gather(&p("g0"), &p("s"), "zero", &p("d0")),
+            gather(&p("g1"), &p("s"), "one", &p("d1")),
+            node("Unsqueeze", &p("u0"), &[&p("d0"), "axes0"], &[&p("d0v")]),
+            node("Unsqueeze", &p("u1"), &[&p("d1"), "axes0"], &[&p("d1v")]),
+            with_int(
+                node(
+                    "Concat",
+                    &p("cat"),
+                    &[&p("d0v"), &p("d1v"), "minus1", "eight"],
+                    &[&p("target")],
+                ),
+                "axis",
+                0,
+            ),
+        ]
+    };
+    let mut nodes = target("own", "x");
+    nodes.extend(target("other", "z"));
+    nodes.push(node("Reshape", "heads", &["x", "own_target"], &["h"]));
+    nodes.push(node("Reshape", "heads_z", &["x", "other_target"], &["hz"]));
+    let m = load(Graph {
+        nodes,
+        inputs: vec![
+            float_unknown("x", &["?", "16", "16"]),
+            float_unknown("z", &["?", "16", "16"]),
+        ],
+        outputs: vec![float_any("h"), float_any("hz")],
+        value_info: vec![],
+        initializers: vec![
+            ints("zero", &[0], true),
+            ints("one", &[1], true),
+            ints("axes0", &[0], false),
+            ints("minus1", &[-1], false),
+            ints("eight", &[8], false),
+        ],
+    });
+    assert_clean(&m);
+    assert_eq!(shape_of(&m, "x"), "[?, 16, 16]");
+    assert_eq!(shape_of(&m, "h"), "[?, 16, 2, 8]");
+    assert_eq!(shape_of(&m, "hz"), "[?, 16, ?, 8]");
+}
+
+/// A literal in a Concat'ed shape is kept beside parts whose values are not known: `[?, ?, 4]`.
+#[test]
+fn a_literal_concatenated_to_unknown_sizes_is_kept() {
+    let m = load(Graph {
+        nodes: vec![
+            with_int(
+                node("Concat", "cat", &["sizes", "four"], &["target"]),
+                "axis",
+                0,
+            ),
+            node("Reshape", "to_target", &["x", "target"], &["y"]),
+        ],
+        inputs: vec![
+            float("x", &["N", "8"]),
+            typed("sizes", DataType::Int64, &["2"]),
+        ],
+        outputs: vec![float_any("y")],
+        value_info: vec![],
+        initializers: vec![ints("four", &[4], false)],
+    });
+    assert_clean(&m);
+    assert_eq!(shape_of(&m, "target"), "[3]");
+    assert_eq!(shape_of(&m, "y"), "[?, ?, 4]");
 }

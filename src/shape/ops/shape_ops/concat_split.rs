@@ -17,11 +17,12 @@
 //!   [`SPLIT_CHUNKS`]: onnxruntime cuts chunks of `ceil(dim / n)` and refuses a `dim` that such chunks
 //!   do not cut into `n` pieces (9 into 4: 3, 3, 3 and nothing), which the spec leaves undefined.
 
+use crate::proto::tensor_proto::DataType;
 use crate::shape::contract::{Contract, Operand};
 use crate::shape::ctx::NodeCtx;
 use crate::shape::dim::{Dim, Poly, Shape};
 use crate::shape::ops::common::{Param, axis, div_exact, size_of_value, sum, values_if_small};
-use crate::shape::value::{Data, ValueInfo, as_i64, from_i64};
+use crate::shape::value::{Data, MAX_DATA_ELEMENTS, ValueInfo, as_i64, from_i64};
 
 /// What several inputs say of one dimension that must be equal across them: a known size if any
 /// gives one, else a symbol.
@@ -112,12 +113,18 @@ pub(super) fn concat(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
                 .collect(),
         )
     });
-    // Values of 1-D inputs concatenate (shape tensors assembled piece by piece, scales too).
-    let data = if rank == Some(1) {
+    // Values of 1-D inputs concatenate (shape tensors assembled piece by piece, scales too). An
+    // integer input of known length whose values are not known stands for that many unknown values,
+    // so that the others (a literal `4` beside a computed size) are kept.
+    let data = if rank == Some(1) && (0..ctx.num_inputs()).any(|k| ctx.values(k).is_some()) {
+        let holes: Vec<Option<Data>> = (0..ctx.num_inputs())
+            .map(|k| unknown_ints(ctx, k))
+            .collect();
         (0..ctx.num_inputs())
             .map(|k| {
                 ctx.values(k)
                     .filter(|_| ctx.input(k).and_then(ValueInfo::rank) == Some(1))
+                    .or(holes[k].as_ref())
             })
             .collect::<Option<Vec<_>>>()
             .and_then(Data::concat)
@@ -128,7 +135,21 @@ pub(super) fn concat(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     vec![ValueInfo::tensor(elem, shape).with_values(data)]
 }
 
-/// The split sizes.
+/// For a 1-D integer input `slot` of known length without known values: that many unknown values.
+fn unknown_ints(ctx: &NodeCtx<'_>, slot: usize) -> Option<Data> {
+    let v = ctx.input(slot)?;
+    let int = |t: DataType| v.elem == Some(t as i32);
+    if v.data.is_some() || !(int(DataType::Int64) || int(DataType::Int32)) {
+        return None;
+    }
+    match v.shape.as_deref()? {
+        [Dim::Known(n)] if *n <= MAX_DATA_ELEMENTS => {
+            Some(Data::Ints(vec![Dim::Unknown; usize::try_from(*n).ok()?]))
+        }
+        _ => None,
+    }
+}
+
 /// The split sizes, as values: from the attribute, or from input 1 (opset 1, and from 13), where they
 /// may be computed (symbols included).
 fn split_sizes(ctx: &NodeCtx<'_>) -> Param<Dim> {

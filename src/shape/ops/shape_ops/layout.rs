@@ -22,14 +22,15 @@
 //! - Unsqueeze: [`UNSQUEEZE_AXES`], inside the output's rank and not repeated.
 
 use super::int64;
+use crate::ir::Graph;
 use crate::shape::contract::{Contract, Operand};
-use crate::shape::ctx::NodeCtx;
+use crate::shape::ctx::{NodeCtx, NodeRef};
 use crate::shape::dim::{Dim, Shape};
 use crate::shape::ops::common::{
     Param, axes, axis, axis_inclusive, div_exact_dim, ints_attr_or_input, len_1d, like, product,
     size_of_value, unknown_dims, values_if_small,
 };
-use crate::shape::value::{Data, ValueInfo, as_i64, from_i64};
+use crate::shape::value::{Data, ValueInfo, as_i64, from_i64, from_tensor};
 
 /// Shape: the input's dims from `start` to `end` (opset 15), as values.
 pub(super) fn shape_op(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
@@ -166,7 +167,9 @@ pub(super) fn reshape(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
             if !reshape_contracts(ctx, &input, &target, allowzero) {
                 return vec![like(ctx, 0, None)];
             }
-            Some(reshape_dims(&input, &target, allowzero))
+            let mut dims = reshape_dims(&input, &target, allowzero);
+            cancel_unknown_factors(ctx, &input, &target, allowzero, &mut dims);
+            Some(dims)
         }
         None if ctx.opset >= 5 => len_1d(ctx, 1).and_then(unknown_dims),
         None => None,
@@ -227,6 +230,148 @@ fn inferred_dim(input: &[Dim], others: &[&Dim]) -> Dim {
         (Dim::Known(0), _) => Dim::Unknown,
         _ => div_exact_dim(&total, &rest),
     }
+}
+
+/// The size a -1 stands for where the input's dims and the target's other entries hold unknown
+/// factors that cancel: a target entry the graph shows is a dim of the input itself (`Shape(x)[0]`
+/// gathered, unsqueezed and concatenated into `[Shape[0], Shape[1], -1, 8]`) is the same size as
+/// that dim of the input, known or not. Each such unknown is a fresh symbol for the division
+/// (`?*16*16 / (?*16*8) = 2`); a quotient still holding one stays unknown. Only where the plain
+/// division left the -1 unknown, so the common case pays nothing.
+fn cancel_unknown_factors(
+    ctx: &NodeCtx<'_>,
+    input: &Shape,
+    target: &[Dim],
+    allowzero: bool,
+    out: &mut [Dim],
+) {
+    let NodeRef::Ir(g, _) = ctx.node else {
+        return;
+    };
+    let Some(dims) = input.as_deref() else {
+        return;
+    };
+    let Some(k) = target.iter().position(|t| as_i64(t) == Some(-1)) else {
+        return;
+    };
+    if out.get(k) != Some(&Dim::Unknown) || !dims.contains(&Dim::Unknown) {
+        return;
+    }
+    let data = ctx.node.input_name(0);
+    let shape_input = ctx.node.input_name(1);
+    let fresh = |name: &str, axis: usize| Dim::sym(format!("{FRESH}{name}#{axis}"));
+    let total: Vec<Dim> = dims
+        .iter()
+        .enumerate()
+        .map(|(j, d)| match d {
+            Dim::Unknown => fresh(data, j),
+            d => d.clone(),
+        })
+        .collect();
+    let mut others = Vec::with_capacity(out.len());
+    for (i, d) in out.iter().enumerate() {
+        if i == k {
+            continue;
+        }
+        others.push(match d {
+            // A 0 copies the input's dim.
+            Dim::Unknown if !allowzero && as_i64(&target[i]) == Some(0) => fresh(data, i),
+            Dim::Unknown => match dim_source(g, shape_input, i, 0) {
+                Some((name, axis)) => fresh(name, axis),
+                None => return,
+            },
+            d => d.clone(),
+        });
+    }
+    let q = div_exact_dim(&product(&total), &product(&others));
+    let fresh_left = matches!(&q, Dim::Sym(e) if e.symbols().iter().any(|s| s.starts_with(FRESH)));
+    if !fresh_left && q != Dim::Unknown {
+        out[k] = q;
+    }
+}
+
+/// What names the fresh symbols of [`cancel_unknown_factors`]: a control character no exporter
+/// writes in a `dim_param`, and they never leave that function.
+const FRESH: char = '\u{1}';
+
+/// Which dim of which tensor entry `i` of the 1-D integer value `name` is, when the graph shows it:
+/// a `Shape` (from `start`), a `Gather` of one by constant indices, and what moves entries without
+/// changing them (Unsqueeze, Squeeze, Cast, Identity, and a Concat along axis 0 of parts of known
+/// length). `None` for anything else.
+fn dim_source<'g>(g: &'g Graph, name: &str, i: usize, depth: u32) -> Option<(&'g str, usize)> {
+    if depth > 16 {
+        return None;
+    }
+    let id = g.lookup(name)?;
+    let op = g.op(g.value(id).producer.0)?;
+    let input = |slot: usize| g.input_name(op, slot);
+    let int_attr = |n: &str| op.attr(n).and_then(|a| a.i);
+    match op.op_type() {
+        "Shape" if op.domain().is_empty() => {
+            let start = usize::try_from(int_attr("start").unwrap_or(0)).ok()?;
+            let x = g.value(g.lookup(input(0))?).name;
+            Some((x, start.checked_add(i)?))
+        }
+        "Gather" if op.domain().is_empty() && int_attr("axis").unwrap_or(0) == 0 => {
+            let idx = usize::try_from(*constant_ints(g, input(1))?.get(i)?).ok()?;
+            dim_source(g, input(0), idx, depth + 1)
+        }
+        "Unsqueeze" | "Squeeze" | "Cast" | "Identity" if op.domain().is_empty() => {
+            dim_source(g, input(0), i, depth + 1)
+        }
+        "Concat" if op.domain().is_empty() && int_attr("axis") == Some(0) => {
+            let mut at = i;
+            for slot in 0..op.num_inputs() {
+                let part = input(slot);
+                let n = entries(g, part, depth + 1)?;
+                if at < n {
+                    return dim_source(g, part, at, depth + 1);
+                }
+                at -= n;
+            }
+            None
+        }
+        _ => None,
+    }
+}
+
+/// The number of entries of the 1-D (or scalar) integer value `name`, when the graph shows it: a
+/// constant's, one for an Unsqueeze of a scalar Gather, a Gather's index count.
+fn entries(g: &Graph, name: &str, depth: u32) -> Option<usize> {
+    if depth > 16 {
+        return None;
+    }
+    if let Some(v) = constant_ints(g, name) {
+        return Some(v.len());
+    }
+    let op = g.op(g.value(g.lookup(name)?).producer.0)?;
+    if !op.domain().is_empty() {
+        return None;
+    }
+    match op.op_type() {
+        "Gather" => constant_ints(g, g.input_name(op, 1)).map(|v| v.len()),
+        "Unsqueeze" | "Squeeze" | "Cast" | "Identity" => entries(g, g.input_name(op, 0), depth + 1),
+        _ => None,
+    }
+}
+
+/// The integer values of a constant (an initializer or a Constant node), of rank 0 or 1.
+fn constant_ints(g: &Graph, name: &str) -> Option<Vec<i64>> {
+    let id = g.lookup(name)?;
+    let t = match g.initializer(id) {
+        Some(t) => t,
+        None => {
+            let op = g.op(g.value(id).producer.0)?;
+            if op.op_type() != "Constant" || !op.domain().is_empty() {
+                return None;
+            }
+            op.attr("value")?.t.as_ref()?
+        }
+    };
+    if t.dims.len() > 1 {
+        return None;
+    }
+    from_tensor(t).data_i64()
 }
 
 pub const FLATTEN_AXIS: Contract = Contract::new(
