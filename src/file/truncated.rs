@@ -73,9 +73,7 @@ fn cut(bytes: &[u8]) -> Option<String> {
             Err(Some(())) => return None,
         };
         let (number, wire) = (tag >> 3, tag & 7);
-        let Some((name, expected)) = field(number).filter(|&(_, w)| w == wire) else {
-            return None;
-        };
+        let (name, expected) = field(number).filter(|&(_, w)| w == wire)?;
         let field = format!("ModelProto.{name} (field {number})");
         let end = if expected == 0 {
             match varint(bytes, body) {

@@ -108,7 +108,13 @@ fn binary_args(command: &str) -> Result<Vec<String>, String> {
 
 /// The flags whose value is a file the command writes (or, `--baseline`, one an earlier command of
 /// the docs wrote).
-const FILE_FLAGS: [&str; 5] = ["-o", "--output", "--output-file", "--write-baseline", "--baseline"];
+const FILE_FLAGS: [&str; 5] = [
+    "-o",
+    "--output",
+    "--output-file",
+    "--write-baseline",
+    "--baseline",
+];
 
 /// A folder standing for the repository's root for commands that write files: `models` and `docs`
 /// link to the repository's, and what is written stays here.
@@ -182,7 +188,10 @@ fn matches(shown: &[String], actual: &str) -> Result<(), String> {
     if n == 1 && at != actual.len() {
         return Err(format!(
             "the output goes on after the lines shown (with {:?}); add `...` to elide it",
-            actual[at..].iter().find(|l| !l.trim().is_empty()).unwrap_or(&"")
+            actual[at..]
+                .iter()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or(&"")
         ));
     }
     Ok(())
@@ -194,7 +203,11 @@ fn every_transcript_of_the_docs_is_what_the_binary_prints() {
     let mut failures = Vec::new();
     let mut ran = 0;
     for doc in documents() {
-        let name = doc.strip_prefix(root()).unwrap_or(&doc).display().to_string();
+        let name = doc
+            .strip_prefix(root())
+            .unwrap_or(&doc)
+            .display()
+            .to_string();
         let text = std::fs::read_to_string(&doc).expect("a document");
         let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
         let mut blessed = false;
@@ -277,13 +290,22 @@ fn the_matching_rules_hold() {
     let s = |v: &[&str]| v.iter().map(|l| l.to_string()).collect::<Vec<_>>();
     let out = "a\nb\nc\nd\n\n";
     assert!(matches(&s(&["a", "b", "c", "d"]), out).is_ok());
-    assert!(matches(&s(&["a", "b", "c"]), out).is_err(), "the end is missing");
-    assert!(matches(&s(&["b", "c", "d"]), out).is_err(), "the start is missing");
+    assert!(
+        matches(&s(&["a", "b", "c"]), out).is_err(),
+        "the end is missing"
+    );
+    assert!(
+        matches(&s(&["b", "c", "d"]), out).is_err(),
+        "the start is missing"
+    );
     assert!(matches(&s(&["a", "...", "d"]), out).is_ok());
     assert!(matches(&s(&["a", "..."]), out).is_ok());
     assert!(matches(&s(&["...", "c", "..."]), out).is_ok());
     assert!(matches(&s(&["...", "c", "d"]), out).is_ok());
-    assert!(matches(&s(&["...", "c"]), out).is_err(), "d ends the output");
+    assert!(
+        matches(&s(&["...", "c"]), out).is_err(),
+        "d ends the output"
+    );
     assert!(matches(&s(&["a", "...", "c", "b"]), out).is_err());
     assert!(binary_args("onnx-lint check m.onnx | head").is_err());
     assert!(binary_args("pip install .").is_err());
