@@ -176,6 +176,17 @@ class ModelHasErrors(ValueError):
         )
 
 
+def _message_name(model: Any) -> Optional[str]:
+    """The protobuf message type of ``model`` (``ModelProto``, ``GraphProto``...), from its descriptor
+    (``onnx.GraphProto.DESCRIPTOR.name``), else from its class name when that ends in ``Proto``; None
+    for an object that says neither."""
+    name = getattr(getattr(model, "DESCRIPTOR", None), "name", None)
+    if isinstance(name, str) and name:
+        return name
+    cls = type(model).__name__
+    return cls if cls.endswith("Proto") else None
+
+
 def _source(model: ModelLike) -> Tuple[Optional[str], Any, str]:
     """(path, data, name shown) for what the caller passed: a path, bytes, or a ModelProto.
 
@@ -193,6 +204,11 @@ def _source(model: ModelLike) -> Tuple[Optional[str], Any, str]:
         return None, model, "<bytes>"
     serialize = getattr(model, "SerializeToString", None)
     if callable(serialize):
+        message = _message_name(model)
+        if message is not None and message != "ModelProto":
+            # The bytes of a GraphProto, TensorProto... fail to decode with a wire-type error that
+            # names neither; the object says what it is.
+            raise TypeError(f"expected a ModelProto, got a {message}")
         data = serialize()
         if not isinstance(data, bytes):
             raise TypeError(f"{type(model).__name__}.SerializeToString() returned {type(data).__name__}, not bytes")

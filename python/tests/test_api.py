@@ -113,6 +113,15 @@ def test_model_of_the_wrong_type():
         onnx_lint.check(42)
 
 
+@pytest.mark.parametrize("call", [onnx_lint.check, onnx_lint.shapes, onnx_lint.expand, onnx_lint.fold])
+def test_a_message_other_than_a_model_is_named(call):
+    graph = onnx.load(MODELS / "tiny_cnn.onnx").graph
+    with pytest.raises(TypeError, match="^expected a ModelProto, got a GraphProto$"):
+        call(graph)
+    with pytest.raises(TypeError, match="got a TensorProto"):
+        call(onnx.TensorProto())
+
+
 def test_to_json_and_sarif_are_the_commands():
     model = str(BROKEN / "e1_multi.onnx")
     r = onnx_lint.check(model)

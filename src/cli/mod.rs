@@ -322,7 +322,7 @@ pub fn run(cli: Cli) -> u8 {
             max_nodes,
             initializers,
         } => graph::graph(&model, &output, max_nodes, initializers),
-        Command::Explain { code } => explain::explain(code.as_deref()),
+        Command::Explain { code } => explain::explain(code.as_deref(), cli.color),
         Command::Roundtrip {
             model,
             output,

@@ -69,7 +69,7 @@ codes! {
     DeclaredShape = "T004", "declared-shape", Warning, "A shape declared in value_info or a graph output contradicts the inferred one.";
     NegativeDeclaredDim = "T005", "negative-declared-dim", Warning, "A declared value type (graph input, output, value_info) has a negative size, which exporters write for \"unknown\"; it is read as unknown. Reported once per model.";
     NoShapeRule = "I001", "no-shape-rule", Info, "Some operators have no shape rule: their outputs are unknown, so checks downstream of them are incomplete.";
-    SymbolBinding = "I002", "symbol-binding", Info, "A symbolic size is bound to a number: a declared shape gives a size where inference has a symbol or expression (or the reverse). Reported once per symbol and size.";
+    SymbolBinding = "I002", "symbol-binding", Info, "A symbolic size is bound to a number (off by default; `--extend-select I002`): a declared shape gives a size where inference has a symbol or expression (or the reverse). Reported once per symbol and size.";
     InferenceLimit = "I003", "inference-limit", Warning, "Model-local functions call each other too deep, or call for too much work in all, for inference to follow every call: the outputs of the calls not followed are unknown.";
     UnusedSuppression = "S001", "unused-suppression", Warning, "A suppression in the configuration silenced no finding of the models it applies to: the finding is gone, or its pattern is wrong.";
     ExternalData = "X001", "external-data", Error, "An external-data reference is unsafe or does not resolve to a region of a regular file inside the model's folder.";

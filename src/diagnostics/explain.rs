@@ -93,16 +93,104 @@ pub fn lookup(s: &str) -> Option<Code> {
         .find(|c| c.as_str().eq_ignore_ascii_case(s) || c.name().eq_ignore_ascii_case(s))
 }
 
-/// What `explain CODE` prints: the heading with the default severity, then the section.
+/// What `explain CODE` prints: the section rendered for a terminal (see [`render`]), uncoloured.
 pub fn text(code: Code) -> Option<String> {
+    render(code, false)
+}
+
+/// The section of `code` rendered for a terminal: the heading (`E1 broadcast-error`) and the parts'
+/// headings on lines of their own, bold when `color`; prose as written, with a link's target in
+/// parentheses; code blocks indented by four spaces, without their fences; the severity said once
+/// (the section's `Severity:` line); and, last, where the page is on the web ([`docs_link`]).
+pub fn render(code: Code, color: bool) -> Option<String> {
     let e = entry(code)?;
-    Some(format!(
-        "{} {} ({})\n\n{}\n",
-        code.as_str(),
-        code.name(),
-        code.severity().as_str(),
-        e.body.trim()
-    ))
+    let emphasized = |s: &str| {
+        if color {
+            format!("\x1b[1m{s}\x1b[0m\n")
+        } else {
+            format!("{s}\n")
+        }
+    };
+    let mut out = emphasized(e.heading);
+    let mut fenced = false;
+    let mut blank = false;
+    for line in e.body.trim().lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced {
+            if line.is_empty() {
+                out.push('\n');
+            } else {
+                out.push_str("    ");
+                out.push_str(line);
+                out.push('\n');
+            }
+        } else if let Some(h) = line.strip_prefix("### ") {
+            if !blank {
+                out.push('\n');
+            }
+            out.push_str(&emphasized(h.trim()));
+        } else {
+            out.push_str(&plain_links(line));
+            out.push('\n');
+        }
+        blank = line.trim().is_empty();
+    }
+    out.push_str(&format!("\nDocumentation: {}\n", docs_link(e.heading)));
+    Some(out)
+}
+
+/// `[text](target)` as `text (target)`, a relative `.md` target as its [`docs_page`] link; text
+/// without links as it is.
+fn plain_links(line: &str) -> String {
+    let mut out = String::new();
+    let mut rest = line;
+    while let Some(open) = rest.find('[') {
+        let Some(close) = rest[open..].find("](").map(|k| open + k) else {
+            break;
+        };
+        let Some(end) = rest[close..].find(')').map(|k| close + k) else {
+            break;
+        };
+        let (text, target) = (&rest[open + 1..close], &rest[close + 2..end]);
+        let target = if target.contains("://") {
+            target.to_owned()
+        } else {
+            docs_page(target)
+        };
+        out.push_str(&rest[..open]);
+        out.push_str(&format!("{text} ({target})"));
+        rest = &rest[end + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Where the documentation page `page` (a file of `docs/`, with an optional `#anchor`) is read: under
+/// the repository's web address when the build names one (`repository` in Cargo.toml, a link a wheel
+/// or a `cargo install` user can open), else its path in a checkout of the repository.
+fn docs_page(page: &str) -> String {
+    match option_env!("CARGO_PKG_REPOSITORY").filter(|r| !r.is_empty()) {
+        Some(repo) => format!("{}/blob/main/docs/{page}", repo.trim_end_matches('/')),
+        None => format!("docs/{page} in the onnx-lint repository"),
+    }
+}
+
+/// The link to a section of `docs/rules.md`, by its heading (GitHub's anchor: lowercase, spaces to
+/// `-`, other punctuation than `-` and `_` dropped).
+pub fn docs_link(heading: &str) -> String {
+    let anchor: String = heading
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect();
+    docs_page(&format!("rules.md#{anchor}"))
 }
 
 /// What `explain` without a code prints: one line per code.
@@ -117,7 +205,10 @@ pub fn list() -> String {
             c.summary()
         ));
     }
-    out.push_str("\n`onnx-lint explain CODE` explains one (docs/rules.md has them all).\n");
+    out.push_str(&format!(
+        "\n`onnx-lint explain CODE` explains one; all of them: {}\n",
+        docs_page("rules.md")
+    ));
     out
 }
 
@@ -131,6 +222,40 @@ mod tests {
         assert_eq!(lookup("G001"), Some(Code::UndefinedValue));
         assert_eq!(lookup("Broadcast-Error"), Some(Code::BroadcastError));
         assert_eq!(lookup("Z9"), None);
+    }
+
+    #[test]
+    fn a_section_is_rendered_without_markdown() {
+        let t = text(Code::BroadcastError).unwrap();
+        assert!(
+            t.starts_with("E1 broadcast-error\nSeverity: error.\n\nWhat it checks\n"),
+            "{t}"
+        );
+        assert!(!t.contains("```") && !t.contains("###"), "{t}");
+        assert_eq!(t.matches("Severity").count(), 1, "{t}");
+        assert!(
+            t.contains("\n    $ onnx-lint check models/broken/e1_add.onnx\n"),
+            "{t}"
+        );
+        let last = t.lines().last().unwrap_or_default();
+        assert!(last.starts_with("Documentation: "), "{t}");
+        assert!(last.contains("docs/rules.md#e1-broadcast-error"), "{t}");
+        let colored = render(Code::BroadcastError, true).unwrap();
+        assert!(
+            colored.starts_with("\x1b[1mE1 broadcast-error\x1b[0m\n"),
+            "{colored}"
+        );
+        assert!(colored.contains("\n\x1b[1mFix\x1b[0m\n"), "{colored}");
+    }
+
+    #[test]
+    fn links_keep_their_target_in_parentheses() {
+        let l = plain_links("listed in [contracts.md](contracts.md), and [x](https://a.b/c).");
+        assert!(l.starts_with("listed in contracts.md ("), "{l}");
+        assert!(l.contains("docs/contracts.md"), "{l}");
+        assert!(l.ends_with(", and x (https://a.b/c)."), "{l}");
+        assert!(docs_link("E1 broadcast-error").contains("docs/rules.md#e1-broadcast-error"));
+        assert!(docs_link("M002 ir-version").contains("docs/rules.md#m002-ir-version"));
     }
 
     #[test]

@@ -458,8 +458,7 @@ pub fn decode_bytes(bytes: Bytes) -> Result<ModelProto> {
     }
     // prost's allocations cannot fail softly: bound them first (see `budget`).
     budget::check(budget::Msg::Model, &bytes, budget::From::Shared, "model")?;
-    ModelProto::decode(bytes)
-        .context("not an ONNX model: the protobuf does not decode as ModelProto")
+    ModelProto::decode(bytes.clone()).map_err(|e| super::truncated::not_a_model(&bytes, e))
 }
 
 /// [`decode_file`], with the main graph's nodes apart, in sinks of type `B` (see [`Decoded`]).
@@ -557,7 +556,7 @@ fn decode_split<B: NodeSink, R: BufRead + Seek>(
                     model,
                     main_nodes: None,
                 })
-                .context("not an ONNX model: the protobuf does not decode as ModelProto")
+                .map_err(|e| super::truncated::not_a_model(map, e))
         }
     }
 }

@@ -31,6 +31,7 @@ mod positions;
 pub mod read;
 pub mod sink;
 pub mod temp;
+mod truncated;
 pub mod two_part;
 pub mod wire;
 

@@ -85,14 +85,19 @@ pub struct Rules {
     severity: Vec<Option<Severity>>,
 }
 
+/// The codes off until selected: B001 lists every implicit broadcast (`--extend-select B001`, or
+/// `check --explicit`); I002 says how inference read a declared shape, once per symbol and size,
+/// which asks nothing of the user and comes by the dozen on real models. As in ruff, the default set
+/// is what a user must act on.
+pub const OFF_BY_DEFAULT: [Code; 2] = [Code::ImplicitBroadcast, Code::SymbolBinding];
+
 impl Default for Rules {
-    /// Every code but B001, which lists every implicit broadcast and is asked for
-    /// (`--extend-select B001`, or `check --explicit`).
+    /// Every code but those [`OFF_BY_DEFAULT`].
     fn default() -> Self {
         Rules {
             enabled: Code::ALL
                 .iter()
-                .map(|c| *c != Code::ImplicitBroadcast)
+                .map(|c| !OFF_BY_DEFAULT.contains(c))
                 .collect(),
             severity: vec![None; Code::ALL.len()],
         }
@@ -206,10 +211,22 @@ mod tests {
     }
 
     #[test]
-    fn defaults_leave_out_only_b001() {
+    fn defaults_leave_out_only_b001_and_i002() {
         let r = Rules::default();
         assert!(!r.is_enabled(Code::ImplicitBroadcast));
-        assert_eq!(r.enabled().count(), Code::ALL.len() - 1);
+        assert!(!r.is_enabled(Code::SymbolBinding));
+        assert_eq!(r.enabled().count(), Code::ALL.len() - 2);
+        // Selected, by code, prefix or ALL, it is reported.
+        for s in ["I002", "I", "symbol-binding", "ALL"] {
+            let layer = RuleLayer {
+                extend_select: sel(&[s]),
+                ..Default::default()
+            };
+            assert!(
+                Rules::resolve([&layer]).is_enabled(Code::SymbolBinding),
+                "{s}"
+            );
+        }
     }
 
     #[test]

@@ -92,6 +92,35 @@ fn select_ignore_and_extend_select_take_codes_prefixes_and_names() {
     assert_eq!(explicit, with_b001);
 }
 
+/// I002 (a symbol bound by a declared shape) asks nothing of the user: off until selected, by code,
+/// name, prefix or ALL, on the command line or in a configuration.
+#[test]
+fn i002_is_reported_only_when_selected() {
+    let dir = tempdir();
+    let root = dir.path().canonicalize().unwrap();
+    let example = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/examples/i002.onnx");
+    fs::copy(example, root.join("m.onnx")).unwrap();
+    let (code, out, _) = check(&root, &["m.onnx"]);
+    assert_eq!((code, codes(&out)), (0, vec![]), "{out}");
+    for sel in [
+        &["--extend-select", "I002"][..],
+        &["--extend-select", "symbol-binding"],
+        &["--select", "I"],
+        &["--select", "ALL"],
+    ] {
+        let args: Vec<&str> = sel.iter().copied().chain(["m.onnx"]).collect();
+        let (code, out, _) = check(&root, &args);
+        assert_eq!(
+            (code, codes(&out)),
+            (0, vec!["I002".to_owned()]),
+            "{sel:?}: {out}"
+        );
+    }
+    fs::write(root.join("onnx-lint.toml"), "extend-select = [\"I002\"]\n").unwrap();
+    let (code, out, _) = check(&root, &["m.onnx"]);
+    assert_eq!((code, codes(&out)), (0, vec!["I002".to_owned()]), "{out}");
+}
+
 #[test]
 fn unknown_selectors_stop_the_run_with_status_2() {
     let (_d, root) = two_models();

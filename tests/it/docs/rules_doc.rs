@@ -618,15 +618,53 @@ fn explain_prints_a_section_by_code_or_name_in_any_case() {
         ] {
             let (code, out) = run(&["explain", &arg]);
             assert_eq!(code, 0, "explain {arg}: {out}");
+            // Rendered for a terminal: the heading, the severity once, each part's heading on a
+            // line of its own, no Markdown heading or fence, and the web page last.
             assert!(
-                out.starts_with(&format!("{} {} (", c.as_str(), c.name())),
+                out.starts_with(&format!("{} {}\nSeverity: ", c.as_str(), c.name())),
                 "explain {arg}: {out}"
             );
+            assert_eq!(out.matches("Severity").count(), 1, "explain {arg}: {out}");
             for p in PARTS {
-                assert!(out.contains(&format!("### {p}")), "explain {arg}: {out}");
+                assert!(
+                    out.lines().any(|l| l == p),
+                    "explain {arg}: no line `{p}`: {out}"
+                );
             }
+            assert!(
+                !out.contains("###") && !out.contains("```"),
+                "explain {arg}: {out}"
+            );
+            let anchor = format!(
+                "docs/rules.md#{}-{}",
+                c.as_str().to_ascii_lowercase(),
+                c.name()
+            );
+            let last = out.lines().last().unwrap_or_default();
+            assert!(
+                last.starts_with("Documentation: ") && last.contains(&anchor),
+                "explain {arg}: {out}"
+            );
         }
     }
+}
+
+#[test]
+fn explain_in_colour_has_bold_headings() {
+    let (code, out) = run(&["explain", "--color", "always", "E1"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.starts_with("\x1b[1mE1 broadcast-error\x1b[0m\n"),
+        "{out}"
+    );
+    for p in PARTS {
+        assert!(
+            out.lines().any(|l| l == format!("\x1b[1m{p}\x1b[0m")),
+            "{out}"
+        );
+    }
+    let (_, plain) = run(&["explain", "--color", "never", "E1"]);
+    assert!(!plain.contains('\x1b'), "{plain}");
 }
 
 #[test]
