@@ -36,7 +36,7 @@ pub(super) fn check(args: &CheckArgs, color: ColorChoice) -> u8 {
         Ok(r) => r,
         Err(e) => return usage_error(&e),
     };
-    let targets = discovery::find_models(&args.models);
+    let targets = discovery::find_models(&args.models, Jobs::threads(args.jobs));
     let inputs = reporting::inputs_known(args, &targets);
     if let Err(e) = reporting::refuse_overwrites(args, &inputs) {
         return usage_error(&e);

@@ -25,17 +25,24 @@ impl Jobs {
     /// more models than threads; a thread to spare (fewer models, or the default on one model) runs
     /// a model's structural checks beside its inference.
     pub(super) fn new(asked: Option<usize>, models: usize) -> Jobs {
-        let cores = thread::available_parallelism().map_or(1, |n| n.get());
-        // Each thread holds a model: a million threads (asked for) took 5 GiB of stacks and channel
-        // slots for no speed.
-        let threads = asked
-            .unwrap_or(cores)
-            .clamp(1, cores.saturating_mul(MAX_JOBS_PER_CORE));
+        let threads = Jobs::threads(asked);
         let at_once = threads.min(models.max(1));
         Jobs {
             models: at_once,
             parallel: threads > at_once,
         }
+    }
+}
+
+impl Jobs {
+    /// The threads `--jobs` asks for (the cores by default), capped.
+    pub(super) fn threads(asked: Option<usize>) -> usize {
+        let cores = thread::available_parallelism().map_or(1, |n| n.get());
+        // Each thread holds a model: a million threads (asked for) took 5 GiB of stacks and channel
+        // slots for no speed.
+        asked
+            .unwrap_or(cores)
+            .clamp(1, cores.saturating_mul(MAX_JOBS_PER_CORE))
     }
 }
 
