@@ -9,9 +9,10 @@ outputs of every job count (text and JSON) are compared with --jobs 1, byte for 
 
 `--folder node` runs on the ONNX node test cases instead (tests/conformance/cache/node, written by
 tests/conformance/run.sh: 1884 small models, each in a folder of its own beside its test_data_set_*
-folders), and `--folder small` on the real corpus's models under 64 KiB repeated to --models files
-(default 3000) under bench/out/small<N>/: folders of many small models, where the walk, the
-configuration lookups and the writing of the report are a large part of the run.
+folders), and `--folder small` on the models under 64 KiB that onnx ships for its backend tests
+(tests/conformance/cache/real: pytorch-converted, pytorch-operator, simple, light; 145 models)
+repeated to --models files (default 3000) under bench/out/small<N>/: folders of many small real
+models, where the walk, the configuration lookups and the writing of the report weigh most.
 
 Usage: bench/jobs.py [--bin PATH] [--folder corpus|node|small] [--models N] [--jobs 1,2] [--rounds 25]
 
@@ -93,16 +94,18 @@ def main() -> None:
         files = list(folder.rglob("*.onnx"))
         what = f"{len(files)} models of the ONNX node test cases (tests/conformance/cache/node)"
     else:
-        models = corpus()
         if args.folder == "small":
-            models = [m for m in models if m.stat().st_size < SMALL]
+            shipped = ROOT / "tests" / "conformance" / "cache" / "real"
+            models = sorted(m for m in shipped.rglob("*.onnx") if m.stat().st_size < SMALL)
+        else:
+            models = corpus()
         if not models:
-            sys.exit("no model of the real corpus found")
+            sys.exit("no model found (tests/conformance/run.sh fetches them)")
         count = args.models or (3000 if args.folder == "small" else 200)
         folder = make_folder(models, count, "small" if args.folder == "small" else "corpus")
         files = list(folder.rglob("*.onnx"))
-        kind = " under 64 KiB" if args.folder == "small" else ""
-        what = f"{count} models ({len(models)} distinct of the real corpus{kind})"
+        source = "onnx's shipped test models under 64 KiB" if args.folder == "small" else "the real corpus"
+        what = f"{count} models ({len(models)} distinct of {source})"
     size = sum(f.stat().st_size for f in files)
     jobs = [int(j) for j in args.jobs.split(",")]
     base = Path(tempfile.mkdtemp()) / "onnx-lint"
