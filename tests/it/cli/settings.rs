@@ -277,8 +277,8 @@ fn a_configuration_error_keeps_the_parsers_diagram_and_escapes_the_rest() {
     assert!(err.contains("\\u{1b}"), "{err}");
 }
 
-/// With several jobs the plan runs beside the first checks: a bad configuration met late in the
-/// folder still stops the run with nothing reported, as with one job.
+/// With several jobs (the walk shared out, the checks on threads) a bad configuration met late in
+/// the folder still stops the run with nothing reported, as with one job.
 #[test]
 fn a_bad_configuration_late_in_a_folder_stops_every_number_of_jobs_alike() {
     let dir = tempdir();
