@@ -386,15 +386,22 @@ impl Resolver {
     /// [`Resolver::for_model`] of the model whose canonical path is `at` ([`model_path`]; `None`
     /// for standard input).
     pub fn for_model_at(&mut self, at: Option<&Path>) -> Result<Arc<Settings>, SettingsError> {
+        self.for_model_listed(at, None)
+    }
+
+    /// [`Resolver::for_model_at`] when the listing of the model's folder is known (`listed`: which
+    /// configuration names it holds).
+    pub fn for_model_listed(
+        &mut self,
+        at: Option<&Path>,
+        listed: Option<config::Listed>,
+    ) -> Result<Arc<Settings>, SettingsError> {
         let settings = match &self.source {
             Source::Fixed(s) => s.clone(),
-            Source::Discover => {
-                let folder = match at {
-                    Some(m) => m.parent().map(Path::to_owned).unwrap_or_default(),
-                    None => canonical(Path::new(".")),
-                };
-                self.discovered(&folder)?
-            }
+            Source::Discover => match at {
+                Some(m) => self.discovered(m.parent().unwrap_or(Path::new("")), listed)?,
+                None => self.discovered(&canonical(Path::new(".")), None)?,
+            },
         };
         if !self.used.iter().any(|u| Arc::ptr_eq(u, &settings)) {
             self.used.push(settings.clone());
@@ -402,19 +409,23 @@ impl Resolver {
         Ok(settings)
     }
 
-    fn discovered(&mut self, folder: &Path) -> Result<Arc<Settings>, SettingsError> {
+    fn discovered(
+        &mut self,
+        folder: &Path,
+        listed: Option<config::Listed>,
+    ) -> Result<Arc<Settings>, SettingsError> {
         if let Some(s) = self.by_folder.get(folder) {
             return Ok(s.clone());
         }
         // The folder's own file, else its parent's settings (cached the same way).
-        let settings = match config::in_folder(folder)? {
+        let settings = match config::in_folder_listed(folder, listed)? {
             Some(found) => Arc::new(Settings::new(
                 Some((found.path, found.config)),
                 folder.to_owned(),
                 &self.cli,
             )?),
             None => match folder.parent() {
-                Some(p) => self.discovered(p)?,
+                Some(p) => self.discovered(p, None)?,
                 None => Arc::new(Settings::isolated(&self.cli)),
             },
         };

@@ -36,7 +36,7 @@ pub(super) fn check(args: &CheckArgs, color: ColorChoice) -> u8 {
         Ok(r) => r,
         Err(e) => return usage_error(&e),
     };
-    let targets = discovery::find_models(&args.models);
+    let targets = discovery::find_models(&args.models, Jobs::threads(args.jobs));
     let inputs = reporting::inputs_known(args, &targets);
     if let Err(e) = reporting::refuse_overwrites(args, &inputs) {
         return usage_error(&e);
@@ -65,7 +65,9 @@ pub(super) fn check(args: &CheckArgs, color: ColorChoice) -> u8 {
         &planned,
         jobs.models,
         |item| check_one(item, jobs.parallel, &progress, &dropper),
-        |checked| run.settle(checked, &progress),
+        &mut run,
+        |run, checked| run.settle(checked, &progress),
+        Run::flush,
     )
     .and_then(|()| run.unused_suppressions(&resolver, &progress));
     progress.finish();
@@ -93,7 +95,7 @@ fn check_one(item: &Planned, parallel: bool, progress: &Progress, dropper: &Drop
         }
     };
     let file = Origin::from_arg(path).display();
-    progress.set_message(escape(&file));
+    progress.set_message(|| escape(&file));
     // Findings only, unless B001 needs every value's shape afterwards.
     let b001 = settings.wants(at.as_deref(), Code::ImplicitBroadcast);
     let opts = LoadOptions {

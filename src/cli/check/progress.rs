@@ -46,17 +46,32 @@ impl Progress {
         Progress { bar, shower }
     }
 
-    pub(super) fn set_message(&self, msg: String) {
-        self.bar.set_message(msg);
+    /// Whether the bar may be drawn: otherwise the calls below do nothing (the bar's lock stays off
+    /// the workers' path).
+    pub(super) fn live(&self) -> bool {
+        self.shower.is_some()
+    }
+
+    /// Shows `msg()` beside the bar.
+    pub(super) fn set_message(&self, msg: impl FnOnce() -> String) {
+        if self.live() {
+            self.bar.set_message(msg());
+        }
     }
 
     pub(super) fn inc(&self) {
-        self.bar.inc(1);
+        if self.live() {
+            self.bar.inc(1);
+        }
     }
 
     /// Runs `f` (which writes to standard output) with the bar wiped, then draws it again.
     pub(super) fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
-        self.bar.suspend(f)
+        if self.live() {
+            self.bar.suspend(f)
+        } else {
+            f()
+        }
     }
 
     /// Wipes the bar, if it was shown, before the last of the output.

@@ -30,8 +30,13 @@ pub(super) struct Checked {
 /// configuration file and the baseline named); the models' data files and the configuration files
 /// found beside them are added as the run meets them, and the outputs checked again before they are
 /// written. Refused now, a run that would overwrite its model stops before checking anything.
+/// Nothing is gathered when the run writes no file (the report goes to standard output and no
+/// baseline is written): there is nothing to refuse, and no `stat` a model to pay.
 pub(super) fn inputs_known(args: &CheckArgs, targets: &[Target]) -> Inputs {
     let mut inputs = Inputs::default();
+    if !writes_files(args) {
+        return inputs;
+    }
     for t in targets {
         if let Target::Model(path, _) = t
             && path.as_os_str() != "-"
@@ -46,6 +51,12 @@ pub(super) fn inputs_known(args: &CheckArgs, targets: &[Target]) -> Inputs {
         inputs.add("the baseline", b);
     }
     inputs
+}
+
+/// Whether the run writes a file (`--output-file`, `--write-baseline`) that must not replace an
+/// input.
+fn writes_files(args: &CheckArgs) -> bool {
+    args.output_file.is_some() || args.write_baseline.is_some()
 }
 
 /// Refuses a report or a baseline that would be written over a file the run reads (a model, its
@@ -127,8 +138,10 @@ impl<'a> Run<'a> {
             suppressed,
             data,
         } = c;
-        for d in &data {
-            self.inputs.add("the external data", d);
+        if writes_files(self.args) {
+            for d in &data {
+                self.inputs.add("the external data", d);
+            }
         }
         self.hidden.suppressed += suppressed;
         if let Ok(d) = &mut report.outcome {
@@ -145,9 +158,14 @@ impl<'a> Run<'a> {
             }
         }
         self.summary.add(&report);
-        self.emit(&report, progress)?;
+        self.emit(report, progress)?;
         progress.inc();
         Ok(())
+    }
+
+    /// Writes out what is reported so far (the run is about to wait for a model).
+    pub(super) fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
     }
 
     /// Reports the suppressions that silenced nothing, one block per configuration file.
@@ -169,27 +187,26 @@ impl<'a> Run<'a> {
                 outcome: Ok(unused),
             };
             self.summary.add_other(&report);
-            self.emit(&report, progress)?;
+            self.emit(report, progress)?;
         }
         Ok(())
     }
 
     /// Writes the block of one file as the format and flags ask (JSON and SARIF keep the report for
     /// the one document written at the end; `--statistics` writes only the counts, at the end).
-    fn emit(&mut self, report: &FileReport, progress: &Progress) -> std::io::Result<()> {
+    /// The block is buffered, flushed when the run waits ([`Run::flush`]); under a progress bar it
+    /// is flushed at once, the bar wiped meanwhile.
+    fn emit(&mut self, report: FileReport, progress: &Progress) -> std::io::Result<()> {
         let args = self.args;
         if args.statistics {
             return Ok(());
         }
         let block = match args.format {
-            Format::Text if args.quiet => render::text_findings_painted(report, self.paint),
-            Format::Text => render::text_file_painted(report, self.paint),
-            Format::Github => render::github_file(report),
+            Format::Text if args.quiet => render::text_findings_painted(&report, self.paint),
+            Format::Text => render::text_file_painted(&report, self.paint),
+            Format::Github => render::github_file(&report),
             Format::Json | Format::Sarif => {
-                self.kept.push(FileReport {
-                    file: report.file.clone(),
-                    outcome: report.outcome.clone(),
-                });
+                self.kept.push(report);
                 String::new()
             }
         };
@@ -197,7 +214,11 @@ impl<'a> Run<'a> {
             return Ok(());
         }
         let out = &mut self.out;
-        progress.suspend(|| out.write_all(block.as_bytes()).and_then(|()| out.flush()))
+        if progress.live() {
+            progress.suspend(|| out.write_all(block.as_bytes()).and_then(|()| out.flush()))
+        } else {
+            out.write_all(block.as_bytes())
+        }
     }
 
     /// Ends the run once every model is reported (and the progress bar gone): the summary or the
@@ -219,9 +240,11 @@ impl<'a> Run<'a> {
         {
             return write_failed(&e);
         }
-        for settings in resolver.used() {
-            if let Some(config) = &settings.config {
-                self.inputs.add("the configuration file", config);
+        if writes_files(args) {
+            for settings in resolver.used() {
+                if let Some(config) = &settings.config {
+                    self.inputs.add("the configuration file", config);
+                }
             }
         }
         if let Err(e) = refuse_overwrites(args, &self.inputs) {

@@ -306,8 +306,8 @@ fn a_configuration_error_keeps_the_parsers_diagram_and_escapes_the_rest() {
     assert!(err.contains("\\u{1b}"), "{err}");
 }
 
-/// With several jobs the plan runs beside the first checks: a bad configuration met late in the
-/// folder still stops the run with nothing reported, as with one job.
+/// With several jobs (the walk shared out, the checks on threads) a bad configuration met late in
+/// the folder still stops the run with nothing reported, as with one job.
 #[test]
 fn a_bad_configuration_late_in_a_folder_stops_every_number_of_jobs_alike() {
     let dir = tempdir();
@@ -331,6 +331,64 @@ fn a_bad_configuration_late_in_a_folder_stops_every_number_of_jobs_alike() {
     for jobs in ["2", "3", "8"] {
         assert_eq!(check(&root, &["--jobs", jobs, "."]), one, "--jobs {jobs}");
     }
+}
+
+/// Folders with configurations of their own at several depths (each model under the nearest one,
+/// a `pyproject.toml` without the table passed over, a test-data folder beside each model), walked
+/// and checked on 4 threads: the report is the one-thread report, byte for byte, in text and JSON,
+/// and so are the unused suppressions of each configuration.
+#[test]
+fn nested_configurations_give_the_one_job_report_on_four_jobs() {
+    let dir = tempdir();
+    let root = dir.path().canonicalize().unwrap();
+    fs::write(
+        root.join("onnx-lint.toml"),
+        "[[suppress]]\ncode = \"T004\"\nnode = \"nothing\"\nreason = \"unused at the top\"\n",
+    )
+    .unwrap();
+    for i in 0..24 {
+        let folder = format!("g{}/m{i:02}", i % 3);
+        place(
+            &root,
+            if i % 2 == 0 { E1 } else { W1 },
+            &format!("{folder}/model.onnx"),
+        );
+        fs::create_dir_all(root.join(&folder).join("test_data_set_0")).unwrap();
+        fs::write(root.join(&folder).join("test_data_set_0/input_0.pb"), b"").unwrap();
+        match i % 4 {
+            0 => fs::write(
+                root.join(&folder).join("onnx-lint.toml"),
+                "ignore = [\"E1\"]\n",
+            ),
+            1 => fs::write(
+                root.join(&folder).join("pyproject.toml"),
+                "[tool.onnx-lint]\nerror = [\"W1\"]\n",
+            ),
+            2 => fs::write(
+                root.join(&folder).join("pyproject.toml"),
+                "[project]\nname = \"x\"\n",
+            ),
+            _ => Ok(()),
+        }
+        .unwrap();
+    }
+    fs::write(
+        root.join("g1/.onnx-lint.toml"),
+        "[[suppress]]\ncode = \"E1\"\nreason = \"g1 accepts it\"\n\
+         [[suppress]]\ncode = \"T004\"\nreason = \"unused in g1\"\n",
+    )
+    .unwrap();
+    place(&root, E1, "top.onnx");
+    for format in ["text", "json"] {
+        let one = check(&root, &["--jobs", "1", "--format", format, "."]);
+        assert_eq!(one.0, 1, "{}", one.2);
+        assert!(one.1.contains("g1"), "{}", one.1);
+        let four = check(&root, &["--jobs", "4", "--format", format, "."]);
+        assert_eq!(four, one, "--format {format}");
+    }
+    let (_, text, _) = check(&root, &["--jobs", "1", "."]);
+    assert!(text.contains("unused in g1"), "{text}");
+    assert!(text.contains("unused at the top"), "{text}");
 }
 
 #[test]
