@@ -6,7 +6,7 @@
 //! input, output, name and op_type, in field order); the pass chooses the names (a suffix `_k` where
 //! the plain name is taken) and the recipe only repeats that choice.
 
-use super::wire::{LEN, Record, WireError, put_short, records, write_varint};
+use super::encoding::{LEN, Record, WireError, put_short, records, write_varint};
 use std::ops::Range;
 
 /// `NodeProto` fields.

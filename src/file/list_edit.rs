@@ -7,11 +7,13 @@
 //! here an occurrence costs its bytes and a 16- or 24-byte entry in a sorted vector, and the writer
 //! walks the vectors with cursors as it meets the records.
 
+use super::encoding::{
+    LEN, Piece, Record, WireError, put_short, put_varint, record_len, write_varint,
+};
 use super::expand_recipe::{
     INPUT, NodeRecord, Recipe, STATIC, field_len, label_len, made_name_len,
 };
 use super::positions::sort_distinct;
-use super::wire::{LEN, Piece, Record, WireError, put_short, put_varint, record_len, write_varint};
 use std::ops::Range;
 
 /// A sub-record's fate: replaced by a length-delimited record of its field holding `text[start..end]`,

@@ -23,12 +23,15 @@
 pub mod atomic;
 pub mod budget;
 pub mod decode;
+pub mod edit;
+pub mod encoding;
 pub mod expand_recipe;
 pub mod guard;
 pub mod list_edit;
 pub mod output;
 mod positions;
 pub mod read;
+pub mod schema;
 pub mod sink;
 pub mod temp;
 pub mod two_part;

@@ -8,7 +8,8 @@
 //!
 //! [`Spliced::copy_to_in_two`]: super::wire::Spliced::copy_to_in_two
 
-use super::wire::{Action, Edit, MeasureSplit, Split, WireError, measure, measure_tail, records};
+use super::edit::{Action, Edit, MeasureSplit, Split, measure, measure_tail};
+use super::encoding::{WireError, records};
 use std::ops::Range;
 
 /// Below this much work (records inserted and sub-records changed) a list is written in one part:
