@@ -70,7 +70,7 @@ pub struct Flusher {
 
 /// Bytes written between two flushes of [`Flusher`]. Small: a flush costs ~11-14 ms of device
 /// latency whatever it carries on the benchmark's disk, and the bytes written after the last one are
-/// left to the flush before the rename. With 32 MiB, `expand` of a 20 MB model wrote everything
+/// left to the flush before the rename. With 32 MiB, a rewrite of a 20 MB model wrote everything
 /// before the first flush and then waited 23 ms for it; with 4 MiB, 0.1 ms.
 pub const FLUSH_EVERY: u64 = 4 << 20;
 

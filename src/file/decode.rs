@@ -617,7 +617,8 @@ fn decode_nodes<B: NodeSink>(
 /// Room for the input and output names of the nodes `rs`: the bytes their records span in the file
 /// (names are part of them), but no more than 96 bytes a node (a record may hold a large tensor
 /// attribute) nor less than 24. A batch whose names outgrow it is copied as it doubles, into fresh
-/// pages: a tenth of the decode of a graph of long names (`synthetic_1M_expanded`).
+/// pages: a tenth of the decode of a graph of long names (the 1M-node
+/// benchmark model with its broadcasts made explicit).
 fn names_room(rs: &[NodeRecord]) -> usize {
     let in_file = |r: &NodeRecord| (r.0 & NodeRecord::BIG == 0).then_some(r.0);
     let span = match (rs.first().and_then(in_file), rs.last().and_then(in_file)) {

@@ -69,8 +69,8 @@ impl Edit {
     /// Sets the edit of one repeated field. Records of that field that already have an edit here (the
     /// node holding a subgraph that is edited too) get the list's edits of them (records inserted
     /// before, changes, removal) as record edits, and the list leaves them to those. A node that
-    /// holds a subgraph is never an `Expand` recipe's consumer (see `passes::GraphPatch::expand`),
-    /// whose nodes and rewire are made from the node's record as it is written.
+    /// holds a subgraph is never given a [`MadeRecord`](super::list_edit::MadeRecord) (the writers
+    /// keep to that), whose records and rewrite are made from the node's record as it is written.
     pub fn set_list(&mut self, mut list: ListEdit) {
         list.finish();
         let field = list.field;

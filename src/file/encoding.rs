@@ -105,7 +105,8 @@ pub fn write_varint(out: &mut Vec<u8>, mut value: u64) {
 
 /// Appends `b` to `out`. A slice of up to 32 bytes (a name, a varint, a node's short record) is
 /// moved in a few fixed-size pieces: a call to `memcpy` for each of the ~20 names and spans a
-/// rewritten node is made of cost more than the copies, a quarter of `expand`'s write.
+/// rewritten node is made of cost more than the copies, a quarter of the write of a
+/// million rewritten nodes.
 ///
 /// The pieces go straight into 32 bytes of room at the end of `out`, not through a buffer on the
 /// stack: read back in wider words than they were stored in, the stack's bytes stalled each load
@@ -302,7 +303,7 @@ pub enum Piece<'a> {
 
 impl Piece<'_> {
     /// The bytes the piece puts in the output.
-    pub fn len(&self) -> u64 {
+    pub(super) fn len(&self) -> u64 {
         match self {
             Piece::Source(r) => r.len() as u64,
             Piece::Bytes(b) => b.len() as u64,

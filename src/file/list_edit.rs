@@ -2,18 +2,18 @@
 //! inserted before an occurrence, occurrences are removed, and sub-records of an occurrence (a node's
 //! input, an attribute) are replaced or dropped.
 //!
-//! A rewrite of a million nodes touches a million occurrences. As [`super::wire::Edit`] entries each
+//! A rewrite of a million nodes touches a million occurrences. As entries of a message's edit each
 //! was a record edit, a boxed child edit and a replacement buffer (~250 bytes and four allocations);
 //! here an occurrence costs its bytes and a 16- or 24-byte entry in a sorted vector, and the writer
-//! walks the vectors with cursors as it meets the records.
+//! walks the vectors with cursors as it meets the records. Records can also be made as they are
+//! written, from the record of the occurrence they go before ([`MadeRecord`]): the edit then holds
+//! a few words for them, not their bytes.
 
 use super::encoding::{
-    LEN, Piece, Record, WireError, put_short, put_varint, record_len, write_varint,
-};
-use super::expand_recipe::{
-    INPUT, NodeRecord, Recipe, STATIC, field_len, label_len, made_name_len,
+    LEN, Piece, Record, WireError, put_short, put_varint, record_len, small, write_varint,
 };
 use super::positions::sort_distinct;
+use super::node_record::NodeRecord;
 use std::ops::Range;
 
 /// A sub-record's fate: replaced by a length-delimited record of its field holding `text[start..end]`,
@@ -28,16 +28,116 @@ struct Change {
 }
 
 const DROP: u32 = u32::MAX;
-/// A change whose payload is the name of the Expand a [`Recipe`] makes (`end`: the recipe's suffix).
+/// A change whose payload a [`MadeRecord`] makes (`end`: the tag it gave, see
+/// [`MadeRecord::rewires`]).
 const MADE: u32 = u32::MAX - 1;
 /// `bytes[start..]` is still being written.
 const OPEN: usize = usize::MAX;
 
-/// Inserted before an occurrence: records (`bytes[start..end]`), or an Expand made as it is written.
+/// Inserted before an occurrence: records (`bytes[start..end]`), or records a [`MadeRecord`] makes
+/// as they are written, from its words and the text `text[start..end]` queued with it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Item {
     Bytes { start: usize, end: usize },
-    Expand(Recipe),
+    Made { words: Words, text: (u32, u32) },
+}
+
+/// The lengths of a sub-record (tag, length and payload) before and after a [`MadeRecord`]
+/// rewrites it.
+pub type Rewrite = (usize, usize);
+
+/// What a [`MadeRecord`] is stored as in the edit: words whose meaning is the made record's own.
+pub type Words = [u32; 8];
+
+/// Records an edit makes as it writes, from the record of the occurrence they are inserted before
+/// (a pass's node made from the node it feeds: a rewrite of a million nodes then holds a few words
+/// per node instead of its encoded records). The edit stores it as [`Words`] and calls it through
+/// a table of its functions made once per edit ([`Maker`]): the edit, and the splicer that holds
+/// it, stay of one type whatever records are made. The lengths it gives must be those it writes:
+/// the writer checks.
+pub trait MadeRecord: Copy + 'static {
+    fn to_words(&self) -> Words;
+    fn from_words(words: &Words) -> Self;
+    /// How many records it inserts.
+    fn records(&self) -> usize;
+    /// The sub-record of the occurrence it rewrites, as (field, sub-occurrence, tag): its new
+    /// payload is made from the occurrence's record by [`MadeRecord::put_rewired`], handed the
+    /// tag.
+    fn rewires(&self) -> Option<(u32, u32, u32)>;
+    /// The length of what [`MadeRecord::write`] appends.
+    fn len(&self, node: &NodeRecord<'_>, field: u32, text: &[u8]) -> usize;
+    /// Appends the records it inserts before `node`, of the list field `field`; `text` is what was
+    /// queued with it.
+    fn write(&self, node: &NodeRecord<'_>, field: u32, text: &[u8], out: &mut Vec<u8>);
+    /// [`MadeRecord::len`] without the record (occurrence `at`), if known; `text` bytes of text.
+    fn known_len(&self, at: u32, field: u32, text: usize) -> Option<usize>;
+    /// The lengths of the rewritten sub-record (tag `tag`) before and after, without the record,
+    /// if known: the record's sub-records are then in their shortest encoding.
+    fn known_rewire(&self, at: u32, occurrence: u32, tag: u32) -> Option<Rewrite>;
+    /// The length of [`MadeRecord::put_rewired`]'s payload.
+    fn rewired_len(node: &NodeRecord<'_>, field: u32, occurrence: u32, tag: u32) -> usize;
+    /// Appends the new payload of sub-record (`field`, `occurrence`) of `node`.
+    fn put_rewired(node: &NodeRecord<'_>, field: u32, occurrence: u32, tag: u32, out: &mut Vec<u8>);
+}
+
+/// The functions of the one [`MadeRecord`] type an edit holds, called on its [`Words`]: an
+/// indirect call per made record, of one target for the whole edit (so predicted), where a type
+/// parameter would have made the edit, the splicer and every writer generic.
+#[derive(Clone, Copy)]
+struct Maker {
+    kind: &'static str,
+    rewires: fn(&Words) -> Option<(u32, u32, u32)>,
+    len: fn(&Words, &NodeRecord<'_>, u32, &[u8]) -> usize,
+    write: fn(&Words, &NodeRecord<'_>, u32, &[u8], &mut Vec<u8>),
+    known_len: fn(&Words, u32, u32, usize) -> Option<usize>,
+    known_rewire: fn(&Words, u32, u32, u32) -> Option<Rewrite>,
+    rewired_len: fn(&NodeRecord<'_>, u32, u32, u32) -> usize,
+    put_rewired: fn(&NodeRecord<'_>, u32, u32, u32, &mut Vec<u8>),
+}
+
+impl Maker {
+    /// The maker of an edit that makes nothing.
+    const NONE: Maker = Maker {
+        kind: "",
+        rewires: |_| None,
+        len: |_, _, _, _| 0,
+        write: |_, _, _, _, _| {},
+        known_len: |_, _, _, _| None,
+        known_rewire: |_, _, _, _| None,
+        rewired_len: |_, _, _, _| 0,
+        put_rewired: |_, _, _, _, _| {},
+    };
+
+    fn of<M: MadeRecord>() -> Maker {
+        Maker {
+            kind: std::any::type_name::<M>(),
+            rewires: |w| M::from_words(w).rewires(),
+            len: |w, node, field, text| M::from_words(w).len(node, field, text),
+            write: |w, node, field, text, out| M::from_words(w).write(node, field, text, out),
+            known_len: |w, at, field, text| M::from_words(w).known_len(at, field, text),
+            known_rewire: |w, at, o, tag| M::from_words(w).known_rewire(at, o, tag),
+            rewired_len: M::rewired_len,
+            put_rewired: M::put_rewired,
+        }
+    }
+}
+
+impl Default for Maker {
+    fn default() -> Self {
+        Maker::NONE
+    }
+}
+
+impl std::fmt::Debug for Maker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.kind)
+    }
+}
+
+impl PartialEq for Maker {
+    fn eq(&self, other: &Self) -> bool {
+        self.kind == other.kind
+    }
 }
 
 /// See the module documentation. Built in any order; [`ListEdit::finish`] sorts it (the writer needs it
@@ -47,6 +147,8 @@ enum Item {
 pub struct ListEdit {
     /// The repeated field edited.
     pub field: u32,
+    /// The functions of the records it makes, if it makes any.
+    maker: Maker,
     /// What is queued goes to the last (made when there is none). Once finished, each holds only occurrences
     /// after every one the parts before it hold.
     parts: Vec<Part>,
@@ -74,9 +176,9 @@ struct Part {
     finished: bool,
 }
 
-/// Room for the recipes of `n` occurrences, made ahead of the edit that takes it
+/// Room for the made records of `n` occurrences, made ahead of the edit that takes it
 /// ([`ListEdit::use_room`]), its memory written once. A page of fresh memory is zeroed by the kernel
-/// when first written: queueing a million recipes spent a fifth of the pass's CPU there (perf, on
+/// when first written: queueing a million made records spent a fifth of the pass's CPU there (perf, on
 /// this VM), which a thread with nothing else to do can spend instead.
 #[derive(Debug, Default)]
 pub struct Room {
@@ -117,16 +219,11 @@ pub struct ListMark {
     removed: usize,
 }
 
-/// Occurrences and offsets are kept in 32 bits: a message under protobuf's 2 GiB limit has fewer
-/// records, and its text fewer bytes. Larger values saturate (the model cannot be written anyway).
-fn small(n: usize) -> u32 {
-    u32::try_from(n).unwrap_or(u32::MAX - 1)
-}
-
 impl ListEdit {
     pub fn new(field: u32) -> Self {
         ListEdit {
             field,
+            maker: Maker::NONE,
             parts: vec![Part::default()],
             starts: Vec::new(),
         }
@@ -175,11 +272,12 @@ impl ListEdit {
         self.last().queue_record(field, at, len)
     }
 
-    /// Queues `recipe` before occurrence `at`: the Expand (and the Shape it reads) made from that
-    /// occurrence's own record as it is written, and its input `recipe.slot` rewired to the Expand.
-    /// `target` is the name of the static target shape, if the recipe has one.
-    pub fn queue_expand(&mut self, at: usize, recipe: Recipe, target: Option<&str>) {
-        self.last().queue_expand(at, recipe, target);
+    /// Queues `made` before occurrence `at`: its records made from that occurrence's own record as
+    /// it is written, and the sub-record it rewires (if any) rewritten. `text` goes with it. An
+    /// edit makes records of one type.
+    pub fn queue_made<M: MadeRecord>(&mut self, at: usize, made: M, text: &[u8]) {
+        self.maker = Maker::of::<M>();
+        self.last().queue_made(at, made, text);
     }
 
     /// Replaces sub-record (`field`, `occurrence`) of occurrence `at` by a length-delimited record of
@@ -218,6 +316,10 @@ impl ListEdit {
     /// copied: [`ListEdit::finish`] puts them together only if their occurrences are not all after
     /// this edit's.
     pub fn append(&mut self, other: ListEdit) {
+        if other.maker != Maker::NONE {
+            debug_assert!(self.maker == Maker::NONE || self.maker == other.maker);
+            self.maker = other.maker;
+        }
         self.last().close();
         for mut part in other.parts {
             part.close();
@@ -283,12 +385,13 @@ impl Part {
                         start: start + bytes,
                         end: end + bytes,
                     },
-                    Item::Expand(mut r) => {
-                        if r.shape_of == STATIC {
-                            r.target = (r.target.0 + text, r.target.1 + text);
-                        }
-                        Item::Expand(r)
-                    }
+                    Item::Made {
+                        words,
+                        text: (start, end),
+                    } => Item::Made {
+                        words,
+                        text: (start + text, end + text),
+                    },
                 };
                 (at, item)
             }));
@@ -444,19 +547,18 @@ impl Part {
         &mut self.bytes
     }
 
-    /// Queues `recipe` before occurrence `at`: the Expand (and the Shape it reads) made from that
-    /// occurrence's own record as it is written, and its input `recipe.slot` rewired to the Expand.
-    /// `target` is the name of the static target shape, if the recipe has one.
-    fn queue_expand(&mut self, at: usize, mut recipe: Recipe, target: Option<&str>) {
+    /// See [`ListEdit::queue_made`].
+    fn queue_made<M: MadeRecord>(&mut self, at: usize, made: M, text: &[u8]) {
         self.close();
-        if let Some(t) = target {
-            recipe.target = (small(self.text.len()), 0);
-            self.text.extend_from_slice(t.as_bytes());
-            recipe.target.1 = small(self.text.len());
+        let start = small(self.text.len());
+        self.text.extend_from_slice(text);
+        let text = (start, small(self.text.len()));
+        self.inserted += made.records();
+        let words = made.to_words();
+        self.before.push((small(at), Item::Made { words, text }));
+        if let Some((field, occurrence, tag)) = made.rewires() {
+            self.change(at, field, occurrence as usize, MADE, tag);
         }
-        self.inserted += if recipe.shape_of == STATIC { 1 } else { 2 };
-        self.before.push((small(at), Item::Expand(recipe)));
-        self.change(at, INPUT, recipe.slot as usize, MADE, recipe.k_expand);
     }
 
     /// Replaces sub-record (`field`, `occurrence`) of occurrence `at` by a length-delimited record of
@@ -570,6 +672,7 @@ pub(super) struct Occurrence<'a> {
     pub removed: bool,
     changes: &'a [Change],
     edit: &'a Part,
+    maker: &'a Maker,
 }
 
 /// Walks a finished [`ListEdit`] in occurrence order.
@@ -666,22 +769,23 @@ impl<'a> Cursor<'a> {
             removed,
             changes,
             edit: e,
+            maker: &self.edit.maker,
         }
     }
 }
 
 impl Occurrence<'_> {
-    /// The records inserted before the occurrence, but for the `Expand`s of recipes (made from the
+    /// The records inserted before the occurrence, but for those a [`MadeRecord`] makes (from the
     /// occurrence's record as it is written).
     pub fn plain_before(&self) -> impl Iterator<Item = &[u8]> + '_ {
         self.before.iter().filter_map(|(_, item)| match *item {
             Item::Bytes { start, end } => Some(self.edit.bytes.get(start..end).unwrap_or_default()),
-            Item::Expand(_) => None,
+            Item::Made { .. } => None,
         })
     }
 
     /// The changes of sub-records: (field, occurrence, the new payload or `None` to drop it), but
-    /// for the rewires to a recipe's Expand (made from the record as it is written).
+    /// for the rewrites of a [`MadeRecord`] (made from the record as it is written).
     pub fn plain_changes(&self) -> impl Iterator<Item = (u32, usize, Option<&[u8]>)> + '_ {
         self.changes.iter().filter(|c| c.start != MADE).map(|c| {
             let payload = (c.start != DROP).then(|| self.text(c.start, c.end));
@@ -707,7 +811,7 @@ impl Occurrence<'_> {
         let made_before = self
             .before
             .iter()
-            .any(|(_, i)| matches!(i, Item::Expand(_)));
+            .any(|(_, i)| matches!(i, Item::Made { .. }));
         if !made_before && (self.removed || self.changes.is_empty()) {
             return Ok(false);
         }
@@ -719,7 +823,7 @@ impl Occurrence<'_> {
     /// of the list's field), to `out`: what is inserted before it, then the record as it was, changed,
     /// or nothing if removed. With `out` `None`, only measures it; either way returns the length.
     /// Measuring and writing are this one walk, so they cannot disagree, but for a measure from
-    /// [`Known`](super::expand_recipe::Known) lengths (see [`Occurrence::known_len`]), which the
+    /// lengths a [`MadeRecord`] knows (see [`Occurrence::known_len`]), which the
     /// writer checks against what it made. What is made is put together in `scratch`, after what
     /// it holds, and handed on when it holds [`HAND_ON_ABOVE`] bytes or a span of the source
     /// must follow (see [`Cursor::flush`]).
@@ -825,27 +929,25 @@ impl Occurrence<'_> {
     }
 
     /// The length [`Occurrence::splice`] makes of the occurrence whose record is `rec`, found
-    /// without reading the record when every recipe of the occurrence comes with its
-    /// [`Known`](super::expand_recipe::Known) lengths and the only changes are the rewires of those
-    /// recipes: the record's inputs are then in their shortest encoding, so a rewired input's
-    /// sub-record grows by what its name grows. `None` where the record must be read.
+    /// without reading the record when every [`MadeRecord`] of the occurrence knows its lengths
+    /// ([`MadeRecord::known_len`]) and the only changes are their rewrites: the record's
+    /// sub-records are then in their shortest encoding, so a rewritten one grows by what its
+    /// payload grows. `None` where the record must be read.
     fn known_len(&self, rec: &Record) -> Option<u64> {
-        let mut name = None;
         let mut len = 0u64;
-        // The recipes' (slot, known input length), to find the recipe of each rewire by a binary
-        // search: a scan of the recipes for each rewire made a node with many (a Sum of 100,000
-        // broadcast inputs) quadratic in them.
-        let mut slots: smallvec::SmallVec<[(u32, u32); 4]> = smallvec::SmallVec::new();
-        for (_, item) in self.before {
+        // The made records' (rewritten sub-record, where in `before`), to find the made record of
+        // each rewrite by a binary search: a scan for each rewrite made a node with many (a Sum of
+        // 100,000 broadcast inputs) quadratic in them.
+        let mut rewires: smallvec::SmallVec<[((u32, u32), usize); 4]> = smallvec::SmallVec::new();
+        for (i, (_, item)) in self.before.iter().enumerate() {
             match *item {
                 Item::Bytes { start, end } => len += end.saturating_sub(start) as u64,
-                Item::Expand(r) => {
-                    let known = r.known?;
-                    let label = label_len(known.name as usize, self.at);
-                    name = Some(label);
-                    let target = r.target.1.saturating_sub(r.target.0) as usize;
-                    len += r.len_of(label, known, rec.field, target) as u64;
-                    slots.push((r.slot, known.input));
+                Item::Made { words, text } => {
+                    let text = text.1.saturating_sub(text.0) as usize;
+                    len += (self.maker.known_len)(&words, self.at, rec.field, text)? as u64;
+                    if let Some((field, occurrence, _)) = (self.maker.rewires)(&words) {
+                        rewires.push(((field, occurrence), i));
+                    }
                 }
             }
         }
@@ -855,22 +957,25 @@ impl Occurrence<'_> {
         if self.changes.is_empty() {
             return Some(len + rec.span.len() as u64);
         }
-        let label = name?;
-        // Stable: of two recipes of one slot, the one queued first stays first, as the scan found it.
-        slots.sort_by_key(|&(slot, _)| slot);
+        // Stable: of two made records of one sub-record, the one queued first stays first.
+        rewires.sort_by_key(|&(key, _)| key);
         let mut inner = rec.payload.len() as u64;
         for c in self.changes {
-            // The rewire of a recipe of this occurrence: its input's old length is the recipe's.
-            if c.start != MADE || c.field != INPUT {
+            // The rewrite of a made record of this occurrence.
+            if c.start != MADE {
                 return None;
             }
-            let first = slots.partition_point(|&(slot, _)| slot < c.occurrence);
-            let old = match slots.get(first) {
-                Some(&(slot, input)) if slot == c.occurrence => input as usize,
+            let key = (c.field, c.occurrence);
+            let first = rewires.partition_point(|&(k, _)| k < key);
+            let words = match rewires.get(first) {
+                Some(&(k, i)) if k == key => match self.before[i].1 {
+                    Item::Made { words, .. } => words,
+                    Item::Bytes { .. } => return None,
+                },
                 _ => return None,
             };
-            let new = made_name_len(label, c.occurrence, false, c.end);
-            inner = (inner + field_len(new) as u64).checked_sub(field_len(old) as u64)?;
+            let (old, new) = (self.maker.known_rewire)(&words, self.at, c.occurrence, c.end)?;
+            inner = (inner + new as u64).checked_sub(old as u64)?;
         }
         Some(len + record_len(rec.field, inner))
     }
@@ -893,19 +998,19 @@ impl Occurrence<'_> {
                         put_short(out, b);
                     }
                 }
-                (Item::Expand(r), Some(node)) => {
-                    let target = self.text(r.target.0, r.target.1);
+                (Item::Made { words, text }, Some(node)) => {
+                    let text = self.text(text.0, text.1);
                     match &mut out {
-                        None => len += r.len(node, field, target) as u64,
+                        None => len += (self.maker.len)(&words, node, field, text) as u64,
                         Some(out) => {
                             let at = out.len();
-                            r.write(node, field, target, out);
+                            (self.maker.write)(&words, node, field, text, out);
                             len += (out.len() - at) as u64;
                         }
                     }
                 }
                 // The record could not be read: `read` said why.
-                (Item::Expand(_), None) => {}
+                (Item::Made { .. }, None) => {}
             }
         }
         len
@@ -959,7 +1064,9 @@ impl Occurrence<'_> {
                     continue;
                 }
                 Some(c) if c.start == DROP => continue,
-                Some(c) if c.start == MADE => node.name_len(c.occurrence, false, c.end),
+                Some(c) if c.start == MADE => {
+                    (self.maker.rewired_len)(node, c.field, c.occurrence, c.end)
+                }
                 Some(c) => (c.end - c.start) as usize,
             };
             let mut head = [0u8; 20];
@@ -972,7 +1079,7 @@ impl Occurrence<'_> {
             copy(out, &mut kept);
             put_short(out, &head[..n]);
             if c.start == MADE {
-                node.put_name(out, c.occurrence, false, c.end);
+                (self.maker.put_rewired)(node, c.field, c.occurrence, c.end, out);
             } else {
                 put_short(out, self.text(c.start, c.end));
             }
