@@ -69,7 +69,7 @@ impl Edit {
     /// Sets the edit of one repeated field. Records of that field that already have an edit here (the
     /// node holding a subgraph that is edited too) get the list's edits of them (records inserted
     /// before, changes, removal) as record edits, and the list leaves them to those. A node that
-    /// holds a subgraph is never given a [`MadeRecord`](super::list_edit::MadeRecord) (the writers
+    /// holds a subgraph is never given a [`MadeRecord`](super::made::MadeRecord) (the writers
     /// keep to that), whose records and rewrite are made from the node's record as it is written.
     pub fn set_list(&mut self, mut list: ListEdit) {
         list.finish();
@@ -130,7 +130,7 @@ impl Edit {
     }
 }
 
-/// Where a write in two parts divides the output (see [`super::two_part`]): at the first occurrence
+/// Where a write in two parts divides the output: at the first occurrence
 /// from `at` on of the list `owner` edits, or at the end of `owner`'s message if it has none.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) struct Split<'e> {

@@ -12,10 +12,10 @@
 //! - [`schema`]: the protobuf field numbers records are addressed by; [`encoding`]: the wire
 //!   format (varints, records, the scan of a message), the bottom of what follows;
 //! - [`node_record`]: a node's record read once, and the one encoder of a node record;
-//! - [`list_edit`]: the compact edit of a graph's node list (nodes inserted, inputs rewired, nodes
-//!   removed), and the [`list_edit::MadeRecord`]s it makes as it writes from the record of the node
-//!   they go before (a pass defines them; this layer knows only their bytes);
-//! - `positions`: the positions an edit removes, sorted as a bitmap's bits;
+//! - [`made`]: the [`made::MadeRecord`]s a list edit makes as it writes, from the record of the
+//!   node they go before (a pass defines them; this layer knows only their bytes); [`list_edit`]:
+//!   the compact edit of a graph's node list (nodes inserted or made, inputs rewired, nodes removed) its
+//!   removals sorted by `positions`;
 //! - [`edit`]: the edit of a message (records by field and occurrence, one list edit) and its
 //!   measure; [`two_part`]: a large edit measured and written by two threads at once, each its
 //!   part of the file; [`wire`]: the splicer that writes a model back with an edit applied, copying
@@ -31,6 +31,7 @@ pub mod edit;
 pub mod encoding;
 pub mod guard;
 pub mod list_edit;
+pub mod made;
 pub mod node_record;
 pub mod output;
 mod positions;

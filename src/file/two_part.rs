@@ -130,7 +130,8 @@ fn holds(edit: &Edit, owner: &Edit) -> bool {
 mod tests {
     use super::super::atomic::write_atomic_durable;
     use super::super::encoding::{digits, field_len, put_u32};
-    use super::super::list_edit::{ListEdit, MadeRecord, Words};
+    use super::super::list_edit::ListEdit;
+    use super::super::made::{MadeRecord, Words};
     use super::super::node_record::{NewNode, NodeRecord, Text, node_record_len, payload_len};
     use super::super::wire::{Edit, Spliced, splice_at, write_len_record};
     use crate::proto::{GraphProto, ModelProto, NodeProto, TensorProto};

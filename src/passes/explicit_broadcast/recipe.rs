@@ -8,7 +8,7 @@
 //! the names (a suffix `_k` where the plain name is taken) and the recipe only repeats that choice.
 
 use crate::file::encoding::{digits, field_len, put_short, put_u32, small};
-use crate::file::list_edit::{MadeRecord, Words};
+use crate::file::made::{MadeRecord, Words};
 use crate::file::node_record::{NewNode, NodeRecord, Text, node_record_len, payload_len};
 use crate::file::schema::node::INPUT;
 
