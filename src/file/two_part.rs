@@ -185,7 +185,6 @@ mod tests {
                 name,
                 input,
                 0,
-                0,
             ]
         }
 

@@ -67,18 +67,17 @@ impl Recipe {
 
 impl MadeRecord for Recipe {
     fn to_words(&self) -> Words {
+        // No known lengths: a name of u32::MAX bytes, which no model under 2 GiB has.
         let k = self.known.unwrap_or(Known {
-            name: 0,
+            name: u32::MAX,
             input: 0,
             shape_of: 0,
         });
-        let flag = u32::from(self.known.is_some());
         [
             self.slot,
             self.shape_of,
             self.k_expand,
             self.k_shape,
-            flag,
             k.name,
             k.input,
             k.shape_of,
@@ -91,10 +90,10 @@ impl MadeRecord for Recipe {
             shape_of: w[1],
             k_expand: w[2],
             k_shape: w[3],
-            known: (w[4] != 0).then_some(Known {
-                name: w[5],
-                input: w[6],
-                shape_of: w[7],
+            known: (w[4] != u32::MAX).then_some(Known {
+                name: w[4],
+                input: w[5],
+                shape_of: w[6],
             }),
         }
     }
