@@ -11,8 +11,7 @@ pub type Rewrite = (usize, usize);
 
 /// What a [`MadeRecord`] is stored as in the edit: words whose meaning is the made record's own.
 /// Seven: with the edit's range of text, an entry of the edit's vector of insertions stays at 48
-/// bytes, as a pass's recipe took before it was made a [`MadeRecord`] (eight took 56, 8 MB more
-/// and ~10% of `expand`'s time over the 1M-node model).
+/// bytes, as a pass's recipe took before it was made a [`MadeRecord`].
 pub type Words = [u32; 7];
 
 /// Records an edit makes as it writes, from the record of the occurrence they are inserted before
