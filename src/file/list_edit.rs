@@ -12,7 +12,7 @@
 use super::encoding::{
     LEN, Piece, Record, WireError, put_short, put_varint, record_len, small, write_varint,
 };
-use super::made::{MadeRecord, Maker, Words};
+use super::made::{MadeRecord, Maker, NOTHING, Words, maker};
 use super::node_record::NodeRecord;
 use super::positions::sort_distinct;
 use std::ops::Range;
@@ -46,12 +46,12 @@ enum Item {
 /// See the module documentation. Built in any order; [`ListEdit::finish`] sorts it (the writer needs it
 /// sorted). Edits made apart (by another thread) are taken whole as later parts rather than copied
 /// in ([`ListEdit::append`]), and the walks go from one part to the next.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ListEdit {
     /// The repeated field edited.
     pub field: u32,
-    /// The functions of the records it makes, if it makes any.
-    maker: Maker,
+    /// Reads the words of the records it makes ([`NOTHING`] until a record is made).
+    maker: &'static dyn Maker,
     /// What is queued goes to the last (made when there is none). Once finished, each holds only occurrences
     /// after every one the parts before it hold.
     parts: Vec<Part>,
@@ -115,11 +115,24 @@ pub struct ListMark {
     removed: usize,
 }
 
+impl Default for ListEdit {
+    /// An empty edit of field 0, as a derived default would be (a pass's edit before it knows its
+    /// list field).
+    fn default() -> Self {
+        ListEdit {
+            field: 0,
+            maker: NOTHING,
+            parts: Vec::new(),
+            starts: Vec::new(),
+        }
+    }
+}
+
 impl ListEdit {
     pub fn new(field: u32) -> Self {
         ListEdit {
             field,
-            maker: Maker::NONE,
+            maker: NOTHING,
             parts: vec![Part::default()],
             starts: Vec::new(),
         }
@@ -172,7 +185,7 @@ impl ListEdit {
     /// it is written, and the sub-record it rewires (if any) rewritten. `text` goes with it. An
     /// edit makes records of one type.
     pub fn queue_made<M: MadeRecord>(&mut self, at: usize, made: M, text: &[u8]) {
-        self.maker = Maker::of::<M>();
+        self.maker = maker::<M>();
         self.last().queue_made(at, made, text);
     }
 
@@ -212,8 +225,8 @@ impl ListEdit {
     /// copied: [`ListEdit::finish`] puts them together only if their occurrences are not all after
     /// this edit's.
     pub fn append(&mut self, other: ListEdit) {
-        if other.maker != Maker::NONE {
-            debug_assert!(self.maker == Maker::NONE || self.maker == other.maker);
+        if *other.maker != *NOTHING {
+            debug_assert!(*self.maker == *NOTHING || *self.maker == *other.maker);
             self.maker = other.maker;
         }
         self.last().close();
@@ -568,7 +581,7 @@ pub(super) struct Occurrence<'a> {
     pub removed: bool,
     changes: &'a [Change],
     edit: &'a Part,
-    maker: &'a Maker,
+    maker: &'a dyn Maker,
 }
 
 /// Walks a finished [`ListEdit`] in occurrence order.
@@ -665,7 +678,7 @@ impl<'a> Cursor<'a> {
             removed,
             changes,
             edit: e,
-            maker: &self.edit.maker,
+            maker: self.edit.maker,
         }
     }
 }
@@ -840,8 +853,8 @@ impl Occurrence<'_> {
                 Item::Bytes { start, end } => len += end.saturating_sub(start) as u64,
                 Item::Made { words, text } => {
                     let text = text.1.saturating_sub(text.0) as usize;
-                    len += (self.maker.known_len)(&words, self.at, rec.field, text)? as u64;
-                    if let Some((field, occurrence, _)) = (self.maker.rewires)(&words) {
+                    len += self.maker.known_len(&words, self.at, rec.field, text)? as u64;
+                    if let Some((field, occurrence, _)) = self.maker.rewires(&words) {
                         rewires.push(((field, occurrence), i));
                     }
                 }
@@ -870,7 +883,9 @@ impl Occurrence<'_> {
                 },
                 _ => return None,
             };
-            let (old, new) = (self.maker.known_rewire)(&words, self.at, c.occurrence, c.end)?;
+            let (old, new) = self
+                .maker
+                .known_rewire(&words, self.at, c.occurrence, c.end)?;
             inner = (inner + new as u64).checked_sub(old as u64)?;
         }
         Some(len + record_len(rec.field, inner))
@@ -897,10 +912,10 @@ impl Occurrence<'_> {
                 (Item::Made { words, text }, Some(node)) => {
                     let text = self.text(text.0, text.1);
                     match &mut out {
-                        None => len += (self.maker.len)(&words, node, field, text) as u64,
+                        None => len += self.maker.len(&words, node, field, text) as u64,
                         Some(out) => {
                             let at = out.len();
-                            (self.maker.write)(&words, node, field, text, out);
+                            self.maker.write(&words, node, field, text, out);
                             len += (out.len() - at) as u64;
                         }
                     }
@@ -961,7 +976,7 @@ impl Occurrence<'_> {
                 }
                 Some(c) if c.start == DROP => continue,
                 Some(c) if c.start == MADE => {
-                    (self.maker.rewired_len)(node, c.field, c.occurrence, c.end)
+                    self.maker.rewired_len(node, c.field, c.occurrence, c.end)
                 }
                 Some(c) => (c.end - c.start) as usize,
             };
@@ -975,7 +990,8 @@ impl Occurrence<'_> {
             copy(out, &mut kept);
             put_short(out, &head[..n]);
             if c.start == MADE {
-                (self.maker.put_rewired)(node, c.field, c.occurrence, c.end, out);
+                self.maker
+                    .put_rewired(node, c.field, c.occurrence, c.end, out);
             } else {
                 put_short(out, self.text(c.start, c.end));
             }

@@ -1,9 +1,10 @@
 //! Records a list edit makes as it writes ([`MadeRecord`]), from the record of the occurrence they
-//! go before, and how the edit holds them without knowing their type: as [`Words`], with one table
-//! of their functions per edit ([`Maker`]). A pass defines the records; this module knows only that
+//! go before, and how the edit holds them without knowing their type: as [`Words`], with one trait
+//! object per edit that reads them ([`Maker`]). A pass defines the records; this module knows only that
 //! they are made from a node's record and how long they are.
 
 use super::node_record::NodeRecord;
+use std::marker::PhantomData;
 
 /// The lengths of a sub-record (tag, length and payload) before and after a [`MadeRecord`]
 /// rewrites it.
@@ -17,7 +18,7 @@ pub type Words = [u32; 7];
 /// Records an edit makes as it writes, from the record of the occurrence they are inserted before
 /// (a pass's node made from the node it feeds: a rewrite of a million nodes then holds a few words
 /// per node instead of its encoded records). The edit stores it as [`Words`] and calls it through
-/// a table of its functions made once per edit ([`Maker`]): the edit, and the splicer that holds
+/// one trait object per edit ([`Maker`]): the edit, and the splicer that holds
 /// it, stay of one type whatever records are made. The lengths it gives must be those it writes:
 /// the writer checks.
 pub trait MadeRecord: Copy + 'static {
@@ -45,62 +46,120 @@ pub trait MadeRecord: Copy + 'static {
     fn put_rewired(node: &NodeRecord<'_>, field: u32, occurrence: u32, tag: u32, out: &mut Vec<u8>);
 }
 
-/// The functions of the one [`MadeRecord`] type an edit holds, called on its [`Words`]: an
-/// indirect call per made record, of one target for the whole edit (so predicted), where a type
-/// parameter would have made the edit, the splicer and every writer generic.
+/// The functions of the one [`MadeRecord`] type an edit holds, called on its [`Words`] through a
+/// trait object: an indirect call per made record, of one target for the whole edit (so
+/// predicted), where a type parameter would have made the edit, the splicer and every writer
+/// generic.
+pub(super) trait Maker: Sync {
+    /// The made record's type name: edits joined must make records of one type.
+    fn kind(&self) -> &'static str;
+    fn rewires(&self, w: &Words) -> Option<(u32, u32, u32)>;
+    fn len(&self, w: &Words, node: &NodeRecord<'_>, field: u32, text: &[u8]) -> usize;
+    fn write(&self, w: &Words, node: &NodeRecord<'_>, field: u32, text: &[u8], out: &mut Vec<u8>);
+    fn known_len(&self, w: &Words, at: u32, field: u32, text: usize) -> Option<usize>;
+    fn known_rewire(&self, w: &Words, at: u32, occurrence: u32, tag: u32) -> Option<Rewrite>;
+    fn rewired_len(&self, node: &NodeRecord<'_>, field: u32, occurrence: u32, tag: u32) -> usize;
+    fn put_rewired(
+        &self,
+        node: &NodeRecord<'_>,
+        field: u32,
+        occurrence: u32,
+        tag: u32,
+        out: &mut Vec<u8>,
+    );
+}
+
+/// The [`Maker`] of made records of type `M`.
+// `fn() -> M`: the maker holds no M, so it is Sync whatever M is.
+struct Of<M>(PhantomData<fn() -> M>);
+
+impl<M: MadeRecord> Of<M> {
+    const MAKER: &'static dyn Maker = &Of::<M>(PhantomData);
+}
+
+/// The [`Maker`] of an edit that makes no record (it holds no words to call it on).
+pub(super) const NOTHING: &dyn Maker = &Of::<Nothing>(PhantomData);
+
+/// What an edit that makes no record holds as its made record's type: nothing to make.
 #[derive(Clone, Copy)]
-pub(super) struct Maker {
-    pub(super) kind: &'static str,
-    pub(super) rewires: fn(&Words) -> Option<(u32, u32, u32)>,
-    pub(super) len: fn(&Words, &NodeRecord<'_>, u32, &[u8]) -> usize,
-    pub(super) write: fn(&Words, &NodeRecord<'_>, u32, &[u8], &mut Vec<u8>),
-    pub(super) known_len: fn(&Words, u32, u32, usize) -> Option<usize>,
-    pub(super) known_rewire: fn(&Words, u32, u32, u32) -> Option<Rewrite>,
-    pub(super) rewired_len: fn(&NodeRecord<'_>, u32, u32, u32) -> usize,
-    pub(super) put_rewired: fn(&NodeRecord<'_>, u32, u32, u32, &mut Vec<u8>),
-}
+struct Nothing;
 
-impl Maker {
-    /// The maker of an edit that makes nothing.
-    pub(super) const NONE: Maker = Maker {
-        kind: "",
-        rewires: |_| None,
-        len: |_, _, _, _| 0,
-        write: |_, _, _, _, _| {},
-        known_len: |_, _, _, _| None,
-        known_rewire: |_, _, _, _| None,
-        rewired_len: |_, _, _, _| 0,
-        put_rewired: |_, _, _, _, _| {},
-    };
-
-    pub(super) fn of<M: MadeRecord>() -> Maker {
-        Maker {
-            kind: std::any::type_name::<M>(),
-            rewires: |w| M::from_words(w).rewires(),
-            len: |w, node, field, text| M::from_words(w).len(node, field, text),
-            write: |w, node, field, text, out| M::from_words(w).write(node, field, text, out),
-            known_len: |w, at, field, text| M::from_words(w).known_len(at, field, text),
-            known_rewire: |w, at, o, tag| M::from_words(w).known_rewire(at, o, tag),
-            rewired_len: M::rewired_len,
-            put_rewired: M::put_rewired,
-        }
+impl MadeRecord for Nothing {
+    fn to_words(&self) -> Words {
+        [0; 7]
     }
-}
-
-impl Default for Maker {
-    fn default() -> Self {
-        Maker::NONE
+    fn from_words(_: &Words) -> Self {
+        Nothing
     }
+    fn records(&self) -> usize {
+        0
+    }
+    fn rewires(&self) -> Option<(u32, u32, u32)> {
+        None
+    }
+    fn len(&self, _: &NodeRecord<'_>, _: u32, _: &[u8]) -> usize {
+        0
+    }
+    fn write(&self, _: &NodeRecord<'_>, _: u32, _: &[u8], _: &mut Vec<u8>) {}
+    fn known_len(&self, _: u32, _: u32, _: usize) -> Option<usize> {
+        Some(0)
+    }
+    fn known_rewire(&self, _: u32, _: u32, _: u32) -> Option<Rewrite> {
+        None
+    }
+    fn rewired_len(_: &NodeRecord<'_>, _: u32, _: u32, _: u32) -> usize {
+        0
+    }
+    fn put_rewired(_: &NodeRecord<'_>, _: u32, _: u32, _: u32, _: &mut Vec<u8>) {}
 }
 
-impl std::fmt::Debug for Maker {
+impl std::fmt::Debug for dyn Maker {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.kind)
+        f.write_str(self.kind())
     }
 }
 
-impl PartialEq for Maker {
+impl PartialEq for dyn Maker {
     fn eq(&self, other: &Self) -> bool {
-        self.kind == other.kind
+        self.kind() == other.kind()
+    }
+}
+
+/// The [`Maker`] of made records of type `M`.
+pub(super) fn maker<M: MadeRecord>() -> &'static dyn Maker {
+    Of::<M>::MAKER
+}
+
+impl<M: MadeRecord> Maker for Of<M> {
+    fn kind(&self) -> &'static str {
+        std::any::type_name::<M>()
+    }
+    fn rewires(&self, w: &Words) -> Option<(u32, u32, u32)> {
+        M::from_words(w).rewires()
+    }
+    fn len(&self, w: &Words, node: &NodeRecord<'_>, field: u32, text: &[u8]) -> usize {
+        M::from_words(w).len(node, field, text)
+    }
+    fn write(&self, w: &Words, node: &NodeRecord<'_>, field: u32, text: &[u8], out: &mut Vec<u8>) {
+        M::from_words(w).write(node, field, text, out)
+    }
+    fn known_len(&self, w: &Words, at: u32, field: u32, text: usize) -> Option<usize> {
+        M::from_words(w).known_len(at, field, text)
+    }
+    fn known_rewire(&self, w: &Words, at: u32, occurrence: u32, tag: u32) -> Option<Rewrite> {
+        M::from_words(w).known_rewire(at, occurrence, tag)
+    }
+    fn rewired_len(&self, node: &NodeRecord<'_>, field: u32, occurrence: u32, tag: u32) -> usize {
+        M::rewired_len(node, field, occurrence, tag)
+    }
+    fn put_rewired(
+        &self,
+        node: &NodeRecord<'_>,
+        field: u32,
+        occurrence: u32,
+        tag: u32,
+        out: &mut Vec<u8>,
+    ) {
+        M::put_rewired(node, field, occurrence, tag, out)
     }
 }

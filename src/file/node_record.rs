@@ -49,12 +49,6 @@ pub struct NewNode<'a> {
     pub attributes: &'a [AttributeProto],
 }
 
-/// The payload length of a node whose string fields (inputs, outputs, name, op_type) are `strings`
-/// bytes long, and whose attribute fields take `attributes` bytes.
-pub fn payload_len(strings: impl IntoIterator<Item = usize>, attributes: usize) -> usize {
-    strings.into_iter().map(field_len).sum::<usize>() + attributes
-}
-
 /// The length of a record of list field `field` holding a payload of `payload` bytes.
 pub fn node_record_len(field: u32, payload: usize) -> usize {
     record_len(field, payload as u64) as usize
@@ -63,12 +57,14 @@ pub fn node_record_len(field: u32, payload: usize) -> usize {
 impl NewNode<'_> {
     /// The length of [`NewNode::put_payload`]'s bytes.
     pub fn payload_len(&self) -> usize {
-        let strings = self.inputs.iter().chain(self.outputs).map(Text::len);
-        let attributes = self.attributes.iter().map(|a| field_len(a.encoded_len()));
-        payload_len(
-            strings.chain([self.name.len(), self.op_type.len()]),
-            attributes.sum(),
-        )
+        let mut len = field_len(self.name.len()) + field_len(self.op_type.len());
+        for t in self.inputs.iter().chain(self.outputs) {
+            len += field_len(t.len());
+        }
+        for a in self.attributes {
+            len += field_len(a.encoded_len());
+        }
+        len
     }
 
     /// Appends the node's fields.

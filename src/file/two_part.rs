@@ -132,7 +132,7 @@ mod tests {
     use super::super::encoding::{digits, field_len, put_u32};
     use super::super::list_edit::ListEdit;
     use super::super::made::{MadeRecord, Words};
-    use super::super::node_record::{NewNode, NodeRecord, Text, node_record_len, payload_len};
+    use super::super::node_record::{NewNode, NodeRecord, Text, node_record_len};
     use super::super::wire::{Edit, Spliced, splice_at, write_len_record};
     use crate::proto::{GraphProto, ModelProto, NodeProto, TensorProto};
     use prost::Message;
@@ -244,8 +244,9 @@ mod tests {
                 vec![input as usize]
             };
             let node = |inputs: &[usize], name: usize| {
-                let strings = inputs.iter().copied().chain([name, name, "Identity".len()]);
-                node_record_len(field, payload_len(strings, 0))
+                let strings: usize = inputs.iter().map(|&n| field_len(n)).sum();
+                let payload = strings + 2 * field_len(name) + field_len("Identity".len());
+                node_record_len(field, payload)
             };
             let second = if self.twice { node(&[tee], tee + 1) } else { 0 };
             Some(node(&inputs, tee) + second)

@@ -9,7 +9,7 @@
 
 use crate::file::encoding::{digits, field_len, put_short, put_u32, small};
 use crate::file::made::{MadeRecord, Words};
-use crate::file::node_record::{NewNode, NodeRecord, Text, node_record_len, payload_len};
+use crate::file::node_record::{NewNode, NodeRecord, Text, node_record_len};
 use crate::file::schema::node::INPUT;
 
 /// [`Recipe::shape_of`] of a recipe whose target is a named tensor (an initializer).
@@ -52,9 +52,10 @@ impl Recipe {
     fn len_of(&self, label: usize, lens: Known, field: u32, target: usize) -> usize {
         let input = lens.input as usize;
         let expand_len = made_name_len(label, self.slot, false, self.k_expand);
+        // A made node's name is also its one output.
         let node = |inputs: &[usize], name: usize, op: &str| {
-            let strings = inputs.iter().copied().chain([name, name, op.len()]);
-            node_record_len(field, payload_len(strings, 0))
+            let strings: usize = inputs.iter().map(|&n| field_len(n)).sum();
+            node_record_len(field, strings + 2 * field_len(name) + field_len(op.len()))
         };
         if self.shape_of == STATIC {
             return node(&[input, target], expand_len, "Expand");
