@@ -235,32 +235,3 @@ fn output_permissions(dest: &Path) -> std::fs::Permissions {
         _ => std::fs::Permissions::from_mode(0o666),
     }
 }
-
-/// What identifies a file whatever path names it: device and inode.
-pub type FileId = (u64, u64);
-
-/// The identity of the file `path` names (links followed), if it exists.
-#[cfg(unix)]
-pub fn file_id(path: &Path) -> Option<FileId> {
-    use std::os::unix::fs::MetadataExt;
-    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
-}
-
-/// Without inodes, the canonical path stands for the file (hashed: an identity is two numbers).
-#[cfg(not(unix))]
-pub fn file_id(path: &Path) -> Option<FileId> {
-    use std::hash::{Hash, Hasher};
-    let p = std::fs::canonicalize(path).ok()?;
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    p.hash(&mut h);
-    Some((0, h.finish()))
-}
-
-/// True when `a` and `b` name the same existing file, by identity (device and inode): through links,
-/// `.` and `..`, and hard links, which no comparison of names catches.
-pub fn same_file(a: &Path, b: &Path) -> bool {
-    match (file_id(a), file_id(b)) {
-        (Some(x), Some(y)) => x == y,
-        _ => false,
-    }
-}
