@@ -65,7 +65,7 @@ impl Lines {
             line.clear();
             node_head(&mut line, "expand", g, op);
             line.extend_from_slice(b", input ");
-            crate::file::expand_recipe::put_u32(&mut line, slot);
+            crate::file::encoding::put_u32(&mut line, slot);
             line.extend_from_slice(b": ");
             line.extend_from_slice(self.shapes.text(from).as_bytes());
             line.extend_from_slice(b" -> ");

@@ -47,7 +47,7 @@ impl Lines {
         graphs: &[(&Graph, Option<usize>)],
         rest: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
     ) {
-        use crate::file::expand_recipe::put_u32;
+        use crate::file::encoding::put_u32;
         use std::io::Write as _;
         let mut err = std::io::BufWriter::with_capacity(1 << 16, std::io::stderr().lock());
         // Escaping maps each character alone, so the pieces escaped one by one are the line escaped

@@ -1,10 +1,7 @@
 //! `onnx-lint graph`: draw the main graph as DOT, or as SVG through Graphviz's `dot`.
 
 use super::{EXIT_OK, EXIT_UNLOADABLE, load_or_say, shorten};
-use crate::file::{
-    Origin,
-    atomic::{same_file, write_atomic},
-};
+use crate::file::{Origin, atomic::write_atomic, output::same_file};
 use crate::picture::{self, Options};
 use crate::render;
 use anyhow::{anyhow, bail};

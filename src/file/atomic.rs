@@ -70,7 +70,7 @@ pub struct Flusher {
 
 /// Bytes written between two flushes of [`Flusher`]. Small: a flush costs ~11-14 ms of device
 /// latency whatever it carries on the benchmark's disk, and the bytes written after the last one are
-/// left to the flush before the rename. With 32 MiB, `expand` of a 20 MB model wrote everything
+/// left to the flush before the rename. With 32 MiB, a rewrite of a 20 MB model wrote everything
 /// before the first flush and then waited 23 ms for it; with 4 MiB, 0.1 ms.
 pub const FLUSH_EVERY: u64 = 4 << 20;
 
@@ -233,34 +233,5 @@ fn output_permissions(dest: &Path) -> std::fs::Permissions {
     match std::fs::metadata(dest) {
         Ok(m) if m.is_file() => m.permissions(),
         _ => std::fs::Permissions::from_mode(0o666),
-    }
-}
-
-/// What identifies a file whatever path names it: device and inode.
-pub type FileId = (u64, u64);
-
-/// The identity of the file `path` names (links followed), if it exists.
-#[cfg(unix)]
-pub fn file_id(path: &Path) -> Option<FileId> {
-    use std::os::unix::fs::MetadataExt;
-    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
-}
-
-/// Without inodes, the canonical path stands for the file (hashed: an identity is two numbers).
-#[cfg(not(unix))]
-pub fn file_id(path: &Path) -> Option<FileId> {
-    use std::hash::{Hash, Hasher};
-    let p = std::fs::canonicalize(path).ok()?;
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    p.hash(&mut h);
-    Some((0, h.finish()))
-}
-
-/// True when `a` and `b` name the same existing file, by identity (device and inode): through links,
-/// `.` and `..`, and hard links, which no comparison of names catches.
-pub fn same_file(a: &Path, b: &Path) -> bool {
-    match (file_id(a), file_id(b)) {
-        (Some(x), Some(y)) => x == y,
-        _ => false,
     }
 }

@@ -16,7 +16,7 @@
 //! memory another thread takes between the probe and the decode can still run out, but the input
 //! alone no longer takes the process down where a limit is set.
 
-use super::wire::{LEN, records};
+use super::encoding::{LEN, records};
 use crate::proto::{
     AttributeProto, DeviceConfigurationProto, FunctionProto, GraphProto, IntIntListEntryProto,
     NodeDeviceConfigurationProto, NodeProto, OperatorSetIdProto, ShardedDimProto,
@@ -304,8 +304,8 @@ mod tests {
 
     fn rec(field: u32, payload: &[u8]) -> Vec<u8> {
         let mut out = Vec::new();
-        super::super::wire::write_varint(&mut out, u64::from(field) << 3 | u64::from(LEN));
-        super::super::wire::write_varint(&mut out, payload.len() as u64);
+        super::super::encoding::write_varint(&mut out, u64::from(field) << 3 | u64::from(LEN));
+        super::super::encoding::write_varint(&mut out, payload.len() as u64);
         out.extend_from_slice(payload);
         out
     }

@@ -19,8 +19,8 @@
 //! weight) goes through the compact copy like everything else.
 
 use super::budget::{self, OutOfMemory};
+use super::encoding::{LEN, Record, write_varint};
 use super::sink::{NodeFields, NodeSink};
-use super::wire::{LEN, Record, write_varint};
 use crate::proto::{
     AttributeProto, FunctionProto, GraphProto, ModelProto, NodeDeviceConfigurationProto, NodeProto,
     StringStringEntryProto, TensorProto,
@@ -53,22 +53,23 @@ enum Msg {
 
 /// The message type of field `field` of `msg`, if it is one we descend into.
 fn child(msg: Msg, field: u32) -> Option<Msg> {
+    use super::schema::{attribute, function, graph, model, node, sparse_tensor, training_info};
     use Msg::*;
     Some(match (msg, field) {
-        (Model, 7) => MainGraph,
-        (Model, 20) => Training,
-        (Model, 25) => Function,
-        (Training, 1 | 2) => Graph,
-        (MainGraph | Graph, 1) => Node,
-        (MainGraph | Graph, 5) => Tensor,
-        (MainGraph | Graph, 15) => Sparse,
-        (Node, 5) => Attribute,
-        (Attribute, 5 | 10) => Tensor,
-        (Attribute, 6 | 11) => Graph,
-        (Attribute, 22 | 23) => Sparse,
-        (Sparse, 1 | 2) => Tensor,
-        (Function, 7) => Node,
-        (Function, 11) => Attribute,
+        (Model, model::GRAPH) => MainGraph,
+        (Model, model::TRAINING_INFO) => Training,
+        (Model, model::FUNCTIONS) => Function,
+        (Training, training_info::INITIALIZATION | training_info::ALGORITHM) => Graph,
+        (MainGraph | Graph, graph::NODE) => Node,
+        (MainGraph | Graph, graph::INITIALIZER) => Tensor,
+        (MainGraph | Graph, graph::SPARSE_INITIALIZER) => Sparse,
+        (Node, node::ATTRIBUTE) => Attribute,
+        (Attribute, attribute::T | attribute::TENSORS) => Tensor,
+        (Attribute, attribute::G | attribute::GRAPHS) => Graph,
+        (Attribute, attribute::SPARSE_TENSOR | attribute::SPARSE_TENSORS) => Sparse,
+        (Sparse, sparse_tensor::VALUES | sparse_tensor::INDICES) => Tensor,
+        (Function, function::NODE) => Node,
+        (Function, function::ATTRIBUTE_PROTO) => Attribute,
         _ => return None,
     })
 }
@@ -77,15 +78,8 @@ fn child(msg: Msg, field: u32) -> Option<Msg> {
 /// byte), the nonce, the offset and the length.
 const PLACEHOLDER_LEN: u64 = 1 + 16 + 8 + 8;
 
-/// `TensorProto.raw_data`.
-const RAW_DATA: u32 = 9;
-
-/// `GraphProto.node`.
-const GRAPH_NODE: u32 = 1;
-
-/// `TensorProto.float_data` and `double_data`: packed, fixed-width, so a payload is the values' bytes.
-const FLOAT_DATA: u32 = 4;
-const DOUBLE_DATA: u32 = 10;
+use super::schema::graph::NODE as GRAPH_NODE;
+use super::schema::tensor::{DOUBLE_DATA, FLOAT_DATA, RAW_DATA};
 
 struct Walker<'m, R> {
     r: R,
@@ -198,7 +192,7 @@ impl<R: BufRead + Seek> Walker<'_, R> {
             if rest.first() != Some(&NODE_KEY) {
                 break;
             }
-            let Ok((n, body)) = super::wire::read_varint(rest, 1) else {
+            let Ok((n, body)) = super::encoding::read_varint(rest, 1) else {
                 break;
             };
             let body_at = at + body as u64;
@@ -584,7 +578,7 @@ fn decode_nodes<B: NodeSink>(
         for (k, r) in rs.iter().enumerate() {
             let (buf, range, copied) = if r.0 & NodeRecord::BIG == 0 {
                 let at = usize::try_from(r.0).context("offset out of range")?;
-                let (len, body) = super::wire::read_varint(map, at)?;
+                let (len, body) = super::encoding::read_varint(map, at)?;
                 let len = usize::try_from(len).context("length out of range")?;
                 (map, body..body.saturating_add(len).min(map.len()), false)
             } else {
@@ -622,7 +616,8 @@ fn decode_nodes<B: NodeSink>(
 /// Room for the input and output names of the nodes `rs`: the bytes their records span in the file
 /// (names are part of them), but no more than 96 bytes a node (a record may hold a large tensor
 /// attribute) nor less than 24. A batch whose names outgrow it is copied as it doubles, into fresh
-/// pages: a tenth of the decode of a graph of long names (`synthetic_1M_expanded`).
+/// pages: a tenth of the decode of a graph of long names (the 1M-node
+/// benchmark model with its broadcasts made explicit).
 fn names_room(rs: &[NodeRecord]) -> usize {
     let in_file = |r: &NodeRecord| (r.0 & NodeRecord::BIG == 0).then_some(r.0);
     let span = match (rs.first().and_then(in_file), rs.last().and_then(in_file)) {
@@ -630,20 +625,6 @@ fn names_room(rs: &[NodeRecord]) -> usize {
         _ => 0,
     };
     span.clamp(rs.len().saturating_mul(24), rs.len().saturating_mul(96))
-}
-
-/// `NodeProto` field numbers.
-mod node_field {
-    pub const INPUT: u32 = 1;
-    pub const OUTPUT: u32 = 2;
-    pub const NAME: u32 = 3;
-    pub const OP_TYPE: u32 = 4;
-    pub const ATTRIBUTE: u32 = 5;
-    pub const DOC_STRING: u32 = 6;
-    pub const DOMAIN: u32 = 7;
-    pub const OVERLOAD: u32 = 8;
-    pub const METADATA_PROPS: u32 = 9;
-    pub const DEVICE_CONFIGURATIONS: u32 = 10;
 }
 
 /// Decodes the `NodeProto` record `buf[range]`, the `index`-th of its graph, into the last batch of
@@ -663,7 +644,7 @@ fn decode_node<B: NodeSink>(
     let mut node = NodeParts::default();
     // A copied record is not the source's: its encoding says nothing of the source's.
     node.fields.plain_inputs = from_source;
-    for r in super::wire::records(buf, range) {
+    for r in super::encoding::records(buf, range) {
         node.field(buf, &r?, restore)?;
     }
     let NodeParts {
@@ -692,7 +673,7 @@ struct NodeParts<'a> {
 
 impl<'a> NodeParts<'a> {
     fn field(&mut self, buf: &'a [u8], r: &Record, restore: &Restore<'_>) -> Result<()> {
-        use node_field as f;
+        use super::schema::node as f;
         let payload = || -> Result<&'a [u8]> {
             if r.wire_type != LEN {
                 bail!("NodeProto field {} of wire type {}", r.field, r.wire_type);
@@ -707,7 +688,7 @@ impl<'a> NodeParts<'a> {
             f::INPUT => {
                 self.inputs.push(text()?);
                 fields.plain_inputs &= r.span.len() as u64
-                    == super::wire::record_len(f::INPUT, r.payload.len() as u64);
+                    == super::encoding::record_len(f::INPUT, r.payload.len() as u64);
             }
             f::OUTPUT => self.outputs.push(text()?),
             f::NAME => fields.name = Some(text()?),

@@ -125,14 +125,14 @@ fn refuse_unwritable(path: &Path) -> Result<()> {
 /// replace one of them, whatever path names it (`./m.onnx`, a link, a hard link).
 #[derive(Debug, Default)]
 pub struct Inputs {
-    files: Vec<(super::atomic::FileId, String)>,
+    files: Vec<(FileId, String)>,
 }
 
 impl Inputs {
     /// Records `path` as `what` (`the model`, `the configuration file`); a path that names no file
     /// is no input to protect.
     pub fn add(&mut self, what: &str, path: &Path) {
-        if let Some(id) = super::atomic::file_id(path)
+        if let Some(id) = file_id(path)
             && !self.files.iter().any(|(i, _)| *i == id)
         {
             self.files.push((id, format!("{what} {}", path.display())));
@@ -141,7 +141,7 @@ impl Inputs {
 
     /// What input `dest` is, if it is one.
     pub fn find(&self, dest: &Path) -> Option<&str> {
-        let id = super::atomic::file_id(dest)?;
+        let id = file_id(dest)?;
         self.files
             .iter()
             .find(|(i, _)| *i == id)
@@ -157,6 +157,35 @@ impl Inputs {
             ),
             None => Ok(()),
         }
+    }
+}
+
+/// What identifies a file whatever path names it: device and inode.
+pub type FileId = (u64, u64);
+
+/// The identity of the file `path` names (links followed), if it exists.
+#[cfg(unix)]
+pub fn file_id(path: &Path) -> Option<FileId> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+/// Without inodes, the canonical path stands for the file (hashed: an identity is two numbers).
+#[cfg(not(unix))]
+pub fn file_id(path: &Path) -> Option<FileId> {
+    use std::hash::{Hash, Hasher};
+    let p = std::fs::canonicalize(path).ok()?;
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    p.hash(&mut h);
+    Some((0, h.finish()))
+}
+
+/// True when `a` and `b` name the same existing file, by identity (device and inode): through links,
+/// `.` and `..`, and hard links, which no comparison of names catches.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    match (file_id(a), file_id(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => false,
     }
 }
 

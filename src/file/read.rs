@@ -241,7 +241,7 @@ fn read_stdin(mut input: impl Read, cap: u64) -> Result<Content> {
     let mut head = (&mut input).take((PREFIX_BYTES as u64).min(cap + 1));
     head.read_to_end(&mut buf)
         .context("cannot read standard input")?;
-    if let Some(why) = super::wire::prefix_error(&buf, cap) {
+    if let Some(why) = super::encoding::prefix_error(&buf, cap) {
         bail!("not an ONNX model: standard input starts with an invalid protobuf ({why})");
     }
     input

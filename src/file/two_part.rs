@@ -1,14 +1,14 @@
 //! Writing a large edit in two parts at once. When one list edit (a graph's nodes) holds most of an
 //! output's work, it is split at an occurrence that halves that work: another thread measures the
 //! occurrences after the split while the splicer measures the rest, and the output is then made by
-//! two threads, each writing its part of the file at its own offset ([`Spliced::copy_to_in_two`]).
+//! two threads, each writing its part of the file at its own offset (the splicer's
+//! `Spliced::copy_to_in_two`, which calls on this module to measure).
 //!
 //! Both parts walk the same records as a whole write would, one of them only counting the bytes of
 //! the other's, so the output is the same bytes; the parts' lengths are checked against the measure.
-//!
-//! [`Spliced::copy_to_in_two`]: super::wire::Spliced::copy_to_in_two
 
-use super::wire::{Action, Edit, MeasureSplit, Split, WireError, measure, measure_tail, records};
+use super::edit::{Action, Edit, MeasureSplit, Split, measure, measure_tail};
+use super::encoding::{WireError, records};
 use std::ops::Range;
 
 /// Below this much work (records inserted and sub-records changed) a list is written in one part:
@@ -16,7 +16,7 @@ use std::ops::Range;
 const SPLIT_ABOVE: usize = 1 << 16;
 
 /// The length of `src[range]` with `edit` applied, with the new payload length of every edited
-/// sub-message pushed on `lens` (see `wire::measure`), and where the output is split, if it is.
+/// sub-message pushed on `lens` (see [`measure`]), and where the output is split, if it is.
 pub(super) fn measure_split<'e>(
     src: &[u8],
     range: Range<usize>,
@@ -129,13 +129,143 @@ fn holds(edit: &Edit, owner: &Edit) -> bool {
 #[cfg(test)]
 mod tests {
     use super::super::atomic::write_atomic_durable;
-    use super::super::expand_recipe::{Recipe, STATIC};
+    use super::super::encoding::{digits, field_len, put_u32};
     use super::super::list_edit::ListEdit;
+    use super::super::made::{MadeRecord, Words};
+    use super::super::node_record::{NewNode, NodeRecord, Text, node_record_len};
     use super::super::wire::{Edit, Spliced, splice_at, write_len_record};
     use crate::proto::{GraphProto, ModelProto, NodeProto, TensorProto};
     use prost::Message;
 
     const NODES: usize = 40;
+
+    /// A record made for the tests: an `Identity` reading input `slot` of the node it is inserted
+    /// before (and the text queued with it, if any), named and writing `<label>/tee<slot>_<k>`
+    /// (`<label>`: the node's name, or `#<position>`), the node's input `slot` rewired to it; and
+    /// when `twice`, a second `Identity` reading the first (named as it, with `x` after). With
+    /// `known`, the lengths of the node's name and of its input `slot`, as a pass knows them.
+    #[derive(Clone, Copy)]
+    struct Tee {
+        slot: u32,
+        k: u32,
+        twice: bool,
+        known: Option<(u32, u32)>,
+    }
+
+    fn label_len(name: usize, at: u32) -> usize {
+        if name == 0 { 1 + digits(at) } else { name }
+    }
+
+    fn tee_len(label: usize, slot: u32, k: u32) -> usize {
+        label + "/tee".len() + digits(slot) + 1 + digits(k)
+    }
+
+    fn put_tee(node: &NodeRecord<'_>, slot: u32, k: u32, out: &mut Vec<u8>) {
+        if node.name().is_empty() {
+            out.push(b'#');
+            put_u32(out, node.at());
+        } else {
+            out.extend_from_slice(node.name());
+        }
+        out.extend_from_slice(b"/tee");
+        put_u32(out, slot);
+        out.push(b'_');
+        put_u32(out, k);
+    }
+
+    impl MadeRecord for Tee {
+        fn to_words(&self) -> Words {
+            let (name, input) = self.known.unwrap_or_default();
+            let known = u32::from(self.known.is_some());
+            [
+                self.slot,
+                self.k,
+                u32::from(self.twice),
+                known,
+                name,
+                input,
+                0,
+            ]
+        }
+
+        fn from_words(w: &Words) -> Self {
+            Tee {
+                slot: w[0],
+                k: w[1],
+                twice: w[2] != 0,
+                known: (w[3] != 0).then_some((w[4], w[5])),
+            }
+        }
+
+        fn records(&self) -> usize {
+            1 + usize::from(self.twice)
+        }
+
+        fn rewires(&self) -> Option<(u32, u32, u32)> {
+            Some((1, self.slot, self.k))
+        }
+
+        fn len(&self, node: &NodeRecord<'_>, field: u32, text: &[u8]) -> usize {
+            let mut out = Vec::new();
+            self.write(node, field, text, &mut out);
+            out.len()
+        }
+
+        fn write(&self, node: &NodeRecord<'_>, field: u32, text: &[u8], out: &mut Vec<u8>) {
+            let mut name = Vec::new();
+            put_tee(node, self.slot, self.k, &mut name);
+            let mut inputs = vec![Text::Bytes(node.input(self.slot))];
+            if !text.is_empty() {
+                inputs.push(Text::Bytes(text));
+            }
+            let tee = |inputs: &[Text<'_>], name: &[u8], out: &mut Vec<u8>| {
+                NewNode {
+                    inputs,
+                    outputs: &[Text::Bytes(name)],
+                    name: Text::Bytes(name),
+                    op_type: b"Identity",
+                    attributes: &[],
+                }
+                .put_record(field, out);
+            };
+            tee(&inputs, &name, out);
+            if self.twice {
+                let second = [name.as_slice(), b"x"].concat();
+                tee(&[Text::Bytes(&name)], &second, out);
+            }
+        }
+
+        fn known_len(&self, at: u32, field: u32, text: usize) -> Option<usize> {
+            let (name, input) = self.known?;
+            let tee = tee_len(label_len(name as usize, at), self.slot, self.k);
+            let inputs = if text > 0 {
+                vec![input as usize, text]
+            } else {
+                vec![input as usize]
+            };
+            let node = |inputs: &[usize], name: usize| {
+                let strings: usize = inputs.iter().map(|&n| field_len(n)).sum();
+                let payload = strings + 2 * field_len(name) + field_len("Identity".len());
+                node_record_len(field, payload)
+            };
+            let second = if self.twice { node(&[tee], tee + 1) } else { 0 };
+            Some(node(&inputs, tee) + second)
+        }
+
+        fn known_rewire(&self, at: u32, slot: u32, k: u32) -> Option<(usize, usize)> {
+            let (name, input) = self.known?;
+            let tee = tee_len(label_len(name as usize, at), slot, k);
+            Some((field_len(input as usize), field_len(tee)))
+        }
+
+        fn rewired_len(node: &NodeRecord<'_>, _field: u32, slot: u32, k: u32) -> usize {
+            tee_len(label_len(node.name().len(), node.at()), slot, k)
+        }
+
+        fn put_rewired(node: &NodeRecord<'_>, _field: u32, slot: u32, k: u32, out: &mut Vec<u8>) {
+            put_tee(node, slot, k, out);
+        }
+    }
 
     fn model() -> Vec<u8> {
         // Nodes 5 (changed) and 10 (left as it is) are records over `SPAN_ABOVE`, written as
@@ -166,8 +296,8 @@ mod tests {
         model.encode_to_vec()
     }
 
-    /// An edit of every kind the node list knows: records inserted, recipes (static target and
-    /// `Shape`), a rewire, a dropped input, removals, and a node edited as a record (a spilled
+    /// An edit of every kind the node list knows: records inserted, made records (one and two
+    /// nodes, with text and without), a rewire, a dropped input, removals, and a node edited as a record (a spilled
     /// one), some of them on the same node.
     fn edit() -> Edit {
         edit_in_parts(&[&|_| true])
@@ -185,19 +315,17 @@ mod tests {
         for at in [0, 3, 3, 17, 39].into_iter().filter(|&a| keep(a)) {
             list.queue_record(at, extra.len()).extend_from_slice(&extra);
         }
-        let recipe = |slot, shape_of| Recipe {
+        let tee = |slot, twice| Tee {
             slot,
-            shape_of,
-            target: (0, 0),
-            k_expand: 0,
-            k_shape: 0,
+            k: 0,
+            twice,
             known: None,
         };
         for at in [1, 5, 6, 20, 21, 38].into_iter().filter(|&a| keep(a)) {
-            list.queue_expand(at, recipe(1, 0), None);
+            list.queue_made(at, tee(1, true), b"");
         }
         for at in [2, 9, 30].into_iter().filter(|&a| keep(a)) {
-            list.queue_expand(at, recipe(0, STATIC), Some("shape_const"));
+            list.queue_made(at, tee(0, false), b"shape_const");
         }
         if keep(4) {
             list.replace(4, 1, 0, b"renamed");
@@ -309,28 +437,22 @@ mod tests {
         }
     }
 
-    /// Recipes for every node, slot 1 to the `Shape` of slot 0 or slot 0 to a static target, with
-    /// the lengths of the node's name and inputs given when `known` (as the pass gives them), and
+    /// Made records for every node, of slot 1 twice or of slot 0 with text, with the lengths of
+    /// the node's name and input given when `known` (as a pass gives them), and the name's
     /// changed by `wrong` bytes.
-    fn recipes(known: bool, wrong: u32) -> Edit {
+    fn made(known: bool, wrong: u32) -> Edit {
         let mut list = ListEdit::new(1);
         for at in 0..NODES {
             let n = format!("{at}").len() as u32;
-            let static_target = at % 3 == 0;
-            let (slot, shape_of) = if static_target { (0, STATIC) } else { (1, 0) };
-            let recipe = Recipe {
-                slot,
-                shape_of,
-                target: (0, 0),
-                k_expand: (at % 2) as u32,
-                k_shape: (at % 5) as u32 * 7,
-                known: known.then_some(super::super::expand_recipe::Known {
-                    name: 1 + n,
-                    input: 1 + n,
-                    shape_of: if static_target { 0 } else { 1 + n + wrong },
-                }),
+            let with_text = at % 3 == 0;
+            let tee = Tee {
+                slot: if with_text { 0 } else { 1 },
+                k: (at % 5) as u32 * 7,
+                twice: !with_text,
+                known: known.then_some((1 + n + wrong, 1 + n)),
             };
-            list.queue_expand(at, recipe, static_target.then_some("shape_const"));
+            let text: &[u8] = if with_text { b"shape_const" } else { b"" };
+            list.queue_made(at, tee, text);
         }
         let mut edit = Edit::default();
         edit.child(7, 0).set_list(list);
@@ -340,7 +462,7 @@ mod tests {
     #[test]
     fn a_measure_from_known_lengths_is_the_measure_from_the_records() {
         let src = model();
-        let (read, known) = (recipes(false, 0), recipes(true, 0));
+        let (read, known) = (made(false, 0), made(true, 0));
         let expected = splice_at(&src, 0..src.len(), &read, None).expect("splice");
         let bytes = expected.to_vec(&src);
         assert_eq!(expected.len, bytes.len() as u64);
@@ -355,7 +477,7 @@ mod tests {
     #[test]
     fn a_known_length_that_is_wrong_is_an_error_not_a_file() {
         let src = model();
-        let wrong = recipes(true, 1);
+        let wrong = made(true, 1);
         let out = splice_at(&src, 0..src.len(), &wrong, None).expect("splice");
         let mut input = tempfile::tempfile().expect("temp");
         std::io::Write::write_all(&mut input, &src).expect("write");

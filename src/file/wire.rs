@@ -1,5 +1,6 @@
-//! The protobuf wire format, read directly: scanning the records of a message, and splicing edits into
-//! a message so that every record an edit does not touch is copied byte for byte.
+//! The splicer: an [`Edit`] applied to a message as it is written, so that every record the edit
+//! does not touch is copied byte for byte. The wire format itself is [`super::encoding`]'s; its
+//! public parts are re-exported here, where the writers above the byte layer find them.
 //!
 //! This is how onnx-lint writes a model back "exactly as read": prost drops unknown fields and would
 //! re-encode (re-order, re-pack) what it knows, so the writer never re-encodes an existing message. It
@@ -7,421 +8,18 @@
 //! list of [`Chunk`]s, streamed to the destination, so weights go from the mapped input to the output
 //! file without an in-memory copy of the model.
 
+pub use super::edit::{Action, Edit, RecordEdit};
+pub use super::encoding::{
+    LEN, Record, Records, WireError, prefix_error, put_u32, read_varint, records, write_len_record,
+    write_varint,
+};
+
 use super::atomic::{Filling, Flusher};
-use super::list_edit::ListEdit;
+use super::edit::{Split, each_record};
+use super::encoding::{Piece, put_varint};
 use std::io::Write;
 use std::ops::Range;
 use thiserror::Error;
-
-/// Why a buffer is not a well-formed protobuf message.
-#[derive(Debug, Error, PartialEq, Eq)]
-pub enum WireError {
-    #[error("truncated varint at byte {0}")]
-    TruncatedVarint(usize),
-    #[error("varint longer than 10 bytes at byte {0}")]
-    OverlongVarint(usize),
-    #[error("field number 0 at byte {0}")]
-    FieldZero(usize),
-    #[error("invalid wire type {1} at byte {0}")]
-    WireType(usize, u8),
-    #[error("length-delimited field at byte {0} runs past the end of its message")]
-    Overrun(usize),
-    #[error("unbalanced group at byte {0}")]
-    Group(usize),
-    #[error("field {field} occurrence {occurrence}: edit expects a length-delimited record")]
-    NotLengthDelimited { field: u32, occurrence: usize },
-}
-
-/// Wire type of length-delimited records (strings, bytes, sub-messages, packed repeated).
-pub const LEN: u8 = 2;
-
-/// One record of a message: a tag and its payload.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Record {
-    pub field: u32,
-    pub wire_type: u8,
-    /// The whole record, tag included.
-    pub span: Range<usize>,
-    /// The bytes after the tag (after the length prefix, for length-delimited records).
-    pub payload: Range<usize>,
-}
-
-/// Reads a varint at `pos`; returns the value and the position after it.
-pub fn read_varint(buf: &[u8], pos: usize) -> Result<(u64, usize), WireError> {
-    let mut value = 0u64;
-    for i in 0..10 {
-        let byte = *buf.get(pos + i).ok_or(WireError::TruncatedVarint(pos))?;
-        value |= u64::from(byte & 0x7f) << (7 * i);
-        if byte & 0x80 == 0 {
-            return Ok((value, pos + i + 1));
-        }
-    }
-    Err(WireError::OverlongVarint(pos))
-}
-
-/// Why `prefix`, the first bytes of a stream, cannot start a protobuf message of at most `cap` bytes;
-/// `None` if it may (what it cut short is given the benefit of the doubt). For refusing an endless
-/// stream that is no model (`/dev/zero` is field number 0 at byte 0) before reading the rest of it.
-pub fn prefix_error(prefix: &[u8], cap: u64) -> Option<WireError> {
-    let mut pos = 0;
-    while pos < prefix.len() {
-        let at = pos;
-        let (key, after) = match read_varint(prefix, pos) {
-            Ok(v) => v,
-            Err(WireError::TruncatedVarint(_)) => return None,
-            Err(e) => return Some(e),
-        };
-        if key >> 3 == 0 {
-            return Some(WireError::FieldZero(at));
-        }
-        pos = after;
-        match (key & 7) as u8 {
-            0 => match read_varint(prefix, pos) {
-                Ok((_, p)) => pos = p,
-                Err(WireError::TruncatedVarint(_)) => return None,
-                Err(e) => return Some(e),
-            },
-            1 => pos += 8,
-            5 => pos += 4,
-            LEN => {
-                let (n, p) = match read_varint(prefix, pos) {
-                    Ok(v) => v,
-                    Err(WireError::TruncatedVarint(_)) => return None,
-                    Err(e) => return Some(e),
-                };
-                if n > cap.saturating_sub(p as u64) {
-                    return Some(WireError::Overrun(at));
-                }
-                pos = p.saturating_add(usize::try_from(n).unwrap_or(usize::MAX));
-            }
-            // A group is rare enough at the top of a model to leave to the decoder.
-            3 => return None,
-            wire => return Some(WireError::WireType(at, wire)),
-        }
-    }
-    None
-}
-
-/// Appends `value` as a varint.
-pub fn write_varint(out: &mut Vec<u8>, mut value: u64) {
-    while value >= 0x80 {
-        out.push((value as u8) | 0x80);
-        value >>= 7;
-    }
-    out.push(value as u8);
-}
-
-/// Appends `b` to `out`. A slice of up to 32 bytes (a name, a varint, a node's short record) is
-/// moved in a few fixed-size pieces: a call to `memcpy` for each of the ~20 names and spans a
-/// rewritten node is made of cost more than the copies, a quarter of `expand`'s write.
-///
-/// The pieces go straight into 32 bytes of room at the end of `out`, not through a buffer on the
-/// stack: read back in wider words than they were stored in, the stack's bytes stalled each load
-/// until the stores were done (a fifth of the write's CPU in `put_name` alone).
-#[inline]
-pub(super) fn put_short(out: &mut Vec<u8>, b: &[u8]) {
-    let n = b.len();
-    if n > 32 {
-        out.extend_from_slice(b);
-        return;
-    }
-    let at = out.len();
-    out.extend_from_slice(&[0u8; 32]);
-    let room = &mut out[at..at + 32];
-    // Two overlapping pieces of a fixed size cover any length between that size and twice it.
-    match n {
-        0 => {}
-        1..4 => {
-            room[0] = b[0];
-            room[n / 2] = b[n / 2];
-            room[n - 1] = b[n - 1];
-        }
-        4..8 => {
-            room[..4].copy_from_slice(&b[..4]);
-            room[n - 4..n].copy_from_slice(&b[n - 4..]);
-        }
-        8..16 => {
-            room[..8].copy_from_slice(&b[..8]);
-            room[n - 8..n].copy_from_slice(&b[n - 8..]);
-        }
-        _ => {
-            room[..16].copy_from_slice(&b[..16]);
-            room[n - 16..n].copy_from_slice(&b[n - 16..]);
-        }
-    }
-    out.truncate(at + n);
-}
-
-/// Appends a length-delimited record: tag, length, payload.
-pub fn write_len_record(out: &mut Vec<u8>, field: u32, payload: &[u8]) {
-    write_varint(out, (u64::from(field) << 3) | u64::from(LEN));
-    write_varint(out, payload.len() as u64);
-    out.extend_from_slice(payload);
-}
-
-/// The records of the message in `buf[range]`, in order.
-pub fn records(buf: &[u8], range: Range<usize>) -> Records<'_> {
-    Records {
-        buf,
-        pos: range.start,
-        end: range.end.min(buf.len()),
-        failed: false,
-    }
-}
-
-/// Iterator over the records of one message; stops after the first error.
-pub struct Records<'a> {
-    buf: &'a [u8],
-    pos: usize,
-    end: usize,
-    failed: bool,
-}
-
-impl Records<'_> {
-    fn next_record(&mut self) -> Result<Record, WireError> {
-        let start = self.pos;
-        // Most records of a model's graph are short strings and messages under a one-byte tag with
-        // a one-byte length (a node's inputs, outputs, name and op type; small nodes): read at once.
-        if let Some(&[tag, len]) = self.buf.get(start..start.saturating_add(2))
-            && tag < 0x80
-            && tag & 7 == LEN
-            && tag >> 3 != 0
-            && len < 0x80
-        {
-            let payload = start + 2..start + 2 + usize::from(len);
-            if payload.end <= self.end {
-                self.pos = payload.end;
-                return Ok(Record {
-                    field: u32::from(tag >> 3),
-                    wire_type: LEN,
-                    span: start..payload.end,
-                    payload,
-                });
-            }
-        }
-        let (key, after_tag) = read_varint(&self.buf[..self.end], start)?;
-        let field = u32::try_from(key >> 3).map_err(|_| WireError::FieldZero(start))?;
-        if field == 0 {
-            return Err(WireError::FieldZero(start));
-        }
-        let wire_type = (key & 7) as u8;
-        let body = &self.buf[..self.end];
-        let (payload, next) = match wire_type {
-            0 => {
-                let (_, n) = read_varint(body, after_tag)?;
-                (after_tag..n, n)
-            }
-            1 => fixed(after_tag, 8, self.end)?,
-            5 => fixed(after_tag, 4, self.end)?,
-            LEN => {
-                let (len, p) = read_varint(body, after_tag)?;
-                let stop = usize::try_from(len)
-                    .ok()
-                    .and_then(|l| p.checked_add(l))
-                    .filter(|&s| s <= self.end)
-                    .ok_or(WireError::Overrun(start))?;
-                (p..stop, stop)
-            }
-            3 => {
-                let stop = skip_group(body, after_tag, field)?;
-                (after_tag..stop, stop)
-            }
-            t => return Err(WireError::WireType(start, t)),
-        };
-        self.pos = next;
-        Ok(Record {
-            field,
-            wire_type,
-            span: start..next,
-            payload,
-        })
-    }
-}
-
-fn fixed(at: usize, width: usize, end: usize) -> Result<(Range<usize>, usize), WireError> {
-    let stop = at + width;
-    if stop > end {
-        return Err(WireError::Overrun(at));
-    }
-    Ok((at..stop, stop))
-}
-
-/// Skips a (deprecated) group up to and including its end tag; groups only appear as unknown fields.
-fn skip_group(buf: &[u8], mut pos: usize, field: u32) -> Result<usize, WireError> {
-    // Bounded like prost's recursion limit, so a hostile file cannot make this loop deep.
-    let mut depth = 1u32;
-    let mut stack = vec![field];
-    while depth > 0 {
-        let start = pos;
-        let (key, p) = read_varint(buf, pos)?;
-        let f = (key >> 3) as u32;
-        pos = match (key & 7) as u8 {
-            0 => read_varint(buf, p)?.1,
-            1 => fixed(p, 8, buf.len())?.1,
-            5 => fixed(p, 4, buf.len())?.1,
-            LEN => {
-                let (len, q) = read_varint(buf, p)?;
-                usize::try_from(len)
-                    .ok()
-                    .and_then(|l| q.checked_add(l))
-                    .filter(|&s| s <= buf.len())
-                    .ok_or(WireError::Overrun(start))?
-            }
-            3 => {
-                depth += 1;
-                if depth > 100 {
-                    return Err(WireError::Group(start));
-                }
-                stack.push(f);
-                p
-            }
-            4 => {
-                if stack.pop() != Some(f) {
-                    return Err(WireError::Group(start));
-                }
-                depth -= 1;
-                p
-            }
-            t => return Err(WireError::WireType(start, t)),
-        };
-    }
-    Ok(pos)
-}
-
-impl Iterator for Records<'_> {
-    type Item = Result<Record, WireError>;
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.failed || self.pos >= self.end {
-            return None;
-        }
-        let r = self.next_record();
-        self.failed = r.is_err();
-        Some(r)
-    }
-}
-
-/// Changes to one message. Records are addressed by (field number, occurrence): the occurrence is the
-/// index among that field's records, which for a repeated field is its index in the decoded list.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Edit {
-    /// The record edits, sorted by (field, occurrence). A sorted vector rather than a map: most edits
-    /// touch one or two records of a node (a map's first node alone is a kilobyte), and the few large
-    /// ones are built in key order, each edit an append.
-    records: Vec<((u32, usize), RecordEdit)>,
-    /// Whole records (tag and payload) added at the end of the message.
-    pub append: Vec<u8>,
-    /// The edit of one repeated field (a graph's nodes), kept compact: that field's records are
-    /// edited by it alone (finished: see [`ListEdit::finish`]).
-    pub list: Option<Box<ListEdit>>,
-}
-
-/// What happens at one record: `before` is inserted ahead of it, then `action` applies to it.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct RecordEdit {
-    pub before: Vec<u8>,
-    pub action: Action,
-}
-
-#[derive(Clone, Debug, Default, PartialEq)]
-pub enum Action {
-    #[default]
-    Keep,
-    /// The record is a sub-message with changes of its own.
-    Edit(Box<Edit>),
-    /// The record is replaced by these bytes (whole records; empty drops it).
-    Replace(Vec<u8>),
-}
-
-impl Edit {
-    pub fn is_empty(&self) -> bool {
-        self.append.is_empty()
-            && self.records.is_empty()
-            && self.list.as_ref().is_none_or(|l| l.is_empty())
-    }
-
-    /// The edit of record (field, occurrence), created empty if absent.
-    pub fn at(&mut self, field: u32, occurrence: usize) -> &mut RecordEdit {
-        let key = (field, occurrence);
-        let at = match self.records.last() {
-            // In key order: an append.
-            Some((last, _)) if *last < key => self.records.len(),
-            None => 0,
-            _ => match self.records.binary_search_by(|(k, _)| k.cmp(&key)) {
-                Ok(i) => return &mut self.records[i].1,
-                Err(i) => i,
-            },
-        };
-        if self.records.is_empty() {
-            // Most edits are of one record (a node's input): no room for four.
-            self.records.reserve_exact(1);
-        }
-        self.records.insert(at, (key, RecordEdit::default()));
-        &mut self.records[at].1
-    }
-
-    /// Sets the edit of one repeated field. Records of that field that already have an edit here (the
-    /// node holding a subgraph that is edited too) get the list's edits of them (records inserted
-    /// before, changes, removal) as record edits, and the list leaves them to those. A node that
-    /// holds a subgraph is never an `Expand` recipe's consumer (see `passes::GraphPatch::expand`),
-    /// whose nodes and rewire are made from the node's record as it is written.
-    pub fn set_list(&mut self, mut list: ListEdit) {
-        list.finish();
-        let field = list.field;
-        let taken: Vec<usize> = self
-            .records
-            .iter()
-            .filter(|((f, _), _)| *f == field)
-            .map(|((_, o), _)| *o)
-            .collect();
-        for at in taken {
-            let o = list.occurrence(at);
-            let rec = self.at(field, at);
-            for bytes in o.plain_before() {
-                rec.before.extend_from_slice(bytes);
-            }
-            if o.removed {
-                rec.action = Action::Replace(Vec::new());
-                continue;
-            }
-            let child = self.child(field, at);
-            for (sub, occurrence, payload) in o.plain_changes() {
-                let mut record = Vec::new();
-                if let Some(p) = payload {
-                    write_len_record(&mut record, sub, p);
-                }
-                child.at(sub, occurrence).action = Action::Replace(record);
-            }
-        }
-        self.list = Some(Box::new(list));
-    }
-
-    /// The record edits, by (field, occurrence) in order.
-    pub(super) fn records(&self) -> &[((u32, usize), RecordEdit)] {
-        &self.records
-    }
-
-    /// The edit of record (field, occurrence), if there is one.
-    pub fn get(&self, field: u32, occurrence: usize) -> Option<&RecordEdit> {
-        let key = (field, occurrence);
-        self.records
-            .binary_search_by(|(k, _)| k.cmp(&key))
-            .ok()
-            .map(|i| &self.records[i].1)
-    }
-
-    /// The nested edit of sub-message (field, occurrence), created empty if absent.
-    pub fn child(&mut self, field: u32, occurrence: usize) -> &mut Edit {
-        let rec = self.at(field, occurrence);
-        if !matches!(rec.action, Action::Edit(_)) {
-            rec.action = Action::Edit(Box::default());
-        }
-        match &mut rec.action {
-            Action::Edit(e) => e,
-            // The arm above made it an Edit.
-            _ => unreachable!("action was just set to Edit"),
-        }
-    }
-}
 
 /// Bytes written between two reports to the flusher of a durable write (see [`Spliced::copy_to`]):
 /// as often as it flushes ([`crate::file::atomic::FLUSH_EVERY`]).
@@ -461,16 +59,6 @@ struct Walk<'e> {
     split: Option<Split<'e>>,
 }
 
-/// Where a write in two parts divides the output (see [`super::two_part`]): at the first occurrence
-/// from `at` on of the list `owner` edits, or at the end of `owner`'s message if it has none.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) struct Split<'e> {
-    pub owner: &'e Edit,
-    pub at: usize,
-    /// The length of the list's occurrences before `at` (those the list edit writes), as written.
-    pub head: u64,
-}
-
 /// The part of a split output a walk makes: up to the split, or from it on (see [`Split`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Part {
@@ -485,15 +73,6 @@ struct EmitSplit<'e> {
     reached: bool,
 }
 
-/// A split as [`measure`] follows it: the list's occurrences from `at` on are measured by `tail`
-/// (on another thread), the others here, their length summed in `head`.
-pub(super) struct MeasureSplit<'t> {
-    pub owner: &'t Edit,
-    pub at: usize,
-    pub head: u64,
-    pub tail: Option<Box<dyn FnOnce() -> Result<u64, WireError> + 't>>,
-}
-
 /// The head part of a split output ends here: not an error, the walk stops.
 #[derive(Debug, Error)]
 #[error("the split point of the output was reached")]
@@ -501,14 +80,6 @@ struct SplitReached;
 
 fn is_split_reached(e: &std::io::Error) -> bool {
     e.get_ref().is_some_and(|e| e.is::<SplitReached>())
-}
-
-/// What the walk hands the writer: a span of the source, or bytes.
-pub(super) enum Piece<'a> {
-    Source(Range<usize>),
-    Bytes(&'a [u8]),
-    /// The pieces that follow go at this offset of the output (the tail part of a split output).
-    At(u64),
 }
 
 impl<'e> Spliced<'e> {
@@ -824,17 +395,6 @@ struct Joined<'f> {
     skipped: u64,
 }
 
-impl Piece<'_> {
-    /// The bytes the piece puts in the output.
-    fn len(&self) -> u64 {
-        match self {
-            Piece::Source(r) => r.len() as u64,
-            Piece::Bytes(b) => b.len() as u64,
-            Piece::At(_) => 0,
-        }
-    }
-}
-
 impl Joined<'_> {
     /// Ends the skipping: the split is here, after `head` more bytes (the list's occurrences before
     /// it, not walked).
@@ -999,149 +559,6 @@ fn splice_with<'e>(
         split,
     });
     Ok(out)
-}
-
-/// Writes `value` as a varint into `buf` at `at` (which has room for 10 bytes); returns the end.
-pub(super) fn put_varint(buf: &mut [u8; 20], mut at: usize, mut value: u64) -> usize {
-    while value >= 0x80 {
-        buf[at] = (value as u8) | 0x80;
-        value >>= 7;
-        at += 1;
-    }
-    buf[at] = value as u8;
-    at + 1
-}
-
-/// Bytes of a length-delimited record of `field` whose payload is `payload` bytes.
-pub(super) fn record_len(field: u32, payload: u64) -> u64 {
-    varint_len((u64::from(field) << 3) | u64::from(LEN)) + varint_len(payload) + payload
-}
-
-/// Bytes of `value` as a varint.
-fn varint_len(value: u64) -> u64 {
-    u64::from((64 - (value | 1).leading_zeros()).div_ceil(7))
-}
-
-/// Visits the records of the message `src[range]` with the edit of each (if any), in order.
-fn each_record<E: From<WireError>>(
-    src: &[u8],
-    range: Range<usize>,
-    edit: &Edit,
-    mut visit: impl FnMut(Record, usize, Option<&RecordEdit>) -> Result<(), E>,
-) -> Result<(), E> {
-    // Per field met so far: (field, records seen, where its next edit may be in `edit.records`).
-    // A message has a handful of fields, and each field's edits are met in order.
-    let mut seen: Vec<(u32, usize, usize)> = Vec::new();
-    for rec in records(src, range) {
-        let rec = rec?;
-        let i = match seen.iter().position(|(f, _, _)| *f == rec.field) {
-            Some(i) => i,
-            None => {
-                seen.push((rec.field, 0, 0));
-                seen.len() - 1
-            }
-        };
-        let (_, count, hint) = &mut seen[i];
-        let occurrence = *count;
-        *count += 1;
-        let key = (rec.field, occurrence);
-        let found = match edit.records.get(*hint) {
-            Some((k, _)) if *k == key => Some(*hint),
-            _ => edit.records.binary_search_by(|(k, _)| k.cmp(&key)).ok(),
-        };
-        if let Some(at) = found {
-            *hint = at + 1;
-        }
-        visit(rec, occurrence, found.map(|at| &edit.records[at].1))?;
-    }
-    Ok(())
-}
-
-/// The length of the message `src[range]` with `edit` applied; pushes the new payload length of each
-/// edited sub-message on `lens`, in the order [`emit`] meets them.
-pub(super) fn measure(
-    src: &[u8],
-    range: Range<usize>,
-    edit: &Edit,
-    lens: &mut Vec<u64>,
-    mut split: Option<&mut MeasureSplit<'_>>,
-) -> Result<u64, WireError> {
-    if edit.is_empty() {
-        return Ok(range.len() as u64);
-    }
-    let mut len = 0u64;
-    let mut list = edit.list.as_deref().map(|l| (l.field, l.cursor()));
-    let splitting = split
-        .as_deref()
-        .is_some_and(|s| std::ptr::eq(s.owner, edit));
-    each_record(src, range, edit, |rec, occurrence, re| {
-        if let Some((field, cursor)) = &mut list
-            && rec.field == *field
-            && re.is_none()
-        {
-            let head = split.as_deref_mut().filter(|_| splitting);
-            if let Some(s) = &head
-                && occurrence >= s.at
-            {
-                return Ok(());
-            }
-            let n = cursor.splice::<WireError>(occurrence, src, &rec, None)?;
-            if let Some(s) = head {
-                s.head += n;
-            }
-            len += n;
-            return Ok(());
-        }
-        let Some(re) = re else {
-            len += rec.span.len() as u64;
-            return Ok(());
-        };
-        len += re.before.len() as u64;
-        match &re.action {
-            Action::Keep => len += rec.span.len() as u64,
-            Action::Replace(bytes) => len += bytes.len() as u64,
-            Action::Edit(child) => {
-                if rec.wire_type != LEN {
-                    return Err(WireError::NotLengthDelimited {
-                        field: rec.field,
-                        occurrence,
-                    });
-                }
-                let slot = lens.len();
-                lens.push(0);
-                let inner = measure(src, rec.payload.clone(), child, lens, split.as_deref_mut())?;
-                lens[slot] = inner;
-                len += record_len(rec.field, inner);
-            }
-        }
-        Ok(())
-    })?;
-    if splitting && let Some(tail) = split.and_then(|s| s.tail.take()) {
-        len += tail()?;
-    }
-    Ok(len + edit.append.len() as u64)
-}
-
-/// The length of the occurrences from `at` on of the list `owner` edits, `src[range]` being
-/// `owner`'s message: what [`measure`] leaves to another thread when it splits.
-pub(super) fn measure_tail(
-    src: &[u8],
-    range: Range<usize>,
-    owner: &Edit,
-    at: usize,
-) -> Result<u64, WireError> {
-    let Some(list) = owner.list.as_deref() else {
-        return Ok(0);
-    };
-    let mut cursor = list.cursor_from(at);
-    let mut len = 0u64;
-    each_record(src, range, owner, |rec, occurrence, re| {
-        if rec.field == list.field && re.is_none() && occurrence >= at {
-            len += cursor.splice::<WireError>(occurrence, src, &rec, None)?;
-        }
-        Ok(())
-    })?;
-    Ok(len)
 }
 
 /// Hands the message `src[range]` with `edit` applied to `out`, piece by piece; `lens` are the
@@ -1352,7 +769,7 @@ mod tests {
                 let mut want = vec![9u8; at];
                 want.extend_from_slice(&src[..n]);
                 let mut got = vec![9u8; at];
-                put_short(&mut got, &src[..n]);
+                crate::file::encoding::put_short(&mut got, &src[..n]);
                 assert_eq!(got, want, "{n} bytes after {at}");
             }
         }
@@ -1431,7 +848,7 @@ mod tests {
         edit.at(5, 0).before = vec![3];
         edit.at(1, 2).before.push(4); // the same record again
         edit.at(1, 0).before = vec![5];
-        let keys: Vec<_> = edit.records.iter().map(|(k, _)| *k).collect();
+        let keys: Vec<_> = edit.records().iter().map(|(k, _)| *k).collect();
         assert_eq!(keys, [(1, 0), (1, 2), (1, 5), (5, 0)]);
         assert_eq!(edit.get(1, 2).map(|r| r.before.clone()), Some(vec![2, 4]));
         assert!(edit.get(1, 3).is_none());

@@ -20,6 +20,7 @@ use super::{
     ValueId, Values, WirePath, position,
 };
 use crate::diagnostics::{Code, Diagnostic};
+use crate::file::schema::{attribute, graph, node};
 use crate::proto::{AttributeProto, GraphProto};
 use petgraph::Direction;
 use petgraph::stable_graph::StableDiGraph;
@@ -422,10 +423,10 @@ fn take_graph_attributes(
         // The value field decides, whatever `type` says: a graph is a graph even under a wrong
         // discriminator (which the attribute check reports separately).
         if let Some(sub) = attr.g.take() {
-            out.push((a, None, 6, sub));
+            out.push((a, None, attribute::G, sub));
         }
         for (k, sub) in std::mem::take(&mut attr.graphs).into_iter().enumerate() {
-            out.push((a, Some(k), 11, sub));
+            out.push((a, Some(k), attribute::GRAPHS, sub));
         }
     }
     out
@@ -459,10 +460,10 @@ fn attach_subgraphs(
             let mut wire = g.wire.clone();
             wire.extend([
                 (g.node_field, p.index),
-                (5, p.attribute),
+                (node::ATTRIBUTE, p.attribute),
                 (p.field, p.item.unwrap_or(0)),
             ]);
-            let (sub, free) = build_graph(p.proto, path, wire, 1, Some(&scope), diags);
+            let (sub, free) = build_graph(p.proto, path, wire, graph::NODE, Some(&scope), diags);
             built.push((p.node, p.attribute, p.item, sub, free));
         }
     }

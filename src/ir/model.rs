@@ -10,10 +10,9 @@ use crate::proto::{FunctionProto, GraphProto, ModelProto, ValueInfoProto};
 use crate::text::same;
 use bytes::Bytes;
 
-/// `ModelProto.graph`.
-pub const GRAPH_FIELD: u32 = 7;
-/// `ModelProto.functions`.
-pub const FUNCTIONS_FIELD: u32 = 25;
+use crate::file::schema::{
+    function, model::FUNCTIONS as FUNCTIONS_FIELD, model::GRAPH as GRAPH_FIELD,
+};
 
 /// A model-local function (IR >= 8): its header (attributes, opset imports...) and its body as a graph.
 #[derive(Debug)]
@@ -203,7 +202,14 @@ fn build_function(mut f: FunctionProto, index: usize, diags: &mut Vec<Diagnostic
         ..Default::default()
     };
     let path = format!("function:{}.{}", f.domain(), f.name());
-    let (body, _) = build_graph(proto, path, vec![(FUNCTIONS_FIELD, index)], 7, None, diags);
+    let (body, _) = build_graph(
+        proto,
+        path,
+        vec![(FUNCTIONS_FIELD, index)],
+        function::NODE,
+        None,
+        diags,
+    );
     Function { header: f, body }
 }
 

@@ -9,12 +9,14 @@
 pub mod explicit_broadcast;
 pub mod fold_expand;
 
-use crate::file::expand_recipe::Recipe;
 use crate::file::list_edit::{ListEdit, ListMark, Room};
-use crate::file::wire::{Action, Edit, LEN, write_len_record, write_varint};
+use crate::file::node_record::{NewNode, Text};
+use crate::file::schema::{function, graph, node};
+use crate::file::wire::{Action, Edit, write_len_record};
 use crate::ir::{Graph, Model, WirePath};
 use crate::proto::{AttributeProto, NodeProto, TensorProto, ValueInfoProto};
 use crate::shape::infer::GraphShapes;
+use explicit_broadcast::recipe::Recipe;
 use prost::Message;
 use std::collections::{BTreeSet, HashMap};
 
@@ -124,44 +126,27 @@ impl GraphPatch {
         outputs: &[&str],
         attributes: &[AttributeProto],
     ) {
-        /// NodeProto's fields: input, output, name, op_type, attribute (numbers below 16: one-byte tags).
-        const INPUT: u8 = 1;
-        const OUTPUT: u8 = 2;
-        const NAME: u8 = 3;
-        const OP_TYPE: u8 = 4;
-        const ATTRIBUTE: u8 = 5;
-        let field = |len: usize| 1 + varint_len(len as u64) + len;
-        let strings = inputs.iter().chain(outputs).map(|s| field(s.len()));
-        let attrs = attributes.iter().map(|a| field(a.encoded_len()));
-        let len: usize =
-            strings.chain(attrs).sum::<usize>() + field(name.len()) + field(op_type.len());
-        let bytes = self.queue_record(at, len);
-        let put = |bytes: &mut Vec<u8>, f: u8, s: &[u8]| {
-            bytes.push((f << 3) | LEN);
-            write_varint(bytes, s.len() as u64);
-            bytes.extend_from_slice(s);
+        fn text<'a>(s: &[&'a str]) -> smallvec::SmallVec<[Text<'a>; 4]> {
+            s.iter().map(|s| Text::Bytes(s.as_bytes())).collect()
+        }
+        let (inputs, outputs) = (text(inputs), text(outputs));
+        let node = NewNode {
+            inputs: &inputs,
+            outputs: &outputs,
+            name: Text::Bytes(name.as_bytes()),
+            op_type: op_type.as_bytes(),
+            attributes,
         };
-        for s in inputs {
-            put(bytes, INPUT, s.as_bytes());
-        }
-        for s in outputs {
-            put(bytes, OUTPUT, s.as_bytes());
-        }
-        put(bytes, NAME, name.as_bytes());
-        put(bytes, OP_TYPE, op_type.as_bytes());
-        for a in attributes {
-            bytes.push((ATTRIBUTE << 3) | LEN);
-            write_varint(bytes, a.encoded_len() as u64);
-            // Encoding into a vector with room reserved cannot fail.
-            let _ = a.encode(bytes);
-        }
+        let bytes = self.queue_record(at, node.payload_len());
+        node.put_payload(bytes);
     }
 
     /// Queues the `Expand` `recipe` describes before the node at source position `at` (a node that
     /// holds no subgraph), and rewires the node's input to it: made as the output is written, from
     /// the node's record. `target` names the static target shape, if the recipe has one.
     pub fn expand(&mut self, at: usize, recipe: Recipe, target: Option<&str>) {
-        self.nodes.queue_expand(at, recipe, target);
+        self.nodes
+            .queue_made(at, recipe, target.unwrap_or_default().as_bytes());
     }
 
     /// Where the node list's edit stands (see [`GraphPatch::rollback`]).
@@ -192,12 +177,12 @@ impl GraphPatch {
     /// Makes input `slot` of the node at source position `at` read the value `name` (the last call
     /// for one input wins).
     pub fn rewire(&mut self, at: usize, slot: usize, name: &str) {
-        self.nodes.replace(at, INPUT_FIELD, slot, name.as_bytes());
+        self.nodes.replace(at, node::INPUT, slot, name.as_bytes());
     }
 
     /// Removes attribute `attribute` (its position in the node) of the node at source position `at`.
     pub fn drop_attribute(&mut self, at: usize, attribute: usize) {
-        self.nodes.drop_sub(at, ATTRIBUTE_FIELD, attribute);
+        self.nodes.drop_sub(at, node::ATTRIBUTE, attribute);
     }
 
     /// Removes the node at source position `at` (its rewires and attribute changes, if any, go with
@@ -211,31 +196,11 @@ impl GraphPatch {
     }
 }
 
-/// Bytes of `value` as a varint.
-fn varint_len(value: u64) -> usize {
-    (64 - (value | 1).leading_zeros()).div_ceil(7) as usize
-}
-
 /// The changes a pass proposes, graph by graph.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Patch {
     pub graphs: Vec<GraphPatch>,
 }
-
-/// `GraphProto.initializer`.
-const INITIALIZER_FIELD: u32 = 5;
-/// `NodeProto.input`.
-const INPUT_FIELD: u32 = 1;
-/// `NodeProto.attribute`.
-const ATTRIBUTE_FIELD: u32 = 5;
-/// `GraphProto.input`.
-const INPUT_FIELD_OF_GRAPH: u32 = 11;
-/// `GraphProto.value_info`.
-const VALUE_INFO_FIELD: u32 = 13;
-/// `FunctionProto.value_info`.
-const VALUE_INFO_FIELD_OF_FUNCTION: u32 = 12;
-/// `FunctionProto.node`: a graph patch with this node field is a function body's.
-const NODE_FIELD_OF_FUNCTION: u32 = 7;
 
 impl Patch {
     pub fn is_empty(&self) -> bool {
@@ -262,21 +227,21 @@ impl Patch {
             let node_field = gp.node_field();
             edit.set_list(std::mem::take(&mut gp.nodes));
             for &index in &gp.remove_initializers {
-                edit.at(INITIALIZER_FIELD, index).action = Action::Replace(Vec::new());
+                edit.at(graph::INITIALIZER, index).action = Action::Replace(Vec::new());
             }
-            let value_info_field = if node_field == NODE_FIELD_OF_FUNCTION {
-                VALUE_INFO_FIELD_OF_FUNCTION
+            let value_info_field = if node_field == function::NODE {
+                function::VALUE_INFO
             } else {
-                VALUE_INFO_FIELD
+                graph::VALUE_INFO
             };
             for &index in &gp.remove_value_info {
                 edit.at(value_info_field, index).action = Action::Replace(Vec::new());
             }
             for t in &gp.initializers {
-                write_len_record(&mut edit.append, INITIALIZER_FIELD, &t.encode_to_vec());
+                write_len_record(&mut edit.append, graph::INITIALIZER, &t.encode_to_vec());
             }
             for vi in &gp.inputs {
-                write_len_record(&mut edit.append, INPUT_FIELD_OF_GRAPH, &vi.encode_to_vec());
+                write_len_record(&mut edit.append, graph::INPUT, &vi.encode_to_vec());
             }
         }
         root
@@ -571,7 +536,7 @@ mod tests {
 
     #[test]
     fn an_expand_made_from_a_recipe_is_the_bytes_of_the_nodes_it_stands_for() {
-        use crate::file::expand_recipe::{Recipe, STATIC};
+        use super::explicit_broadcast::recipe::{Recipe, STATIC};
         let consumer = |name: &str| NodeProto {
             op_type: Some("Add".into()),
             name: Some(name.into()),
@@ -626,7 +591,6 @@ mod tests {
         let recipe = |shape_of, k_expand, k_shape| Recipe {
             slot: 1,
             shape_of,
-            target: (0, 0),
             k_expand,
             k_shape,
             known: None,

@@ -6,7 +6,7 @@ pub mod carry;
 
 use crate::file::output::{self, Target};
 use crate::file::wire::{self, Edit, Spliced};
-use crate::file::{Origin, atomic::same_file};
+use crate::file::{Origin, output::same_file};
 use crate::ir::Model;
 use anyhow::{Context, Result, bail};
 use carry::{Carried, Placed};

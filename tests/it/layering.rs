@@ -406,42 +406,19 @@ fn pass_words(text: &str) -> Vec<String> {
     out
 }
 
-/// The files of `src/file/` that still name a pass: `expand`'s recipe and the list edit that holds
-/// it (issue 37, step 3, moves them out: branch `i37-bytes`). The list only shrinks.
-const NAMING_A_PASS: &[&str] = &[
-    "atomic.rs",
-    "expand_recipe.rs",
-    "list_edit.rs",
-    "mod.rs",
-    "wire.rs",
-];
-
 #[test]
 fn the_byte_layer_names_no_pass() {
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/file");
     let mut found = Vec::new();
-    let mut naming = BTreeSet::new();
     for (path, _) in sources(&file) {
-        let rel = path.strip_prefix(&file).unwrap().display().to_string();
         for hit in pass_words(&std::fs::read_to_string(&path).unwrap()) {
-            naming.insert(rel.clone());
-            if !NAMING_A_PASS.contains(&rel.as_str()) {
-                found.push(format!("{}:{hit}", path.display()));
-            }
+            found.push(format!("{}:{hit}", path.display()));
         }
     }
     assert!(
         found.is_empty(),
         "src/file names a pass:\n{}",
         found.join("\n")
-    );
-    let stale: Vec<&&str> = NAMING_A_PASS
-        .iter()
-        .filter(|f| !naming.contains(**f))
-        .collect();
-    assert!(
-        stale.is_empty(),
-        "no longer naming a pass, take them off NAMING_A_PASS: {stale:?}"
     );
 }
 
@@ -450,5 +427,131 @@ fn pass_words_are_whole_words() {
     assert_eq!(
         pass_words("a folder\nthe Expand node\nexpanded"),
         ["2: the Expand node"]
+    );
+}
+
+/// The modules of `siblings` that a file of `src/file/` names in its code (not its comments or its
+/// tests): `super::x`, `super::{x, y::z}`, `crate::file::x`.
+fn sibling_imports(text: &str, siblings: &BTreeSet<String>) -> BTreeSet<String> {
+    let ident = |s: &str| -> String {
+        s.chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let code: String = text
+        .lines()
+        .take_while(|l| l.trim() != "#[cfg(test)]")
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut out = BTreeSet::new();
+    for prefix in ["super::", "crate::file::"] {
+        for (at, _) in code.match_indices(prefix) {
+            let rest = &code[at + prefix.len()..];
+            let names: Vec<String> = match rest.strip_prefix('{') {
+                Some(group) => group[..group.find('}').unwrap_or(group.len())]
+                    .split(',')
+                    .map(|item| ident(item.trim()))
+                    .collect(),
+                None => vec![ident(rest)],
+            };
+            out.extend(names.into_iter().filter(|n| siblings.contains(n)));
+        }
+    }
+    out
+}
+
+/// A circle among `edges` (module to the modules it names), if there is one, as the path around it.
+fn circle(edges: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    fn visit(
+        at: &str,
+        edges: &BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(start) = path.iter().position(|p| p == at) {
+            let mut found = path[start..].to_vec();
+            found.push(at.to_string());
+            return Some(found);
+        }
+        if done.contains(at) {
+            return None;
+        }
+        path.push(at.to_string());
+        for next in edges.get(at).into_iter().flatten() {
+            if let Some(found) = visit(next, edges, path, done) {
+                return Some(found);
+            }
+        }
+        path.pop();
+        done.insert(at.to_string());
+        None
+    }
+    let mut done = BTreeSet::new();
+    edges
+        .keys()
+        .find_map(|m| visit(m, edges, &mut Vec::new(), &mut done))
+}
+
+#[test]
+fn the_byte_layers_modules_name_each_other_without_a_circle() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/file");
+    // Each module of src/file: a file, or a folder of files (its mod.rs and its children).
+    let mut modules: BTreeMap<String, Vec<PathBuf>> = BTreeMap::new();
+    for entry in std::fs::read_dir(&file).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        if path.is_dir() {
+            let files = sources(&path).into_iter().map(|(p, _)| p).collect();
+            modules.insert(name, files);
+        } else if path.extension().is_some_and(|e| e == "rs") && name != "mod" {
+            modules.insert(name, vec![path]);
+        }
+    }
+    let siblings: BTreeSet<String> = modules.keys().cloned().collect();
+    let edges: BTreeMap<String, BTreeSet<String>> = modules
+        .iter()
+        .map(|(name, files)| {
+            let mut named = BTreeSet::new();
+            for p in files {
+                named.extend(sibling_imports(
+                    &std::fs::read_to_string(p).unwrap(),
+                    &siblings,
+                ));
+            }
+            named.remove(name);
+            (name.clone(), named)
+        })
+        .collect();
+    assert!(
+        edges.get("list_edit").is_some_and(|n| n.contains("made")),
+        "list_edit's imports not found: the scan is broken"
+    );
+    assert_eq!(
+        circle(&edges),
+        None,
+        "modules of src/file name each other in a circle"
+    );
+}
+
+#[test]
+fn the_circle_check_finds_a_circle_and_passes_a_chain() {
+    let siblings: BTreeSet<String> = ["a", "b", "c"].map(String::from).into();
+    let named = sibling_imports(
+        "use super::{a, b::X};\n// super::c\nuse crate::file::c::Y;\n#[cfg(test)]\nuse super::a;",
+        &siblings,
+    );
+    assert_eq!(named, ["a", "b", "c"].map(String::from).into());
+    let graph = |pairs: &[(&str, &str)]| {
+        let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for (a, b) in pairs {
+            g.entry(a.to_string()).or_default().insert(b.to_string());
+        }
+        g
+    };
+    assert_eq!(circle(&graph(&[("a", "b"), ("b", "c")])), None);
+    assert_eq!(
+        circle(&graph(&[("a", "b"), ("b", "c"), ("c", "a")])),
+        Some(["a", "b", "c", "a"].map(String::from).to_vec())
     );
 }

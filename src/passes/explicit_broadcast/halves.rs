@@ -28,10 +28,8 @@ pub(super) fn split_point(n: usize) -> usize {
     n / 2
 }
 
-/// Counts kept in 32 bits saturate (a model under 2 GiB has fewer nodes).
-pub(super) fn small(n: usize) -> u32 {
-    u32::try_from(n).unwrap_or(u32::MAX)
-}
+/// Counts kept in 32 bits (see there).
+pub(super) use crate::file::encoding::small;
 
 /// What the other thread did: where it stopped, its edit, the inputs it made explicit as
 /// (ordinal, input), and what it listed.

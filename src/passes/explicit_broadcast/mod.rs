@@ -17,6 +17,7 @@
 mod exceptions;
 mod halves;
 mod inserted;
+pub mod recipe;
 mod targets;
 
 pub use exceptions::{
@@ -26,7 +27,6 @@ pub use inserted::{Inserted, NAME_MARK, SHAPE_PREFIX, inserted_nodes};
 
 use super::{GraphPatch, Names, Patch};
 use crate::diagnostics::{Code, Diagnostic};
-use crate::file::expand_recipe::{Known, Recipe, STATIC};
 use crate::file::list_edit::Room;
 use crate::ir::{Graph, Imports, Model, OpNode, ValueId, opset_domain};
 use crate::proto::attribute_proto::AttributeType;
@@ -35,6 +35,7 @@ use crate::proto::{AttributeProto, NodeProto, TensorProto, ValueInfoProto};
 use crate::shape::dim::{Dim, Shape, format_shape};
 use crate::shape::infer::GraphShapes;
 use crate::shape::sites::{self, Kind, attention_bias_target, num_heads};
+use recipe::{Known, Recipe, STATIC};
 use std::collections::HashMap;
 
 /// Options of the pass.
@@ -771,7 +772,6 @@ impl<'a> GraphRewriter<'a, '_> {
         let recipe = Recipe {
             slot: slot32,
             shape_of,
-            target: (0, 0),
             k_expand: self.names.fresh_suffix_marked(base),
             k_shape,
             known: self.known(op, slot, shape_of),
