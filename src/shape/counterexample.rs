@@ -147,12 +147,7 @@ fn run(dims: &[&Dim], rule: Validity) -> Search {
             failed.is_some()
         });
         if let Some(failure) = failed {
-            let at: Vec<String> = names
-                .iter()
-                .zip(&values)
-                .map(|(n, v)| format!("{n} = {v}"))
-                .collect();
-            return Search::Fails(format!("{} ({failure})", at.join(", ")));
+            return fails_at(&names, &values, &failure);
         }
     }
     Search::NoneUpTo(bound)
@@ -191,12 +186,7 @@ fn sampled(dims: &[&Dim], rule: Validity, names: &[&str]) -> Search {
                 .and_then(|i| i64::try_from(values[i]).ok())
         };
         if let Some(failure) = check(dims, rule, &env, &mut sizes) {
-            let at: Vec<String> = names
-                .iter()
-                .zip(&values)
-                .map(|(n, v)| format!("{n} = {v}"))
-                .collect();
-            return Search::Fails(format!("{} ({failure})", at.join(", ")));
+            return fails_at(names, &values, &failure);
         }
     }
     Search::NoneSampled(tried)
@@ -204,6 +194,16 @@ fn sampled(dims: &[&Dim], rule: Validity, names: &[&str]) -> Search {
 
 /// A symbol against its clamped copy, `x` and `min(x, c)` (a Slice `[:, :x]` of a table of `c` rows):
 /// they first differ at `x = c + 1`, however far beyond the search's bound that is.
+/// A failure found at `values` of the symbols `names`: `a = 3, b = 1 (failure)`.
+fn fails_at(names: &[&str], values: &[u64], failure: &str) -> Search {
+    let at: Vec<String> = names
+        .iter()
+        .zip(values)
+        .map(|(n, v)| format!("{n} = {v}"))
+        .collect();
+    Search::Fails(format!("{} ({failure})", at.join(", ")))
+}
+
 fn clamp_failure(dims: &[&Dim]) -> Option<Search> {
     let [a, b] = dims else {
         return None;
