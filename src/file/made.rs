@@ -1,6 +1,6 @@
 //! Records a list edit makes as it writes ([`MadeRecord`]), from the record of the occurrence they
 //! go before, and how the edit holds them without knowing their type: as [`Words`], with one trait
-//! object per edit that reads them ([`Maker`]). A pass defines the records; this module knows only that
+//! object per edit that reads them (`Maker`). A pass defines the records; this module knows only that
 //! they are made from a node's record and how long they are.
 
 use super::node_record::NodeRecord;
@@ -18,7 +18,7 @@ pub type Words = [u32; 7];
 /// Records an edit makes as it writes, from the record of the occurrence they are inserted before
 /// (a pass's node made from the node it feeds: a rewrite of a million nodes then holds a few words
 /// per node instead of its encoded records). The edit stores it as [`Words`] and calls it through
-/// one trait object per edit ([`Maker`]): the edit, and the splicer that holds
+/// one trait object per edit (`Maker`): the edit, and the splicer that holds
 /// it, stay of one type whatever records are made. The lengths it gives must be those it writes:
 /// the writer checks.
 pub trait MadeRecord: Copy + 'static {
