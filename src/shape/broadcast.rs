@@ -22,6 +22,7 @@
 
 use super::counterexample::{self, Validity};
 use super::dim::{Dim, Poly, Shape, SymExpr};
+use super::facts::Facts;
 
 /// What a broadcast rule says about a set of input shapes.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -81,24 +82,37 @@ pub struct PossibleConflict {
     /// When the model is valid, e.g. `N must be 1 or 3`, `needs M = N or one of them 1`. Symbols are
     /// named in sorted order, so the text does not depend on the order of the inputs.
     pub condition: String,
-    /// What the condition is checked with (the rule on this axis), for a caller that searches its
-    /// failing values itself ([`Self::failure`]).
+    /// What the condition is checked with (the rule on this axis), for the search of its failing
+    /// values ([`Self::finding`]).
     pub validity: Validity,
-    /// The search for the smallest failing values, when the condition ends with its clause (computed
-    /// sizes); `None` for plain symbols, whose condition says which values fail.
-    pub searched: Option<counterexample::Search>,
 }
 
 impl PossibleConflict {
-    /// The smallest failing values of the symbols: the search the condition ends with, or one made now.
-    pub fn failure(&self) -> counterexample::Search {
-        match &self.searched {
-            Some(s) => s.clone(),
-            None => {
-                let operands: Vec<&Dim> = self.dims.iter().map(|(_, d)| d).collect();
-                counterexample::search(&operands, self.validity)
-            }
+    /// Whether some size is computed (`ceil(w/32)*2`): the condition then does not say by itself
+    /// which values fail, as it does for plain symbols (`N must be 1 or 3`).
+    pub fn computed(&self) -> bool {
+        self.dims.iter().any(|(_, d)| {
+            matches!(d, Dim::Sym(e) if !matches!(e, SymExpr::Var(_) | SymExpr::Broadcast(_)))
+        })
+    }
+
+    /// The condition as a finding states it, or `None` when there is no finding: no assignment the
+    /// search tried breaks it where the earlier nodes run (`facts`), up to a bound that makes that
+    /// a fact of the model ([`counterexample::QUIET_BOUND`]). The condition ends with the smallest
+    /// failing values of the symbols when `clause` asks for them or a size is computed. The
+    /// condition is learned as a fact for the nodes after.
+    pub fn finding(&self, facts: &Facts, clause: bool) -> Option<String> {
+        let operands: Vec<&Dim> = self.dims.iter().map(|(_, d)| d).collect();
+        let failure = counterexample::search_given(&operands, self.validity, facts);
+        if failure.holds_as_far_as_searched() {
+            return None;
         }
+        facts.learn(&operands, self.validity);
+        Some(if clause || self.computed() {
+            format!("{}{}", self.condition, failure.clause())
+        } else {
+            self.condition.clone()
+        })
     }
 }
 
@@ -137,8 +151,7 @@ impl At {
         });
     }
 
-    /// Records a possible conflict; its condition ends with the smallest failing values of the symbols
-    /// the bounded search finds (see [`super::counterexample`]).
+    /// Records a possible conflict; the report searches its failing values ([`PossibleConflict::finding`]).
     fn possible(
         self,
         out: &mut Outcome,
@@ -146,26 +159,12 @@ impl At {
         condition: String,
         rule: Validity,
     ) {
-        // For plain symbols the condition already says which values fail (`N must be 1 or 3`); for
-        // computed sizes (`ceil(w/32)*2`) it does not, and the smallest failing values do.
-        let computed = dims.iter().any(|(_, d)| {
-            matches!(d, Dim::Sym(e) if !matches!(e, SymExpr::Var(_) | SymExpr::Broadcast(_)))
-        });
-        let searched = computed.then(|| {
-            let operands: Vec<&Dim> = dims.iter().map(|(_, d)| d).collect();
-            counterexample::search(&operands, rule)
-        });
-        let condition = match &searched {
-            Some(found) => condition + &found.clause(),
-            None => condition,
-        };
         out.possible.push(PossibleConflict {
             axis: self.axis,
             axis_from_end: self.from_end,
             dims,
             condition,
             validity: rule,
-            searched,
         });
     }
 }
@@ -661,8 +660,15 @@ mod tests {
         }
     }
 
-    fn conditions(o: &Outcome) -> Vec<&str> {
-        o.possible.iter().map(|p| p.condition.as_str()).collect()
+    /// The conditions as their findings state them; one that no size tried breaks is marked.
+    fn conditions(o: &Outcome) -> Vec<String> {
+        o.possible
+            .iter()
+            .map(|p| {
+                p.finding(&Facts::default(), false)
+                    .unwrap_or_else(|| format!("{} (no finding)", p.condition))
+            })
+            .collect()
     }
 
     fn bcast(names: &[&str]) -> Dim {
@@ -907,7 +913,6 @@ mod tests {
                 dims: vec![(0, Dim::sym("N")), (1, Dim::Known(3))],
                 condition: "N must be 1 or 3".into(),
                 validity: Validity::Multi,
-                searched: None,
             }]
         );
     }

@@ -141,14 +141,13 @@ impl NodeCtx<'_> {
             (None, [a, b], None) => format!("needs {a} = {b}"),
             (None, _, None) => format!("needs {} to be equal", and_list(&names)),
         };
-        let failure = match &pair {
-            Some([q, one]) => counterexample::search(&[q, one], Validity::Equal),
-            None => {
-                let dims: Vec<&Dim> = present.iter().map(|o| &o.dim).collect();
-                counterexample::search(&dims, Validity::Equal)
-            }
+        let dims: Vec<&Dim> = match &pair {
+            Some([q, one]) => vec![q, one],
+            None => present.iter().map(|o| &o.dim).collect(),
         };
+        let failure = counterexample::search_given(&dims, Validity::Equal, self.facts);
         if !failure.holds_as_far_as_searched() {
+            self.facts.learn(&dims, Validity::Equal);
             let clause = failure.clause();
             self.possible(c, &present, &format!("{detail}: {condition}{clause}"));
         }
@@ -167,8 +166,10 @@ impl NodeCtx<'_> {
             Dim::Sym(s) => match multiple_of(s, k) {
                 Some(always) => !always,
                 None => {
-                    let failure = counterexample::search(&[&operand.dim], Validity::MultipleOf(k));
+                    let rule = Validity::MultipleOf(k);
+                    let failure = counterexample::search_given(&[&operand.dim], rule, self.facts);
                     if !failure.holds_as_far_as_searched() {
+                        self.facts.learn(&[&operand.dim], rule);
                         let clause = failure.clause();
                         let detail = format!("{operand}: {s} must be a multiple of {k}{clause}");
                         self.possible(c, &[operand], &detail);

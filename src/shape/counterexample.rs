@@ -13,6 +13,7 @@
 //! at `x = c + 1`.
 
 use super::dim::{Dim, SymExpr};
+use super::facts::{Fact, Facts};
 use std::collections::HashMap;
 
 /// Most assignments tried for one axis.
@@ -74,7 +75,8 @@ impl Search {
     }
 }
 
-type Cache = HashMap<(Validity, Vec<Dim>), Search>;
+/// A search's answer by its rule, its dims and the facts it tested.
+type Cache = HashMap<(Validity, Vec<Dim>, Vec<Fact>), Search>;
 
 /// One cache for the whole process, not one per thread: `check --jobs N` checks models on N threads,
 /// and models of one folder (one exporter, one family) meet the same sizes; per thread, each job
@@ -87,7 +89,31 @@ static CACHE: std::sync::LazyLock<std::sync::Mutex<Cache>> =
 /// valid under `rule`. Known sizes take part as they are; an unknown dim ends the search (it may be
 /// anything).
 pub fn search(dims: &[&Dim], rule: Validity) -> Search {
-    let key = (rule, dims.iter().map(|d| (*d).clone()).collect::<Vec<_>>());
+    cached(dims, rule, Vec::new())
+}
+
+/// [`search`] among the assignments where every fact that bears on the symbols of `dims` holds: the
+/// values at which the earlier nodes run (see [`super::facts`]).
+pub fn search_given(dims: &[&Dim], rule: Validity, facts: &Facts) -> Search {
+    let mut names: Vec<&str> = dims
+        .iter()
+        .filter_map(|d| match d {
+            Dim::Sym(e) => Some(e.symbols()),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    cached(dims, rule, facts.bearing_on(&names))
+}
+
+fn cached(dims: &[&Dim], rule: Validity, facts: Vec<Fact>) -> Search {
+    let key = (
+        rule,
+        dims.iter().map(|d| (*d).clone()).collect::<Vec<_>>(),
+        facts,
+    );
     // A poisoned lock (a panic elsewhere while it was held) still holds answers that are right.
     let cache = || {
         CACHE
@@ -97,7 +123,7 @@ pub fn search(dims: &[&Dim], rule: Validity) -> Search {
     if let Some(hit) = cache().get(&key).cloned() {
         return hit;
     }
-    let found = run(dims, rule);
+    let found = run(dims, rule, &key.2);
     let mut c = cache();
     if c.len() >= CACHE_LIMIT {
         c.clear();
@@ -106,8 +132,8 @@ pub fn search(dims: &[&Dim], rule: Validity) -> Search {
     found
 }
 
-fn run(dims: &[&Dim], rule: Validity) -> Search {
-    if let Some(found) = clamp_failure(dims) {
+fn run(dims: &[&Dim], rule: Validity, facts: &[Fact]) -> Search {
+    if let Some(found) = clamp_failure(dims, facts) {
         return found;
     }
     let mut names: Vec<&str> = Vec::new();
@@ -124,7 +150,7 @@ fn run(dims: &[&Dim], rule: Validity) -> Search {
         return Search::NotSearched;
     }
     if names.len() > MAX_SYMBOLS {
-        return sampled(dims, rule, &names);
+        return sampled(dims, rule, &names, facts);
     }
     let bound = per_symbol_bound(names.len());
     if bound < 2 {
@@ -143,7 +169,7 @@ fn run(dims: &[&Dim], rule: Validity) -> Search {
                     .ok()
                     .and_then(|i| i64::try_from(values[i]).ok())
             };
-            failed = check(dims, rule, &env, &mut sizes);
+            failed = check(dims, rule, &env, &mut sizes).filter(|_| all_hold(facts, &env));
             failed.is_some()
         });
         if let Some(failure) = failed {
@@ -157,7 +183,7 @@ fn run(dims: &[&Dim], rule: Validity) -> Search {
 /// many: every symbol the same value `1..=64` (sizes computed from one input size, as a detection
 /// head's pyramid levels are, meet there), then [`BUDGET`] assignments in `1..=64` from a fixed
 /// sequence, so that the answer is the same on every run.
-fn sampled(dims: &[&Dim], rule: Validity, names: &[&str]) -> Search {
+fn sampled(dims: &[&Dim], rule: Validity, names: &[&str], facts: &[Fact]) -> Search {
     const TOP: u64 = 64;
     let mut values = vec![1u64; names.len()];
     let mut sizes: Vec<i64> = Vec::with_capacity(dims.len());
@@ -185,7 +211,8 @@ fn sampled(dims: &[&Dim], rule: Validity, names: &[&str]) -> Search {
                 .ok()
                 .and_then(|i| i64::try_from(values[i]).ok())
         };
-        if let Some(failure) = check(dims, rule, &env, &mut sizes) {
+        if let Some(failure) = check(dims, rule, &env, &mut sizes).filter(|_| all_hold(facts, &env))
+        {
             return fails_at(names, &values, &failure);
         }
     }
@@ -204,7 +231,7 @@ fn fails_at(names: &[&str], values: &[u64], failure: &str) -> Search {
     Search::Fails(format!("{} ({failure})", at.join(", ")))
 }
 
-fn clamp_failure(dims: &[&Dim]) -> Option<Search> {
+fn clamp_failure(dims: &[&Dim], facts: &[Fact]) -> Option<Search> {
     let [a, b] = dims else {
         return None;
     };
@@ -225,6 +252,12 @@ fn clamp_failure(dims: &[&Dim]) -> Option<Search> {
         return None;
     }
     let over = c.checked_add(1)?;
+    // Where an earlier node does not run at that value, the search proper looks further.
+    let SymExpr::Var(name) = x else { return None };
+    let at = |n: &str| (n == name.as_ref()).then_some(over);
+    if !all_hold(facts, &at) {
+        return None;
+    }
     let pair = if x_first {
         format!("{over} vs {c}")
     } else {
@@ -333,6 +366,20 @@ fn check(
     }
     let text: Vec<String> = distinct.iter().map(i64::to_string).collect();
     Some(text.join(" vs "))
+}
+
+/// Whether every fact holds at the assignment `env`: each of its sizes is a size there (the value it
+/// describes exists) and they are valid under its rule.
+fn all_hold(facts: &[Fact], env: &dyn Fn(&str) -> Option<i64>) -> bool {
+    let mut sizes = Vec::new();
+    facts.iter().all(|f| {
+        let dims: Vec<&Dim> = f.dims.iter().collect();
+        let sized = dims.iter().all(|d| match d {
+            Dim::Sym(e) => eval_size(e, env).is_some(),
+            _ => true,
+        });
+        sized && check(&dims, f.rule, env, &mut sizes).is_none()
+    })
 }
 
 /// An expression's value as a size, where it is one: a computed size below 1 is where the expression
@@ -491,6 +538,67 @@ mod tests {
             found
                 .clause()
                 .starts_with("; no failure at 4160 assignments tried")
+        );
+    }
+
+    /// Facts of the nodes before: an assignment where one fails is no counterexample, since the
+    /// model stops earlier there. A YOLO-like head: the stride-8 map is concatenated with the
+    /// stride-16 map upsampled by 2, so `ceil(h/8) = ceil(h/16)*2` wherever the head runs; a later
+    /// broadcast of the same two sizes then never fails, and one of other sizes fails only at values
+    /// that pass the Concat.
+    #[test]
+    fn assignments_an_earlier_node_refuses_are_no_counterexample() {
+        let h = || Poly::of(&SymExpr::var("h"));
+        let s8 = size(h().ceil_div(8).unwrap());
+        let up = size(h().ceil_div(16).unwrap().mul(&Poly::constant(2)).unwrap());
+        let concat = Facts::default();
+        concat.learn(&[&s8, &up], Validity::Equal);
+        let after = Facts::new(concat.into_inner());
+        assert_eq!(
+            search(&[&s8, &up], Validity::Multi),
+            Search::Fails("h = 17 (3 vs 4)".into())
+        );
+        assert_eq!(
+            search_given(&[&s8, &up], Validity::Multi, &after),
+            Search::NoneUpTo(4096)
+        );
+        // ceil(h/16) against ceil(h/32)*2 first fails at h = 33 alone, at h = 41 where the Concat
+        // runs (at 33, ceil(33/8) = 5 is odd).
+        let s16 = size(h().ceil_div(16).unwrap());
+        let up32 = size(h().ceil_div(32).unwrap().mul(&Poly::constant(2)).unwrap());
+        assert_eq!(
+            search(&[&s16, &up32], Validity::Multi),
+            Search::Fails("h = 33 (3 vs 4)".into())
+        );
+        assert_eq!(
+            search_given(&[&s16, &up32], Validity::Multi, &after),
+            Search::Fails("h = 41 (3 vs 4)".into())
+        );
+        // A fact over another symbol bears on nothing here, and a clamp's failure at c + 1 stands
+        // only where the facts hold there.
+        let w = Dim::sym("w");
+        let other = Facts::default();
+        other.learn(&[&w, &Dim::Known(3)], Validity::Equal);
+        let other = Facts::new(other.into_inner());
+        assert_eq!(
+            search_given(&[&s8, &up], Validity::Multi, &other),
+            Search::Fails("h = 17 (3 vs 4)".into())
+        );
+        let s = Dim::sym("s");
+        let clamped = size(Poly::min(&[Poly::of(&SymExpr::var("s")), Poly::constant(64)]).unwrap());
+        let small = Facts::default();
+        small.learn(&[&s, &Dim::Known(1)], Validity::Multi);
+        let small = Facts::new(small.into_inner());
+        assert_eq!(
+            search_given(&[&s, &clamped], Validity::Multi, &small),
+            Search::Fails("s = 65 (65 vs 64)".into())
+        );
+        let square = Facts::default();
+        square.learn(&[&s, &clamped], Validity::Equal);
+        let square = Facts::new(square.into_inner());
+        assert_eq!(
+            search_given(&[&s, &clamped], Validity::Multi, &square),
+            Search::NoneUpTo(4096)
         );
     }
 }

@@ -4,6 +4,7 @@
 use super::broadcast::Outcome;
 use super::contract::Contract;
 use super::dim::{Dim, Shape};
+use super::facts::Facts;
 use super::value::{Data, ValueInfo};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::ir::{Graph, OpNode};
@@ -62,6 +63,9 @@ pub struct NodeCtx<'a> {
     pub inputs: &'a [Option<&'a ValueInfo>],
     /// Findings, without their location (the driver fills graph and node in).
     pub findings: Vec<Diagnostic>,
+    /// What the nodes before this one need to run: a condition reported here is searched where they
+    /// hold, and learned for the nodes after ([`super::facts`]).
+    pub facts: &'a Facts,
     pub(super) subgraph: &'a mut SubgraphFn<'a>,
 }
 
@@ -284,18 +288,10 @@ impl<'a> NodeCtx<'a> {
             self.findings.push(d);
         }
         for p in &outcome.possible {
-            let mut condition = p.condition.clone();
-            // A contract's condition always ends with its first failing values; one that no size
-            // tried breaks is no finding (see `counterexample::QUIET_BOUND`).
-            if let Rule::Contract(_) = rule {
-                let failure = p.failure();
-                if failure.holds_as_far_as_searched() {
-                    continue;
-                }
-                if p.searched.is_none() {
-                    condition += &failure.clause();
-                }
-            }
+            // A contract's condition always ends with its first failing values.
+            let Some(condition) = p.finding(self.facts, matches!(rule, Rule::Contract(_))) else {
+                continue;
+            };
             let dims: Vec<String> = p.dims.iter().map(|(_, d)| d.to_string()).collect();
             let detail = format!(
                 "axis {}: {}; {condition}",

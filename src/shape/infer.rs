@@ -15,6 +15,7 @@
 use super::ctx::{NodeCtx, NodeRef};
 use super::dim::{Dim, SymExpr};
 use super::domains::missing_rule_findings;
+use super::facts::{Fact, Facts};
 use super::registry::registry;
 use super::value::{ANONYMOUS, ValueInfo, anonymous_symbol, from_tensor, from_type_proto};
 use crate::diagnostics::{Code, Diagnostic, Severity};
@@ -89,6 +90,7 @@ pub fn infer_keeping(model: &Model, keep: Keep) -> Inference {
         memo: HashMap::new(),
         work: 0,
         limit: None,
+        facts: Vec::new(),
     };
     if let Some(g) = &model.graph {
         let imports = model.opset_imports(None);
@@ -204,6 +206,8 @@ struct Driver<'m> {
     work: u64,
     /// The first limit inference met, reported once (I003).
     limit: Option<Limit>,
+    /// The conditions reported so far, which the nodes after may assume ([`super::facts`]).
+    facts: Vec<Fact>,
 }
 
 /// One inferred call: its inputs, what it gave, and its findings as reported at `site`.
@@ -468,6 +472,9 @@ impl<'m> Driver<'m> {
             parent: Some(env),
         };
         let mut sub_findings: Vec<Diagnostic> = Vec::new();
+        // Moved out for the rule, since the subgraph closure holds the driver; what a subgraph's
+        // nodes learn is dropped with what they leave in `self.facts`.
+        let facts = Facts::new(std::mem::take(&mut self.facts));
         let (outputs, findings) = {
             let this = &mut *self;
             let mut subgraph = |name: &str, formal: &[ValueInfo], reached: bool| {
@@ -490,11 +497,13 @@ impl<'m> Driver<'m> {
                 opset,
                 inputs: &inputs,
                 findings: Vec::new(),
+                facts: &facts,
                 subgraph: &mut subgraph,
             };
             let outputs = rule(&mut ctx);
             (outputs, ctx.findings)
         };
+        self.facts = facts.into_inner();
         // One root cause, one finding: past a broken contract the runtime makes no output at all, so
         // nothing downstream is checked against a shape the rule made up.
         let outputs = if findings.iter().any(super::contract::breaks_node) {

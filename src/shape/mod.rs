@@ -9,6 +9,7 @@ pub mod ctx;
 pub mod dim;
 pub mod dim_parse;
 pub mod domains;
+pub mod facts;
 pub mod infer;
 pub mod kept;
 pub mod ops;

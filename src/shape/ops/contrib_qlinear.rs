@@ -94,6 +94,7 @@ pub(super) fn delegate(
         opset,
         inputs,
         findings: Vec::new(),
+        facts: ctx.facts,
         subgraph: &mut sub,
     };
     let out = rule(&mut inner);

@@ -437,12 +437,7 @@ fn require_broadcast(ctx: &mut NodeCtx<'_>, c: Contract, what: &str, axes: &[Axi
         return false;
     }
     if let Some(p) = outcome.possible.first() {
-        let failure = p.failure();
-        if !failure.holds_as_far_as_searched() {
-            let mut condition = p.condition.clone();
-            if p.searched.is_none() {
-                condition += &failure.clause();
-            }
+        if let Some(condition) = p.finding(ctx.facts, true) {
             let detail = format!("{what}: {listed}: {condition}");
             let mut d = ctx.contract_diagnostic(Code::PossibleShapeContract, c, &slots, &detail);
             d.inputs = inputs;

@@ -333,6 +333,7 @@ mod hostile {
                                 opset,
                                 inputs: &ins.iter().map(Option::as_ref).collect::<Vec<_>>(),
                                 findings: Vec::new(),
+                                facts: &crate::shape::facts::Facts::default(),
                                 subgraph: &mut sub,
                             };
                             rule(&mut ctx);

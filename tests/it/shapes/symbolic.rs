@@ -597,3 +597,49 @@ fn a_literal_concatenated_to_unknown_sizes_is_kept() {
     assert_eq!(shape_of(&m, "target"), "[3]");
     assert_eq!(shape_of(&m, "y"), "[?, ?, 4]");
 }
+
+/// A condition an earlier node needs holds wherever a later node runs: a Concat of `x` [h, 2] and
+/// `z` [w, 3] on axis 1 needs `h = w` (W2 there), so the Add of `x` and `y` [w, 2] after it, which
+/// fails only where `h` and `w` differ, is no finding of its own. Without the Concat, it is a W1.
+/// A later condition that fails at values the Concat lets through stays, with such a value.
+#[test]
+fn a_condition_an_earlier_node_needs_is_assumed_after_it() {
+    let model = |with_concat: bool, third: &str| {
+        let mut nodes = Vec::new();
+        if with_concat {
+            nodes.push(with_int(
+                node("Concat", "concat", &["x", "z"], &["c"]),
+                "axis",
+                1,
+            ));
+        }
+        nodes.push(node("Add", "add", &["x", "y"], &["s"]));
+        nodes.push(node("Mul", "mul", &["s", "t"], &["p"]));
+        load(Graph {
+            nodes,
+            inputs: vec![
+                float("x", &["h", "2"]),
+                float("y", &["w", "2"]),
+                float("z", &["w", "3"]),
+                float("t", &[third, "2"]),
+            ],
+            outputs: vec![float_any("p")],
+            value_info: vec![],
+            initializers: vec![],
+        })
+    };
+    let at = |m: &Loaded, code: Code| -> Vec<String> {
+        with_code(m, code)
+            .iter()
+            .map(|d| d.node.clone().unwrap_or_default())
+            .collect()
+    };
+    let alone = model(false, "h");
+    assert_eq!(at(&alone, Code::PossibleBroadcastError), ["add"]);
+    let after = model(true, "h");
+    assert_eq!(at(&after, Code::PossibleShapeContract), ["concat"]);
+    assert!(with_code(&after, Code::PossibleBroadcastError).is_empty());
+    // `t` of its own size `u` is a condition the Concat says nothing of.
+    let other = model(true, "u");
+    assert_eq!(at(&other, Code::PossibleBroadcastError), ["mul"]);
+}
