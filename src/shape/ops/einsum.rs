@@ -436,13 +436,13 @@ fn require_broadcast(ctx: &mut NodeCtx<'_>, c: Contract, what: &str, axes: &[Axi
         ctx.findings.push(d);
         return false;
     }
-    if let Some(p) = outcome.possible.first() {
-        if let Some(condition) = p.finding(ctx.facts, true) {
-            let detail = format!("{what}: {listed}: {condition}");
-            let mut d = ctx.contract_diagnostic(Code::PossibleShapeContract, c, &slots, &detail);
-            d.inputs = inputs;
-            ctx.findings.push(d);
-        }
+    if let Some(p) = outcome.possible.first()
+        && let Some(condition) = p.finding(ctx.facts, true)
+    {
+        let detail = format!("{what}: {listed}: {condition}");
+        let mut d = ctx.contract_diagnostic(Code::PossibleShapeContract, c, &slots, &detail);
+        d.inputs = inputs;
+        ctx.findings.push(d);
     }
     true
 }
