@@ -300,6 +300,12 @@ impl<'m> Driver<'m> {
                 g.values.iter().map(|v| v.name),
             )),
         };
+        let graph_outputs: HashSet<ValueId> = g
+            .header
+            .output
+            .iter()
+            .filter_map(|o| g.lookup(o.name()))
+            .collect();
         for (node, op) in g.ops_in_order() {
             if let Some(call) = site {
                 self.work += 1;
@@ -321,7 +327,8 @@ impl<'m> Driver<'m> {
                 let Some(id) = *value else { continue };
                 let v = g.value(id);
                 let declared = g.declared_type(id);
-                let merged = self.merge_declared(g, op, v.name, inferred, declared, site);
+                let output = declared.is_some() && graph_outputs.contains(&id);
+                let merged = self.merge_declared(g, op, v.name, inferred, declared, output, site);
                 infos[id.index()] = merged.map(Box::new);
             }
             for e in g.dag.edges_directed(node, petgraph::Direction::Incoming) {
@@ -624,6 +631,10 @@ impl<'m> Driver<'m> {
     /// other a number, the number is kept (sizes downstream are then known) and the binding reported
     /// once per model as an info finding (I002) — unless the expression cannot take that value
     /// (`seq*12` declared as 100, `seq+2` as 1), which is a contradiction like two unequal sizes.
+    /// A graph output (`output`) keeps its symbol: onnxruntime computes the output's size and only
+    /// warns where the declaration differs (a converter's `label: [1]` is 17 rows at batch 17), so
+    /// the declaration is a T004 that holds for one value of the symbol, not a fact of the model.
+    #[allow(clippy::too_many_arguments)]
     fn merge_declared(
         &mut self,
         g: &Graph,
@@ -631,6 +642,7 @@ impl<'m> Driver<'m> {
         name: &str,
         inferred: Option<ValueInfo>,
         declared: Option<&TypeProto>,
+        output: bool,
         site: Option<&CallSite>,
     ) -> Option<ValueInfo> {
         let declared = declared.map(from_type_proto);
@@ -654,6 +666,7 @@ impl<'m> Driver<'m> {
             (Some(a), Some(b)) => {
                 let mut conflict = None;
                 let mut bound = Vec::new();
+                let mut narrower = Vec::new();
                 for (i, (x, y)) in a.iter_mut().zip(b).enumerate() {
                     match (&*x, y) {
                         (Dim::Known(p), Dim::Known(q)) if p != q => {
@@ -662,6 +675,9 @@ impl<'m> Driver<'m> {
                         (Dim::Unknown, _) => *x = y.clone(),
                         (Dim::Sym(s), Dim::Known(q)) if !s.can_equal(*q) => {
                             conflict = Some((i, s.to_string(), *q));
+                        }
+                        (Dim::Sym(s), Dim::Known(q)) if output => {
+                            narrower.push((i, s.to_string(), *q));
                         }
                         (Dim::Sym(s), Dim::Known(q)) => {
                             bound.push(Binding::Declared(s.clone(), *q));
@@ -681,6 +697,14 @@ impl<'m> Driver<'m> {
                 }
                 for b in bound {
                     self.report_binding(g, op, name, b, site);
+                }
+                for (i, s, q) in narrower {
+                    let msg = format!(
+                        "graph output '{name}' is declared with size {q} on axis {i}, but inference \
+                         gives {s}: the declaration holds only where {s} = {q} (onnxruntime computes \
+                         {s} and warns at run time)"
+                    );
+                    self.report_declared(g, op, msg, site);
                 }
             }
             _ => {}

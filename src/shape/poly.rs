@@ -54,21 +54,22 @@ enum Extreme {
 }
 
 /// A value an atom never goes below, when one is sure.
-fn atom_lower_bound(a: &SymExpr) -> Option<i64> {
+fn atom_lower_bound(a: &SymExpr, var: i64) -> Option<i64> {
     match a {
-        SymExpr::Var(_) | SymExpr::Broadcast(_) => Some(0),
-        SymExpr::FloorDiv(num, k) => Some(Poly::of(num).lower_bound()?.div_euclid(*k)),
+        SymExpr::Var(_) => Some(var),
+        SymExpr::Broadcast(_) => Some(0),
+        SymExpr::FloorDiv(num, k) => Some(Poly::of(num).lower_bound_with(var)?.div_euclid(*k)),
         SymExpr::Min(parts, c) => parts
             .iter()
-            .map(|p| Poly::of(p).lower_bound())
+            .map(|p| Poly::of(p).lower_bound_with(var))
             .chain(c.map(Some))
             .try_fold(i64::MAX, |acc, b| Some(acc.min(b?))),
         SymExpr::Max(parts, c) => parts
             .iter()
-            .filter_map(|p| Poly::of(p).lower_bound())
+            .filter_map(|p| Poly::of(p).lower_bound_with(var))
             .chain(*c)
             .max(),
-        SymExpr::Product(..) | SymExpr::Sum(..) => Poly::of(a).lower_bound(),
+        SymExpr::Product(..) | SymExpr::Sum(..) => Poly::of(a).lower_bound_with(var),
     }
 }
 
@@ -165,6 +166,17 @@ impl Poly {
     /// floor, min or max is bounded by its operands'; `None` when a coefficient is negative or an atom
     /// has no lower bound.
     pub fn lower_bound(&self) -> Option<i64> {
+        self.lower_bound_with(0)
+    }
+
+    /// [`Self::lower_bound`] where every symbol is at least 1, as the sizes of the inputs a model is
+    /// run with are (the assumption of the W1 search too): `h - 1` is then at least 0.
+    pub fn lower_bound_for_sizes(&self) -> Option<i64> {
+        self.lower_bound_with(1)
+    }
+
+    /// The lower bound with each symbol at least `var`.
+    fn lower_bound_with(&self, var: i64) -> Option<i64> {
         let mut sum = 0i64;
         for (m, &k) in &self.terms {
             if m.is_empty() {
@@ -174,7 +186,10 @@ impl Poly {
             if k < 0 {
                 return None;
             }
-            let bounds: Vec<i64> = m.iter().map(atom_lower_bound).collect::<Option<_>>()?;
+            let bounds: Vec<i64> = m
+                .iter()
+                .map(|a| atom_lower_bound(a, var))
+                .collect::<Option<_>>()?;
             let term = match bounds.as_slice() {
                 [one] => k.checked_mul(*one)?,
                 // A product is bounded by the product of its factors' bounds only when none is negative.
@@ -193,7 +208,7 @@ impl Poly {
         self.terms
             .keys()
             .flatten()
-            .all(|a| atom_lower_bound(a).is_some_and(|b| b >= 0))
+            .all(|a| atom_lower_bound(a, 0).is_some_and(|b| b >= 0))
     }
 
     /// The greatest common divisor of the coefficients of its non-constant monomials (0 when there

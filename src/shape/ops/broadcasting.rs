@@ -105,9 +105,13 @@ fn legacy_binary(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
 /// Values of small integer results (shape arithmetic: `Mul(Gather(Shape(x), 0), 2)`), computed when
 /// every input's values are known and the inputs are scalars or equal-length vectors. Values holding
 /// symbols are computed in the polynomial algebra (`Mul(seq, 12)` is `seq*12`, `Div(seq*12, 12)` is
-/// `seq`); a division that is not exact there (`Div(seq, 2)`) has no known value.
+/// `seq`, `Div(h-1, 2)` of a size is `floor((h-1)/2)`, `Mod(h, 4)` is `h - 4*floor(h/4)`). An
+/// element that cannot be computed is unknown, and the others are kept (a padding of `[0, 0, Mod(-h,
+/// 7)]` keeps its zeros); with none known there are no values.
 fn propagate(ctx: &NodeCtx<'_>) -> Option<Vec<Dim>> {
     let op = ctx.op_type();
+    // Mod with `fmod=1` is C's remainder (the sign of the dividend), else Python's (the divisor's).
+    let c_remainder = op == "Mod" && ctx.attr_i("fmod") == Some(1);
     let arity = if op == "Where" { 3 } else { 2 };
     if ctx.num_inputs() != arity {
         return None;
@@ -118,19 +122,18 @@ fn propagate(ctx: &NodeCtx<'_>) -> Option<Vec<Dim>> {
         return None;
     }
     let at = |k: usize, i: usize| &inputs[k][if inputs[k].len() == 1 { 0 } else { i }];
-    (0..n)
-        .map(|i| match op {
-            "Where" => Some(
-                if as_i64(at(0, i))? != 0 {
-                    at(1, i)
-                } else {
-                    at(2, i)
+    let values: Vec<Dim> = (0..n)
+        .map(|i| {
+            match op {
+                "Where" => {
+                    as_i64(at(0, i)).map(|c| if c != 0 { at(1, i) } else { at(2, i) }.clone())
                 }
-                .clone(),
-            ),
-            _ => binary_value(op, at(0, i), at(1, i)),
+                _ => binary_value(op, c_remainder, at(0, i), at(1, i)),
+            }
+            .unwrap_or(Dim::Unknown)
         })
-        .collect()
+        .collect();
+    values.iter().any(|v| *v != Dim::Unknown).then_some(values)
 }
 
 /// Values of small float results (scales computed from constants, `Mul(Cast(size), 0.5)`): every
@@ -209,7 +212,7 @@ fn propagate_floats(ctx: &NodeCtx<'_>) -> Option<Data> {
 
 /// One element of a binary op on integer values (shape arithmetic, and the comparisons exporters
 /// put around it, as torch's `Where(Equal(shape, -1), 1, shape)` before an Expand).
-fn binary_value(op: &str, x: &Dim, y: &Dim) -> Option<Dim> {
+fn binary_value(op: &str, c_remainder: bool, x: &Dim, y: &Dim) -> Option<Dim> {
     let bool_dim = |b: bool| Dim::Known(u64::from(b));
     if let (Some(x), Some(y)) = (as_i64(x), as_i64(y)) {
         return Some(match op {
@@ -218,6 +221,14 @@ fn binary_value(op: &str, x: &Dim, y: &Dim) -> Option<Dim> {
             "Mul" => from_i64(x.checked_mul(y)?),
             // Integer Div truncates toward zero, as in C.
             "Div" => from_i64(x.checked_div(y)?),
+            "Mod" => {
+                let r = x.checked_rem(y)?;
+                if !c_remainder && r != 0 && (r < 0) != (y < 0) {
+                    from_i64(r + y)
+                } else {
+                    from_i64(r)
+                }
+            }
             "Max" => from_i64(x.max(y)),
             "Min" => from_i64(x.min(y)),
             "Equal" => bool_dim(x == y),
@@ -245,11 +256,34 @@ fn binary_value(op: &str, x: &Dim, y: &Dim) -> Option<Dim> {
         "Add" => px.add(&py)?,
         "Sub" => px.sub(&py)?,
         "Mul" => px.mul(&py)?,
-        // Exact, so truncation does not come into it.
-        "Div" => px.div_exact(&py)?,
+        // Exact, so truncation does not come into it; else by a positive number, where the dividend
+        // is not negative for any input sizes (truncation is then the floor).
+        "Div" => match px.div_exact(&py) {
+            Some(q) => q,
+            None => px.floor_div(positive(&py)?).filter(|_| sized(&px))?,
+        },
+        // By a positive number: Python's remainder is `x - k*floor(x/k)` for every x, C's where x is
+        // not negative.
+        "Mod" => {
+            let k = positive(&py)?;
+            if c_remainder && !sized(&px) {
+                return None;
+            }
+            px.sub(&px.floor_div(k)?.mul(&Poly::constant(k))?)?
+        }
         _ => return None,
     };
     Some(v.into_value())
+}
+
+/// The positive number `p` is, if it is one.
+fn positive(p: &Poly) -> Option<i64> {
+    p.as_constant().filter(|&k| k > 0)
+}
+
+/// Whether `p` is at least 0 for every input size of 1 or more.
+fn sized(p: &Poly) -> bool {
+    p.lower_bound_for_sizes().is_some_and(|b| b >= 0)
 }
 
 #[cfg(test)]
@@ -346,12 +380,46 @@ mod tests {
             strs(&["-seq*3"])
         );
         assert_eq!(values("Div", vec![s12], vec![seq.clone()]), strs(&["12"]));
-        // Not exact: no value (integer Div would truncate in a way the symbol does not say).
-        assert_eq!(values("Div", vec![seq.clone()], vec![from_i64(2)]), None);
+        // Not exact: a size divided by a positive number is its floor (truncation, for a dividend
+        // that is not negative); one that may be negative, or a division by 0, has no value.
+        assert_eq!(
+            values("Div", vec![seq.clone()], vec![from_i64(2)]),
+            strs(&["floor(seq/2)"])
+        );
+        let minus_one = Poly::of_value(&seq)
+            .and_then(|p| p.sub(&Poly::constant(1)))
+            .map(Poly::into_value)
+            .unwrap();
+        assert_eq!(
+            values("Div", vec![minus_one.clone()], vec![from_i64(2)]),
+            strs(&["ceil(seq/2)-1"])
+        );
+        let negated = values("Sub", vec![from_i64(0)], vec![seq.clone()]);
+        assert_eq!(negated, strs(&["-seq"]));
+        let neg = Poly::of_value(&seq)
+            .and_then(|p| p.neg())
+            .map(Poly::into_value)
+            .unwrap();
+        assert_eq!(values("Div", vec![neg.clone()], vec![from_i64(2)]), None);
         assert_eq!(values("Div", vec![seq.clone()], vec![from_i64(0)]), None);
+        // Mod by a positive number: Python's remainder for any dividend (a window padding
+        // `Mod(-h, 7)`), C's (`fmod=1`) for one that is not negative.
+        assert_eq!(
+            values("Mod", vec![seq.clone()], vec![from_i64(4)]),
+            strs(&["seq-floor(seq/4)*4"])
+        );
+        assert_eq!(
+            values("Mod", vec![neg], vec![from_i64(7)]),
+            strs(&["seq*6-floor(seq*6/7)*7"])
+        );
+        assert_eq!(
+            values("Mod", vec![from_i64(-7)], vec![from_i64(4)]),
+            strs(&["1"])
+        );
+        // An element not computed is unknown beside the others.
         assert_eq!(
             values("Add", vec![seq.clone(), Dim::Unknown], vec![from_i64(1)]),
-            None
+            strs(&["seq+1", "?"])
         );
         // Known values keep C semantics.
         assert_eq!(

@@ -438,14 +438,19 @@ fn cast_data(values: &[Dim], to: Option<i32>) -> Option<Vec<Dim>> {
         DataType::Uint8 => (0, u8::MAX.into(), false),
         _ => return None,
     };
-    values
+    // An element not carried exactly is unknown, and the others are kept: a Cast of `[0, 0, ?]`
+    // (a padding computed from a symbol) keeps its zeros.
+    let cast: Vec<Dim> = values
         .iter()
         .map(|d| match d {
-            Dim::Known(_) => as_i64(d).filter(|v| (lo..=hi).contains(v)).map(from_i64),
-            Dim::Sym(_) if symbols => Some(d.clone()),
-            _ => None,
+            Dim::Known(_) => as_i64(d)
+                .filter(|v| (lo..=hi).contains(v))
+                .map_or(Dim::Unknown, from_i64),
+            Dim::Sym(_) if symbols => d.clone(),
+            _ => Dim::Unknown,
         })
-        .collect()
+        .collect();
+    cast.iter().any(|v| *v != Dim::Unknown).then_some(cast)
 }
 
 /// Dropout: `output` like the input; `mask` of the same shape, boolean from opset 10.
@@ -737,7 +742,11 @@ mod tests {
             13,
             &[floats_in(F32, &[255.5, 256.0])],
         );
-        assert_eq!(out[0].data, None, "256 wraps");
+        // 256 wraps: unknown, beside the 255 kept.
+        assert_eq!(
+            out[0].data,
+            Some(Data::Ints(vec![Dim::Known(255), Dim::Unknown]))
+        );
         let out = run(
             cast,
             &to(DataType::Bool),
