@@ -2250,18 +2250,23 @@ SHAPE_KEEPING = frozenset(
 def channel_candidate(proto: Any, shapes: dict[str, tuple[int, ...]]) -> tuple[int, int, int] | None:
     """A broadcasting node one of whose inputs comes (through shape-keeping ops) from a Conv (group 1,
     constant weights, possibly quantized) with M >= 3 output channels, where another input has M channels
-    too: (node index, input slot, the Conv's index). Fewer output channels then meet M at that node."""
+    too, not from the same Conv (SiLU's `x * Sigmoid(x)` would shrink with it): (node index, input slot, the
+    Conv's index). Fewer output channels then meet M at that node."""
     consts = constant_values(proto)
     producer = {o: i for i, n in enumerate(proto.graph.node) for o in n.output}
+
+    def source(name: str) -> str:
+        while name in producer and proto.graph.node[producer[name]].op_type in SHAPE_KEEPING:
+            name = proto.graph.node[producer[name]].input[0]
+        return name
+
     for i in broadcast_order(proto):
         node = proto.graph.node[i]
         for slot, name in enumerate(node.input):
             mine = shapes.get(name)
             if mine is None or len(mine) < 3:
                 continue
-            current = name
-            while current in producer and proto.graph.node[producer[current]].op_type in SHAPE_KEEPING:
-                current = proto.graph.node[producer[current]].input[0]
+            current = source(name)
             if current not in producer:
                 continue
             conv = proto.graph.node[producer[current]]
@@ -2272,7 +2277,7 @@ def channel_candidate(proto: Any, shapes: dict[str, tuple[int, ...]]) -> tuple[i
             m_out = mine[1]
             if weight is None or weight.shape[0] != m_out or m_out < 3:
                 continue
-            others = [shapes.get(x) for j, x in enumerate(node.input) if j != slot and x]
+            others = [shapes.get(x) for j, x in enumerate(node.input) if j != slot and x and source(x) != current]
             if any(o is not None and len(o) == len(mine) and o[1] == m_out for o in others):
                 return i, slot, producer[current]
     return None
