@@ -5,7 +5,9 @@ Run with the export venv (scikit-learn, skl2onnx, lightgbm, onnxmltools; never n
     python=$(tools/venv-export.sh) && $python tests/conformance/real/export_ml.py
 
 Writes `tests/conformance/real/models/<name>.onnx` (checked in), each fitted on seeded random data and
-converted with a batch dim left symbolic (the converters' `None`), as the converters write it:
+converted with the batch dim dynamic (the converters' `None`), as the converters write it but for one
+thing: the converters leave that dim unnamed (no dim_param), so the script names each graph input's
+unnamed dims `batch` (name_batch), a symbol the tools can carry through:
 
 - `skl_scaler_logreg`: a Pipeline of StandardScaler and a 3-class LogisticRegression over 4 float
   features (skl2onnx: Scaler, LinearClassifier, Normalizer, ZipMap off: label and probability tensors);
@@ -109,6 +111,14 @@ MODELS = {
 }
 
 
+def name_batch(m: onnx.ModelProto) -> None:
+    """Names `batch` the unnamed dims (no dim_value, no dim_param) of the graph inputs."""
+    for vi in m.graph.input:
+        for d in vi.type.tensor_type.shape.dim:
+            if not d.HasField("dim_value") and not d.dim_param:
+                d.dim_param = "batch"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", help="comma-separated model names (default: all)")
@@ -120,6 +130,7 @@ def main() -> int:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             m = MODELS[name]()
+        name_batch(m)
         onnx.checker.check_model(m, full_check=True)
         path = OUT / f"{name}.onnx"
         onnx.save(m, str(path))
