@@ -5,7 +5,7 @@ Run with the export venv (scikit-learn, skl2onnx, lightgbm, onnxmltools; never n
     python=$(tools/venv-export.sh) && $python tests/conformance/real/export_ml.py
 
 Writes `tests/conformance/real/models/<name>.onnx` (checked in), each fitted on seeded random data and
-converted with the batch dim dynamic (the converters' `None`), as the converters write it but for one
+converted (the same bytes on every run: reproducible) with the batch dim dynamic (the converters' `None`), as the converters write it but for one
 thing: the converters leave that dim unnamed (no dim_param), so the script names each graph input's
 unnamed dims `batch` (name_batch), a symbol the tools can carry through:
 
@@ -119,6 +119,16 @@ def name_batch(m: onnx.ModelProto) -> None:
                 d.dim_param = "batch"
 
 
+def reproducible(m: onnx.ModelProto, name: str) -> None:
+    """The same bytes on every run: the opset imports sorted (skl2onnx lists them in set order, which
+    varies with Python's string hashing) and onnxmltools' random uuid graph name replaced by the model's."""
+    imports = sorted(m.opset_import, key=lambda o: (o.domain, o.version))
+    del m.opset_import[:]
+    m.opset_import.extend(imports)
+    if len(m.graph.name) == 32 and all(c in "0123456789abcdef" for c in m.graph.name):
+        m.graph.name = name
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", help="comma-separated model names (default: all)")
@@ -131,6 +141,7 @@ def main() -> int:
             warnings.simplefilter("ignore")
             m = MODELS[name]()
         name_batch(m)
+        reproducible(m, name)
         onnx.checker.check_model(m, full_check=True)
         path = OUT / f"{name}.onnx"
         onnx.save(m, str(path))
