@@ -2159,6 +2159,13 @@ def summarize_real_dims(results: Results, show: int) -> list[str]:
                 f"real-dims: {ANCHOR_NAMES[which]} raised on {len(hit)} models: "
                 + "; ".join(f"{m.rel.split('/')[-1]}: {shorten(w)[:80]}" for m, w in hit[:show])
             )
+    contradicted = [(m, d["wrong"]) for m, d in data if any(d["wrong"].values())]
+    if contradicted:
+        lines.append(
+            "real-dims: known sizes onnxruntime contradicts, by model: "
+            + "; ".join(f"{m.rel.split('/')[-1]}: " + ", ".join(f"{ANCHOR_NAMES.get(t, t)} {n}" for t, n in w.items() if n)
+                        for m, w in contradicted[:show])
+        )
     for key, what in (("gaps", "by producing op"), ("starts", "where the loss starts (inputs as known as the anchors')")):
         gaps = sum((d[key] for _, d in data), Counter())
         lines.append(
