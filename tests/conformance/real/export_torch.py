@@ -721,6 +721,10 @@ def export_yolo() -> Path:
 
 
 def main() -> int:
+    if os.environ.get("PYTHONHASHSEED") != "0":
+        # onnxslim (in the ultralytics export) iterates sets of strings: the value_info it writes (duplicate
+        # entries, with conflicting shapes) varies with Python's string hashing. One seed, the same bytes.
+        os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, "PYTHONHASHSEED": "0"})
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", help="comma-separated architecture names (default: all)")
     parser.add_argument("--no-quantize", action="store_true", help="only the torch exports")
