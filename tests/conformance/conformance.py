@@ -1801,19 +1801,32 @@ def proto_shapes(graph: Any) -> dict[str, list[Any] | None]:
     return shapes
 
 
+ANCHORS = ("onnx", "ssi", "osi")
+ANCHOR_NAMES = {"onnx": "onnx", "ssi": "symbolic_shape_infer", "osi": "onnx-shape-inference"}
+
+
 def anchor_shapes(model: Model, which: str) -> dict[str, list[Any] | None]:
-    """The shapes onnx's inference (`onnx`: strict_mode=False, data_prop=True) or onnxruntime's
-    symbolic_shape_infer (`ssi`: auto_merge=True, guess_output_rank=True) gives the model's values."""
+    """The shapes onnx's inference (`onnx`: strict_mode=False, data_prop=True), onnxruntime's
+    symbolic_shape_infer (`ssi`: auto_merge=True, guess_output_rank=True) or the onnx-shape-inference
+    package (`osi`: infer_symbolic_shapes on onnx_ir, policy refine) gives the model's values."""
 
     def compute() -> dict[str, list[Any] | None]:
+        import logging
+
         import onnx
         import onnx.shape_inference
 
+        if which == "osi":
+            import onnx_ir as ir
+            from onnx_shape_inference import infer_symbolic_shapes
+
+            logging.getLogger("onnx_shape_inference").setLevel(logging.CRITICAL)
+            g = ir.load(str(model.path))
+            infer_symbolic_shapes(g, warn_on_missing=False)
+            return proto_shapes(ir.serde.serialize_model(g).graph)
         m = onnx.load(str(model.path))
         if which == "onnx":
             return proto_shapes(onnx.shape_inference.infer_shapes(m, strict_mode=False, data_prop=True).graph)
-        import logging
-
         from onnxruntime.tools.symbolic_shape_infer import SymbolicShapeInference
 
         logging.getLogger("onnxruntime.tools.symbolic_shape_infer").setLevel(logging.CRITICAL)
@@ -2053,8 +2066,8 @@ def summarize_real_shapes(results: Results, show: int) -> list[str]:
 
 def check_real_dims(ctx: Context, model: Model) -> Outcome:
     """Counts, over every main-graph node output (sizes as onnxruntime runs it), the sizes each tool knows:
-    ours, onnx's inference (data_prop) and onnxruntime's symbolic_shape_infer; fails if ours knows fewer
-    than the best of the two. A known size of an anchor that onnxruntime contradicts is counted too."""
+    ours, onnx's inference (data_prop), onnxruntime's symbolic_shape_infer and onnx-shape-inference; fails
+    if ours knows fewer than the best of the three. A known size of an anchor that onnxruntime contradicts is counted too."""
     missing = real_missing(model)
     if missing:
         return missing
@@ -2066,7 +2079,7 @@ def check_real_dims(ctx: Context, model: Model) -> Outcome:
     tools: dict[str, dict[str, Any] | None] = {"ours": real_ours(ctx, model), "stripped": real_ours(ctx, model, True)}
     raised: dict[str, str] = {}
     incomplete = False
-    for which in ("onnx", "ssi"):
+    for which in ANCHORS:
         try:
             tools[which] = anchor_shapes(model, which)
             incomplete = incomplete or (which == "ssi" and tools[which].get(INCOMPLETE) is not None)
@@ -2099,11 +2112,11 @@ def check_real_dims(ctx: Context, model: Model) -> Outcome:
                         wrong[which] += 1
                         break
     total = sum(len(a) for _, a in values)
-    best = max(known["onnx"], known["ssi"])
+    best = max(known[a] for a in ANCHORS)
     # Where ours knows fewer sizes of a value than an anchor: by the op producing it (what to work on).
     # `starts`: only where the loss starts (ours knows, on every input of the node, what the anchors know).
     gap = {
-        name: max(per_value["onnx"].get(name, 0), per_value["ssi"].get(name, 0)) - per_value["ours"].get(name, 0)
+        name: max(per_value[a].get(name, 0) for a in ANCHORS) - per_value["ours"].get(name, 0)
         for name, _ in values
     }
     gaps: Counter[str] = Counter()
@@ -2117,7 +2130,7 @@ def check_real_dims(ctx: Context, model: Model) -> Outcome:
     data = {"total": total, "values": len(values), "known": known, "wrong": wrong, "raised": raised, "best": best,
             "gaps": gaps, "starts": starts, "ssi_incomplete": incomplete}
     if known["ours"] < best:
-        who = "onnx" if known["onnx"] >= known["ssi"] else "symbolic_shape_infer"
+        who = ANCHOR_NAMES[max(ANCHORS, key=lambda a: known[a])]
         return failed(f"ours knows {known['ours']} of {total} sizes, {who} {best}", data=data)
     return passed(data=data)
 
@@ -2128,9 +2141,10 @@ def summarize_real_dims(results: Results, show: int) -> list[str]:
         f"real-dims: sizes of main-graph node outputs {sum(d['total'] for _, d in data)}; known: ours "
         f"{sum(d['known']['ours'] for _, d in data)} (without the declared shapes: "
         f"{sum(d['known']['stripped'] for _, d in data)}), onnx {sum(d['known']['onnx'] for _, d in data)}, "
-        f"symbolic_shape_infer {sum(d['known']['ssi'] for _, d in data)}; known but contradicted by "
-        f"onnxruntime: ours {sum(d['wrong']['ours'] for _, d in data)}, onnx "
-        f"{sum(d['wrong']['onnx'] for _, d in data)}, symbolic_shape_infer {sum(d['wrong']['ssi'] for _, d in data)}"
+        f"symbolic_shape_infer {sum(d['known']['ssi'] for _, d in data)}, onnx-shape-inference "
+        f"{sum(d['known']['osi'] for _, d in data)}; known but contradicted by onnxruntime: ours "
+        f"{sum(d['wrong']['ours'] for _, d in data)}, "
+        + ", ".join(f"{ANCHOR_NAMES[a]} {sum(d['wrong'][a] for _, d in data)}" for a in ANCHORS)
     ]
     partial = [m.rel.split("/")[-1] for m, d in data if d["ssi_incomplete"]]
     if partial:
@@ -2138,13 +2152,20 @@ def summarize_real_dims(results: Results, show: int) -> list[str]:
             f"real-dims: symbolic_shape_infer left some shape unknown (its infer_shapes raises 'Incomplete "
             f"symbolic shape inference'; what it inferred is counted) on {len(partial)} models: {', '.join(partial)}"
         )
-    for which in ("onnx", "ssi"):
+    for which in ANCHORS:
         hit = [(m, d["raised"][which]) for m, d in data if which in d["raised"]]
         if hit:
             lines.append(
-                f"real-dims: {'onnx' if which == 'onnx' else 'symbolic_shape_infer'} raised on {len(hit)} models: "
+                f"real-dims: {ANCHOR_NAMES[which]} raised on {len(hit)} models: "
                 + "; ".join(f"{m.rel.split('/')[-1]}: {shorten(w)[:80]}" for m, w in hit[:show])
             )
+    contradicted = [(m, d["wrong"]) for m, d in data if any(d["wrong"].values())]
+    if contradicted:
+        lines.append(
+            "real-dims: known sizes onnxruntime contradicts, by model: "
+            + "; ".join(f"{m.rel.split('/')[-1]}: " + ", ".join(f"{ANCHOR_NAMES.get(t, t)} {n}" for t, n in w.items() if n)
+                        for m, w in contradicted[:show])
+        )
     for key, what in (("gaps", "by producing op"), ("starts", "where the loss starts (inputs as known as the anchors')")):
         gaps = sum((d[key] for _, d in data), Counter())
         lines.append(
@@ -2152,14 +2173,14 @@ def summarize_real_dims(results: Results, show: int) -> list[str]:
             + (", ".join(f"{op} {n}" for op, n in gaps.most_common(15)) or "none")
         )
     lines.append(
-        f"  {'model':30} {'values':>6} {'sizes':>6} {'ours':>6} {'onnx':>6} {'ssi':>6} {'best':>6} "
+        f"  {'model':30} {'values':>6} {'sizes':>6} {'ours':>6} {'onnx':>6} {'ssi':>6} {'osi':>6} {'best':>6} "
         f"{'ours, declared shapes stripped':>30}"
     )
     for m, d in data:
         k = d["known"]
         lines.append(
             f"  {m.rel.split('/')[-1]:30} {d['values']:>6} {d['total']:>6} {k['ours']:>6} {k['onnx']:>6} "
-            f"{k['ssi']:>6} {d['best']:>6} {k['stripped']:>30}{'  <' if k['ours'] < d['best'] else ''}"
+            f"{k['ssi']:>6} {k['osi']:>6} {d['best']:>6} {k['stripped']:>30}{'  <' if k['ours'] < d['best'] else ''}"
         )
     return lines
 
@@ -2236,18 +2257,23 @@ SHAPE_KEEPING = frozenset(
 def channel_candidate(proto: Any, shapes: dict[str, tuple[int, ...]]) -> tuple[int, int, int] | None:
     """A broadcasting node one of whose inputs comes (through shape-keeping ops) from a Conv (group 1,
     constant weights, possibly quantized) with M >= 3 output channels, where another input has M channels
-    too: (node index, input slot, the Conv's index). Fewer output channels then meet M at that node."""
+    too, not from the same Conv (SiLU's `x * Sigmoid(x)` would shrink with it): (node index, input slot, the
+    Conv's index). Fewer output channels then meet M at that node."""
     consts = constant_values(proto)
     producer = {o: i for i, n in enumerate(proto.graph.node) for o in n.output}
+
+    def source(name: str) -> str:
+        while name in producer and proto.graph.node[producer[name]].op_type in SHAPE_KEEPING:
+            name = proto.graph.node[producer[name]].input[0]
+        return name
+
     for i in broadcast_order(proto):
         node = proto.graph.node[i]
         for slot, name in enumerate(node.input):
             mine = shapes.get(name)
             if mine is None or len(mine) < 3:
                 continue
-            current = name
-            while current in producer and proto.graph.node[producer[current]].op_type in SHAPE_KEEPING:
-                current = proto.graph.node[producer[current]].input[0]
+            current = source(name)
             if current not in producer:
                 continue
             conv = proto.graph.node[producer[current]]
@@ -2258,7 +2284,7 @@ def channel_candidate(proto: Any, shapes: dict[str, tuple[int, ...]]) -> tuple[i
             m_out = mine[1]
             if weight is None or weight.shape[0] != m_out or m_out < 3:
                 continue
-            others = [shapes.get(x) for j, x in enumerate(node.input) if j != slot and x]
+            others = [shapes.get(x) for j, x in enumerate(node.input) if j != slot and x and source(x) != current]
             if any(o is not None and len(o) == len(mine) and o[1] == m_out for o in others):
                 return i, slot, producer[current]
     return None
@@ -2668,7 +2694,7 @@ def print_real_table(results: dict[str, Results]) -> None:
 
     def dims(o: Outcome) -> str:
         k = o.data["known"]
-        return (f"{k['ours']} ({k['stripped']})/{k['onnx']}/{k['ssi']}/{o.data['total']}"
+        return (f"{k['ours']} ({k['stripped']})/{k['onnx']}/{k['ssi']}/{k['osi']}/{o.data['total']}"
                 + (" <" if k["ours"] < o.data["best"] else ""))
 
     def contradictions(o: Outcome) -> str:
@@ -2692,14 +2718,14 @@ def print_real_table(results: dict[str, Results]) -> None:
 
     print("real corpus:")
     print("  dims: sizes of main-graph node outputs known by ours (ours without the model's declared shapes) / "
-          "onnx / symbolic_shape_infer / all, '<' when ours < the best anchor")
-    header = (f"  {'model':30} {'origin':17} {'load':7} {'dims ours (strip)/onnx/ssi/all':30} {'contradictions':16} "
+          "onnx / symbolic_shape_infer / onnx-shape-inference / all, '<' when ours < the best anchor")
+    header = (f"  {'model':30} {'origin':17} {'load':7} {'dims ours (strip)/onnx/ssi/osi/all':36} {'contradictions':16} "
               f"{'planted faults':26} expand")
     print(header)
     for m in models:
         print(
             f"  {m.rel.split('/')[-1]:30} {m.spec.get('origin', ''):17} {cell('real-load', m, load):7} "
-            f"{cell('real-dims', m, dims):30} {cell('real-shapes', m, contradictions):16} "
+            f"{cell('real-dims', m, dims):36} {cell('real-shapes', m, contradictions):16} "
             f"{cell('real-faults', m, faults):26} {cell('real-expand', m, expand)}"
         )
 
@@ -2773,7 +2799,8 @@ CHECKS: list[Check] = [
     ),
     Check(
         "real-dims",
-        "real corpus: ours knows at least as many sizes as the best of onnx's inference and symbolic_shape_infer",
+        "real corpus: ours knows at least as many sizes as the best of onnx's inference, symbolic_shape_infer and "
+        "onnx-shape-inference",
         check_real_dims,
         summarize_real_dims,
         source="real",

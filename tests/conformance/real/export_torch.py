@@ -27,7 +27,19 @@ Architectures (built from torch.nn, no downloaded weights):
 - `hf_bert`, `hf_gpt2`: transformers' BertModel and GPT2LMHeadModel (pinned transformers, small random
   configs, eager attention), as the exporters see the library's own code;
 - `speech`: a wav2vec-like front end (reflection Pad of the waveform, strided Conv1d stack, LayerNorm,
-  a positional depthwise conv added back, linear head).
+  a positional depthwise conv added back, linear head);
+- `unet`: diffusers' UNet2DConditionModel (a tiny random config: two blocks, one with cross-attention
+  on the encoder states, timestep embedding, skip Concats in the up path), dynamo only;
+- `hf_wav2vec2`: transformers' Wav2Vec2Model (small random config: group-normed conv feature
+  extractor, weight-normed positional conv, eager attention), TorchScript only;
+- `hf_swin`: transformers' SwinModel (small random config: 4x4 patches, 4x4 windows, shifted windows,
+  patch merging), TorchScript only. The trace keeps the window padding of the example size (none): the
+  export runs only for heights and widths that are multiples of 32.
+
+Besides, `yolov8_ultralytics`: ultralytics' YOLOv8n detection model built from its yaml (no weights
+downloaded; widths scaled down to 1/16, 3 classes, random weights from the seed) and exported by
+ultralytics itself (`model.export(format="onnx", dynamic=True)`: TorchScript, onnxslim), the way its
+users export it.
 """
 
 from __future__ import annotations
@@ -341,6 +353,55 @@ class HfLlama(nn.Module):
         return self.model(input_ids=input_ids, use_cache=False, return_dict=True).logits
 
 
+class Unet(nn.Module):
+    """diffusers' UNet2DConditionModel (tiny random config) behind positional arguments."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        from diffusers import UNet2DConditionModel
+
+        self.model = UNet2DConditionModel(
+            sample_size=16, in_channels=4, out_channels=4, layers_per_block=1, block_out_channels=(8, 16),
+            down_block_types=("CrossAttnDownBlock2D", "DownBlock2D"), up_block_types=("UpBlock2D", "CrossAttnUpBlock2D"),
+            cross_attention_dim=8, attention_head_dim=4, norm_num_groups=4,
+        )
+
+    def forward(self, sample: torch.Tensor, timestep: torch.Tensor, encoder_hidden_states: torch.Tensor) -> torch.Tensor:
+        return self.model(sample, timestep, encoder_hidden_states, return_dict=False)[0]
+
+
+class HfWav2Vec2(nn.Module):
+    """transformers' Wav2Vec2Model (small random config, eager attention)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        from transformers import Wav2Vec2Config, Wav2Vec2Model
+
+        config = Wav2Vec2Config(hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64,
+                                conv_dim=(32, 32, 32), conv_stride=(5, 2, 2), conv_kernel=(10, 3, 3),
+                                num_conv_pos_embeddings=16, num_conv_pos_embedding_groups=2, vocab_size=32,
+                                attn_implementation="eager")
+        self.model = Wav2Vec2Model(config)
+
+    def forward(self, input_values: torch.Tensor) -> torch.Tensor:
+        return self.model(input_values=input_values, return_dict=True).last_hidden_state
+
+
+class HfSwin(nn.Module):
+    """transformers' SwinModel (small random config: 32x32 images, 4x4 patches, 4x4 windows, 2 stages)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        from transformers import SwinConfig, SwinModel
+
+        config = SwinConfig(image_size=32, patch_size=4, embed_dim=16, depths=[1, 1], num_heads=[1, 2], window_size=4,
+                            mlp_ratio=2.0, attn_implementation="eager")
+        self.model = SwinModel(config)
+
+    def forward(self, pixel_values: torch.Tensor) -> torch.Tensor:
+        return self.model(pixel_values=pixel_values, return_dict=True).last_hidden_state
+
+
 # ---------------------------------------------------------------------------------------------------------
 # Export
 
@@ -372,6 +433,14 @@ ARCHS = {
     "hf_llama": (HfLlama, lambda: (torch.randint(0, 100, (2, 7)),), ["input_ids"], ["logits"],
                  {"input_ids": {0: "batch", 1: "sequence"}}),
     "speech": (Speech, lambda: (torch.randn(2, 1600),), ["wave"], ["logits"], {"wave": {0: "batch", 1: "samples"}}),
+    "unet": (Unet, lambda: (torch.randn(2, 4, 16, 24), torch.tensor([10.0, 20.0]), torch.randn(2, 7, 8)),
+             ["sample", "timestep", "encoder_hidden_states"], ["out_sample"],
+             {"sample": {0: "batch", 2: "height", 3: "width"}, "timestep": {0: "batch"},
+              "encoder_hidden_states": {0: "batch", 1: "sequence"}}),
+    "hf_wav2vec2": (HfWav2Vec2, lambda: (torch.randn(2, 1600),), ["input_values"], ["last_hidden_state"],
+                    {"input_values": {0: "batch", 1: "samples"}}),
+    "hf_swin": (HfSwin, lambda: image((2, 3, 32, 32)), ["pixel_values"], ["last_hidden_state"],
+                {"pixel_values": {0: "batch", 2: "height", 3: "width"}}),
 }
 
 
@@ -379,6 +448,12 @@ ARCHS = {
 DYNAMO_ONLY = {
     "hf_gpt2": "transformers' causal mask uses aten::diff, which it does not support",
     "hf_llama": "transformers' causal mask uses aten::diff, which it does not support",
+    "unet": "one exporter for diffusers' UNet, the one its ONNX exports move to",
+}
+# Architectures exported by TorchScript only, and why.
+SCRIPT_ONLY = {
+    "hf_wav2vec2": "one exporter, the one most published wav2vec2 exports were made with",
+    "hf_swin": "one exporter, the one most published Swin exports were made with",
 }
 
 
@@ -606,18 +681,64 @@ def build_genai(precision: str) -> Path:
     return dest
 
 
+# ---------------------------------------------------------------------------------------------------------
+# ultralytics: YOLOv8n from its yaml, exported by ultralytics (TorchScript exporter, then onnxslim).
+
+YOLO_SCALE = [0.33, 0.0625, 256]  # depth, width, max channels: YOLOv8n's depth, 1/4 of its width
+YOLO_CLASSES = 3
+
+
+def export_yolo() -> Path:
+    import yaml
+
+    os.environ["YOLO_OFFLINE"] = "1"  # no update check, no hub
+    import ultralytics
+    from ultralytics import YOLO
+
+    dest = OUT / "yolov8_ultralytics.onnx"
+    cfg = yaml.safe_load((Path(ultralytics.__file__).parent / "cfg/models/v8/yolov8.yaml").read_text())
+    cfg["nc"] = YOLO_CLASSES
+    cfg["scales"] = {"n": YOLO_SCALE}
+    with tempfile.TemporaryDirectory(prefix="export_torch-yolo-") as tmp:
+        here = os.getcwd()
+        os.chdir(tmp)  # ultralytics writes the export beside the yaml
+        try:
+            Path("yolov8n.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))  # the scale comes from the name
+            torch.manual_seed(SEED)
+            model = YOLO("yolov8n.yaml", task="detect")
+            out = model.export(format="onnx", dynamic=True, imgsz=64)
+            m = onnx.load(out)
+        finally:
+            os.chdir(here)
+    # The export's date, for a reproducible file.
+    kept = [p for p in m.metadata_props if p.key != "date"]
+    del m.metadata_props[:]
+    m.metadata_props.extend(kept)
+    onnx.save(m, str(dest))
+    onnx.checker.check_model(onnx.load(str(dest)), full_check=True)
+    loads_in_ort(dest)
+    return dest
+
+
 def main() -> int:
+    if os.environ.get("PYTHONHASHSEED") != "0":
+        # onnxslim (in the ultralytics export) iterates sets of strings: the value_info it writes (duplicate
+        # entries, with conflicting shapes) varies with Python's string hashing. One seed, the same bytes.
+        os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, "PYTHONHASHSEED": "0"})
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", help="comma-separated architecture names (default: all)")
     parser.add_argument("--no-quantize", action="store_true", help="only the torch exports")
     parser.add_argument("--no-export", action="store_true", help="only the quantized variants (of existing exports)")
     args = parser.parse_args()
     OUT.mkdir(exist_ok=True)
-    archs = args.only.split(",") if args.only else list(ARCHS)
-    for arch in [] if args.no_export else archs:
+    archs = args.only.split(",") if args.only else [*ARCHS, "yolov8_ultralytics"]
+    for arch in [] if args.no_export else [a for a in archs if a in ARCHS]:
         for dynamo in (False, True):
             if not dynamo and arch in DYNAMO_ONLY:
                 print(f"export_torch: {arch}: no TorchScript export ({DYNAMO_ONLY[arch]})")
+                continue
+            if dynamo and arch in SCRIPT_ONLY:
+                print(f"export_torch: {arch}: no dynamo export ({SCRIPT_ONLY[arch]})")
                 continue
             path = export(arch, dynamo)
             print(f"export_torch: {path.relative_to(HERE)} ({path.stat().st_size} bytes)")
@@ -632,6 +753,9 @@ def main() -> int:
             for mode in modes:
                 path = quantize(source, mode)
                 print(f"export_torch: {path.relative_to(HERE)} ({path.stat().st_size} bytes)")
+    if "yolov8_ultralytics" in archs:
+        path = export_yolo()
+        print(f"export_torch: {path.relative_to(HERE)} ({path.stat().st_size} bytes)")
     if "hf_llama" in archs:
         for precision in GENAI:
             path = build_genai(precision)
