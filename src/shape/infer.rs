@@ -91,6 +91,7 @@ pub fn infer_keeping(model: &Model, keep: Keep) -> Inference {
         work: 0,
         limit: None,
         facts: Vec::new(),
+        input_symbols: model.graph.as_ref().map(input_symbols).unwrap_or_default(),
     };
     if let Some(g) = &model.graph {
         let imports = model.opset_imports(None);
@@ -208,6 +209,9 @@ struct Driver<'m> {
     limit: Option<Limit>,
     /// The conditions reported so far, which the nodes after may assume ([`super::facts`]).
     facts: Vec<Fact>,
+    /// The symbols of the main graph's inputs: the sizes a user feeds. A declared size in other
+    /// symbols is read as unknown (see [`Driver::merge_declared`]).
+    input_symbols: HashSet<String>,
 }
 
 /// One inferred call: its inputs, what it gave, and its findings as reported at `site`.
@@ -645,7 +649,7 @@ impl<'m> Driver<'m> {
         output: bool,
         site: Option<&CallSite>,
     ) -> Option<ValueInfo> {
-        let declared = declared.map(from_type_proto);
+        let declared = declared.map(|t| self.in_input_symbols(from_type_proto(t)));
         let (mut inf, dec) = match (inferred, declared) {
             (Some(i), Some(d)) => (i, d),
             (i, d) => return i.or(d),
@@ -742,12 +746,53 @@ impl<'m> Driver<'m> {
         self.out.diagnostics.push(d);
     }
 
+    /// A declared type with its sizes in symbols no graph input has read as unknown. Such a name
+    /// (an exporter's `unk__3`, a symbol of an input since fixed to a number, onnxslim's
+    /// `floor(...)` text over one) is no size a user feeds: a condition on it would name values
+    /// nobody can set, and after a broken node it would bring back the sizes the break leaves unknown.
+    /// A name that spells an input's symbol in text the parser does not read as an expression
+    /// (`((32*Min(64, sequence))//sequence)`) stays: it is a size of what the user feeds.
+    fn in_input_symbols(&self, mut info: ValueInfo) -> ValueInfo {
+        let fed = |name: &str| {
+            self.input_symbols.contains(name)
+                || name
+                    .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .any(|word| self.input_symbols.contains(word))
+        };
+        if let Some(dims) = info.shape.as_mut() {
+            for d in dims {
+                if let Dim::Sym(e) = d
+                    && !e.symbols().iter().all(|s| fed(s))
+                {
+                    *d = Dim::Unknown;
+                }
+            }
+        }
+        info
+    }
+
     fn report_declared(&mut self, g: &Graph, op: &OpNode, msg: String, site: Option<&CallSite>) {
         let label = op.label().into_owned();
         let d = Diagnostic::new(Code::DeclaredShape, "", msg);
         let d = locate(d, &g.path, &label, op.op_type(), site);
         self.out.diagnostics.push(d);
     }
+}
+
+/// The symbols in the declared shapes of `g`'s inputs, an anonymous axis's own name (`x[2]`) too.
+fn input_symbols(g: &Graph) -> HashSet<String> {
+    let mut symbols = HashSet::new();
+    for vi in &g.header.input {
+        let Some(t) = &vi.r#type else { continue };
+        let mut info = from_type_proto(t);
+        name_anonymous_dims(vi.name(), t, &mut info);
+        for d in info.shape.iter().flatten() {
+            if let Dim::Sym(e) = d {
+                symbols.extend(e.symbols().into_iter().map(str::to_owned));
+            }
+        }
+    }
+    symbols
 }
 
 /// Gives each axis of a graph input declared `?` a symbol of its own (`x[2]`, `x[3]`), so sizes

@@ -396,12 +396,18 @@ fn examples() -> Vec<(&'static str, ModelProto)> {
     // I002: x is [N, 3]; the output of Relu is declared [2, 3], binding N to 2.
     out.push((
         "i002.onnx",
-        model(graph(
-            "i002",
-            vec![node("Relu", "relu", &["x"], &["y"])],
-            vec![float("x", &["N", "3"])],
-            vec![float("y", &["2", "3"])],
-        )),
+        model(GraphProto {
+            value_info: vec![float("r", &["2", "3"])],
+            ..graph(
+                "i002",
+                vec![
+                    node("Relu", "relu", &["x"], &["r"]),
+                    node("Sigmoid", "sigmoid", &["r"], &["y"]),
+                ],
+                vec![float("x", &["N", "3"])],
+                vec![float("y", &["2", "3"])],
+            )
+        }),
     ));
 
     // I003: a chain of 34 functions, each calling the next: deeper than inference follows (32).
