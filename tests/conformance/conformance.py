@@ -2642,7 +2642,7 @@ def summarize_real_expand(results: Results, show: int) -> list[str]:
 
 
 def check_real_annotate(ctx: Context, model: Model) -> Outcome:
-    """`annotate MODEL -o OUT` exits 0 (or 1, refusing a model with errors); OUT runs bit-identically to
+    """`annotate MODEL -o OUT --outputs-too` exits 0 (or 1, refusing a model with errors); OUT runs bit-identically to
     MODEL in onnxruntime (ORT_DISABLE_ALL) on the seeded inputs of both sizes; onnx.checker's full check
     passes on OUT wherever it passes on MODEL. Counts the main-graph node outputs whose every size is
     stated (a number or a dim_param) in OUT, in onnx's infer_shapes(data_prop=True) output and in
@@ -2665,7 +2665,8 @@ def check_real_annotate(ctx: Context, model: Model) -> Outcome:
     problems = []
     with tempfile.TemporaryDirectory(prefix="onnx-lint-conformance-") as tmp:
         out = Path(tmp) / "model.onnx"
-        run = run_binary(ctx, "annotate", model.path, "-o", out)
+        # --outputs-too: onnx's and symbolic_shape_infer's files state the graph outputs' shapes too.
+        run = run_binary(ctx, "annotate", model.path, "-o", out, "--outputs-too")
         crash = crash_reason(ctx, run)
         if crash:
             return failed(f"annotate: {crash}", data=None)
