@@ -105,3 +105,33 @@ def test_onnx_checker_and_onnxruntime_take_the_annotated_model(path):
     every = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     by_onnx = onnx.shape_inference.infer_shapes(onnx.load_from_string(src), data_prop=True).SerializeToString()
     assert _same(_run(by_onnx, feeds, every), _run(annotated, feeds, every))
+
+
+@pytest.mark.parametrize("name", ["tiny_cnn.onnx", "tiny_transformer.onnx"])
+def test_annotated_model_quantizes_without_onnxruntime_shape_inference(name, tmp_path):
+    """The pipeline annotate stands in for: quant_pre_process with symbolic_shape_infer skipped, then
+    quantize_static; the quantized model runs, close to the float one."""
+    from onnxruntime.quantization import CalibrationDataReader, quantize_static
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    annotated = tmp_path / "annotated.onnx"
+    onnx_lint.annotate(MODELS / name, output=annotated)
+    so = ort.SessionOptions()
+    so.log_severity_level = 3
+    session = ort.InferenceSession(str(annotated), so, providers=["CPUExecutionProvider"])
+    feeds = [_feeds(session) for _ in range(2)]
+
+    class Reader(CalibrationDataReader):
+        def __init__(self):
+            self.left = iter(feeds)
+
+        def get_next(self):
+            return next(self.left, None)
+
+    pre, quantized = tmp_path / "pre.onnx", tmp_path / "quantized.onnx"
+    quant_pre_process(str(annotated), str(pre), skip_symbolic_shape=True)
+    quantize_static(str(pre), str(quantized), Reader())
+    got = ort.InferenceSession(str(quantized), so, providers=["CPUExecutionProvider"]).run(None, feeds[0])
+    want = session.run(None, feeds[0])
+    assert any(n.op_type == "QuantizeLinear" for n in onnx.load(str(quantized)).graph.node)
+    assert np.allclose(got[0], want[0], atol=0.1)
