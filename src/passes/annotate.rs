@@ -479,3 +479,137 @@ impl Namer {
         Some(name)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shape::poly::Poly;
+    use crate::shape::value::dim_from_proto;
+
+    fn namer() -> Namer {
+        Namer {
+            expressions: true,
+            given: HashMap::new(),
+            taken: HashSet::new(),
+            next: 0,
+        }
+    }
+
+    fn proto_dim(v: Option<DimValue>) -> Dimension {
+        Dimension {
+            value: v,
+            denotation: None,
+        }
+    }
+
+    fn declared(dims: Vec<Option<DimValue>>) -> TypeProto {
+        TypeProto {
+            value: Some(TypeValue::TensorType(type_proto::Tensor {
+                elem_type: Some(1),
+                shape: Some(TensorShapeProto {
+                    dim: dims.into_iter().map(proto_dim).collect(),
+                }),
+            })),
+            denotation: None,
+        }
+    }
+
+    fn inferred(dims: Vec<Dim>) -> ValueInfo {
+        ValueInfo::tensor(Some(1), Some(dims))
+    }
+
+    fn dims_of(t: &TypeProto) -> Vec<Dim> {
+        let (_, t) = tensor_of(t).unwrap();
+        t.shape
+            .as_ref()
+            .unwrap()
+            .dim
+            .iter()
+            .map(dim_from_proto)
+            .collect()
+    }
+
+    #[test]
+    fn unknown_negative_and_anonymous_sizes_are_filled_and_symbols_made_numbers() {
+        let d = declared(vec![
+            None,
+            Some(DimValue::DimValue(-1)),
+            Some(DimValue::DimParam("?".into())),
+            Some(DimValue::DimParam("k".into())),
+            Some(DimValue::DimParam("n".into())),
+        ]);
+        let i = inferred(vec![
+            Dim::Known(2),
+            Dim::sym("batch"),
+            Dim::Unknown,
+            Dim::Known(7),
+            Dim::sym("m"),
+        ]);
+        let t = refine(Some(&d), &i, &mut namer()).unwrap().unwrap();
+        assert_eq!(
+            dims_of(&t),
+            [
+                Dim::Known(2),
+                Dim::sym("batch"),
+                Dim::Unknown,
+                Dim::Known(7),
+                // A symbol's name is kept: another name for it is no refinement.
+                Dim::sym("n"),
+            ]
+        );
+        // Nothing more to say: no change.
+        assert_eq!(refine(Some(&t), &i, &mut namer()), Ok(None));
+    }
+
+    #[test]
+    fn contradictions_are_refused() {
+        let two = declared(vec![Some(DimValue::DimValue(2))]);
+        let mut n = namer();
+        assert!(refine(Some(&two), &inferred(vec![Dim::Known(3)]), &mut n).is_err());
+        assert!(
+            refine(
+                Some(&two),
+                &inferred(vec![Dim::Known(2), Dim::Known(1)]),
+                &mut n
+            )
+            .is_err()
+        );
+        let plus_two = Dim::Sym(
+            Poly::of(&SymExpr::var("s"))
+                .add(&Poly::constant(2))
+                .and_then(Poly::into_expr)
+                .unwrap(),
+        );
+        let one = declared(vec![Some(DimValue::DimValue(1))]);
+        assert!(
+            refine(Some(&one), &inferred(vec![plus_two.clone()]), &mut n).is_err(),
+            "s + 2 is never 1"
+        );
+        assert_eq!(
+            refine(Some(&two), &inferred(vec![plus_two]), &mut n),
+            Ok(None),
+            "s + 2 may be 2"
+        );
+        let mut other = inferred(vec![Dim::Known(2)]);
+        other.elem = Some(7);
+        assert!(refine(Some(&two), &other, &mut n).is_err());
+    }
+
+    #[test]
+    fn without_expressions_each_expression_gets_one_unused_unk_name() {
+        let mut n = namer();
+        n.expressions = false;
+        n.taken.insert("unk__0".into());
+        let e = Poly::of(&SymExpr::var("h"))
+            .floor_div(2)
+            .and_then(Poly::into_expr)
+            .unwrap();
+        let (a, b) = (n.dim(&Dim::Sym(e.clone())), n.dim(&Dim::Sym(e)));
+        assert_eq!(a, b);
+        assert_eq!(a.value, Some(DimValue::DimParam("unk__1".into())));
+        assert_eq!(
+            n.dim(&Dim::sym("batch")).value,
+            Some(DimValue::DimParam("batch".into()))
+        );
+    }
+}
