@@ -12,6 +12,8 @@ Tools:
            its output to disk before the rename (temporary file, fsync, rename)
   expand-nofsync  the same with --no-fsync: the output is left to the kernel's writeback, as cp leaves its copy
   fold     onnx-lint fold MODEL -o bench/out/tmp/... (deleted after each run; flushed as expand's is)
+  annotate onnx-lint annotate MODEL -o bench/out/tmp/... (the inferred types written into value_info;
+           deleted after each run; flushed as expand's is)
   onnx     python -c "import onnx,sys; m=onnx.load(sys.argv[1]);
            onnx.shape_inference.infer_shapes(m, strict_mode=True, data_prop=True)" MODEL
            (the anchor; onnx.load also loads the external data of an external-data model)
@@ -27,7 +29,7 @@ Options:
   --only PATTERNS   comma-separated input names or globs (bert_base, bert_base_ext, bert_base_x4,
                     synthetic_10k, synthetic_100k, synthetic_1M, synthetic_100k_expanded,
                     synthetic_1M_expanded; e.g. 'synthetic_*')
-  --tools LIST      comma-separated subset of check,shapes,expand,expand-nofsync,fold,onnx,cat,cp,cp+sync
+  --tools LIST      comma-separated subset of check,shapes,expand,expand-nofsync,fold,annotate,onnx,cat,cp,cp+sync
   --bin PATH        the onnx-lint binary (default target/release/onnx-lint)
   --python PATH     the python with onnx for the anchor (default: this interpreter)
   --fast-repeat K   a command that ran in under 0.1 s (its warm-up or its first timed run) is repeated K times
@@ -99,8 +101,8 @@ INPUTS = [
 # Inputs the onnx anchor is not run on: they are not anchor inputs (a 2.8M-node model takes it a minute
 # a round, for a figure no target reads).
 NO_ANCHOR = ("synthetic_100k_expanded", "synthetic_1M_expanded")
-TOOLS = ["check", "shapes", "expand", "expand-nofsync", "fold", "onnx", "cat", "cp", "cp+sync"]
-WRITERS = ("expand", "expand-nofsync", "fold", "cp", "cp+sync")
+TOOLS = ["check", "shapes", "expand", "expand-nofsync", "fold", "annotate", "onnx", "cat", "cp", "cp+sync"]
+WRITERS = ("expand", "expand-nofsync", "fold", "annotate", "cp", "cp+sync")
 ANCHOR = "import onnx,sys; m=onnx.load(sys.argv[1]); onnx.shape_inference.infer_shapes(m, strict_mode=True, data_prop=True)"
 
 # Targets (issue 6).
@@ -112,7 +114,7 @@ EXPAND_RSS_EXTRA = 64 * MiB
 CHECK_1M = 2.0
 SCALING = 12.0
 # Issue 20: the rewrites and the listing at the speed of the check.
-PASS_TIME = 2.0  # expand, fold and shapes within 2x check's time on the same model
+PASS_TIME = 2.0  # expand, fold, shapes and annotate within 2x check's time on the same model
 PASS_RSS = 1.5  # and within 1.5x its peak RSS
 SCALING_1M = 10.0  # 1M/100k nodes for every command
 
@@ -314,7 +316,7 @@ def main() -> int:
         ap.error("--rounds must be >= 1")
     if args.warmup < 0:
         ap.error("--warmup must be >= 0")
-    if any(t in tools for t in ("check", "shapes", "expand", "expand-nofsync", "fold")) and not os.access(args.bin, os.X_OK):
+    if any(t in tools for t in ("check", "shapes", "expand", "expand-nofsync", "fold", "annotate")) and not os.access(args.bin, os.X_OK):
         sys.exit(f"bench: {args.bin} not found; build it (cargo build --release) or use bench/run.sh")
     if args.wait_load is not None:
         start = time.time()
@@ -408,6 +410,8 @@ def main() -> int:
             return [args.bin, "expand", m["path"], "-o", os.path.join(TMP, "expanded_" + os.path.basename(m["path"]))] + flags
         if tool == "fold":
             return [args.bin, "fold", m["path"], "-o", os.path.join(TMP, "folded_" + os.path.basename(m["path"]))]
+        if tool == "annotate":
+            return [args.bin, "annotate", m["path"], "-o", os.path.join(TMP, "annotated_" + os.path.basename(m["path"]))]
         if tool == "onnx":
             return [args.python, "-c", ANCHOR, m["path"]]
         if tool == "cat":
@@ -589,7 +593,7 @@ def main() -> int:
     for m in models:
         if not m["name"].startswith("synthetic_1") or "check" not in tools:
             continue
-        for tool in ("expand", "fold", "shapes"):
+        for tool in ("expand", "fold", "shapes", "annotate"):
             if tool not in tools or (tool != "fold" and m["name"].endswith("_expanded")):
                 continue
             tr = ratio(med(m, tool), med(m, "check"))

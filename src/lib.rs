@@ -17,7 +17,8 @@
 //!   it.
 //! - [`checks`] (structural rules) and [`shape`] (shape inference and broadcast algebra) read the IR.
 //! - [`passes`]: [`passes::explicit_broadcast`] proposes a [`passes::Patch`] that makes every implicit
-//!   broadcast an explicit `Expand`; [`passes::fold_expand`] is its inverse. A patch becomes a
+//!   broadcast an explicit `Expand`; [`passes::fold_expand`] is its inverse; [`passes::annotate`]
+//!   writes the inferred types into the graphs' `value_info`. A patch becomes a
 //!   [`file::wire::Edit`] of the source bytes, and [`write::write_model`] writes it atomically:
 //!   everything the patch does not touch is copied byte for byte, and external-data files are carried
 //!   beside an output in another folder ([`write::carry`]). [`render`] formats findings as text, JSON,

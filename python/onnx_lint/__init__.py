@@ -30,6 +30,7 @@ __all__ = [
     "Report",
     "Shapes",
     "ValueShape",
+    "annotate",
     "check",
     "expand",
     "fold",
@@ -383,3 +384,44 @@ def fold(model: ModelLike, *, output: Union[None, str, "os.PathLike[str]"] = Non
         LoadError, OSError, TypeError: as :func:`expand`.
     """
     return _rewrite(_onnx_lint.fold, model, output, in_place=in_place)
+
+
+def annotate(
+    model: ModelLike,
+    *,
+    output: Union[None, str, "os.PathLike[str]"] = None,
+    expressions: bool = True,
+    outputs_too: bool = False,
+    strip: bool = False,
+    force: bool = False,
+    in_place: bool = False,
+) -> Any:
+    """Write the inferred type of every value a node computes into the model's ``value_info``, as
+    ``onnx-lint annotate`` does: everything else is kept byte for byte, entries already there are
+    refined and never contradicted (one that contradicts inference is left as it is: ``check``
+    reports it as T004).
+
+    The result is of the argument's kind (bytes for bytes, a new ``ModelProto`` for a
+    ``ModelProto``); for a path, ``output`` is required and the model is written there (atomically,
+    external data carried) and None is returned.
+
+    A symbolic size is written as a ``dim_param``: its symbol, or an expression's text
+    (``floor((H - 1)/32) + 1``); with ``expressions=False`` an expression is named ``unk__N`` as
+    onnxruntime names them. ``outputs_too`` also fills the graph outputs' declared types;
+    ``strip`` removes every ``value_info`` entry instead (the inverse); ``force`` annotates a model
+    with errors too.
+
+    Raises:
+        ModelHasErrors: the model has errors and ``force`` is false; nothing is written.
+        LoadError, OSError, TypeError: as :func:`expand`.
+    """
+    return _rewrite(
+        _onnx_lint.annotate,
+        model,
+        output,
+        expressions=expressions,
+        outputs_too=outputs_too,
+        strip=strip,
+        force=force,
+        in_place=in_place,
+    )

@@ -33,4 +33,15 @@ def expand(
 def fold(
     path: Optional[str], data: Optional[Union[bytes, bytearray, memoryview]], file: str, output: Optional[str], in_place: bool
 ) -> Optional[bytes]: ...
+def annotate(
+    path: Optional[str],
+    data: Optional[Union[bytes, bytearray, memoryview]],
+    file: str,
+    output: Optional[str],
+    expressions: bool,
+    outputs_too: bool,
+    strip: bool,
+    force: bool,
+    in_place: bool,
+) -> Optional[bytes]: ...
 def main(argv: List[str]) -> int: ...

@@ -14,6 +14,7 @@ use onnx_lint::file::Origin;
 use onnx_lint::file::budget::OutOfMemory;
 use onnx_lint::ir::{Graph, Model, OpNode};
 use onnx_lint::lint::{self, Findings, LoadOptions};
+use onnx_lint::passes::annotate as annotate_pass;
 use onnx_lint::passes::{explicit_broadcast, fold_expand};
 use onnx_lint::render::{self, FileReport};
 use onnx_lint::settings::{RuleLayer, Selector, Settings};
@@ -538,6 +539,13 @@ fn shapes(
 enum Pass {
     Expand(explicit_broadcast::Options),
     Fold,
+    /// Write the inferred types into value_info; `force` annotates a model with errors too.
+    Annotate {
+        options: annotate_pass::Options,
+        force: bool,
+    },
+    /// Remove every value_info entry.
+    Strip,
 }
 
 /// Loads `source`, refuses it if it has errors, runs `pass`, and writes the result to `output` (as
@@ -550,7 +558,9 @@ fn rewrite(
     in_place: bool,
 ) -> Result<Option<Vec<u8>>, Fail> {
     let (model, found) = source.load(&LoadOptions::default()).map_err(Fail::Load)?;
-    if has_errors(&found.diagnostics) {
+    // Stripping reads no shape, and `force` takes the model as it is.
+    let unchecked = matches!(pass, Pass::Strip | Pass::Annotate { force: true, .. });
+    if !unchecked && has_errors(&found.diagnostics) {
         let Findings {
             diagnostics,
             shapes,
@@ -568,6 +578,8 @@ fn rewrite(
             .patch
             .into_edit(),
         Pass::Fold => fold_expand::run(&model, &found.shapes).patch.into_edit(),
+        Pass::Annotate { options, .. } => annotate_pass::run(&model, &found.shapes, options).edit,
+        Pass::Strip => annotate_pass::strip(&model).0,
     };
     drop(found);
     match output {
@@ -639,6 +651,38 @@ fn fold(
     rewrite_py(py, source, file, Pass::Fold, output, in_place)
 }
 
+/// `annotate(path, data, file, output, expressions, outputs_too, strip, force, in_place)`: see
+/// `onnx_lint.annotate`.
+#[pyfunction]
+#[pyo3(signature = (path, data, file, output, expressions, outputs_too, strip, force, in_place))]
+#[allow(clippy::too_many_arguments)]
+fn annotate(
+    py: Python<'_>,
+    path: Option<PathBuf>,
+    data: Option<Bound<'_, PyAny>>,
+    file: OsString,
+    output: Option<PathBuf>,
+    expressions: bool,
+    outputs_too: bool,
+    strip: bool,
+    force: bool,
+    in_place: bool,
+) -> PyResult<Option<Py<PyBytes>>> {
+    let source = Source::new(path, data)?;
+    let pass = if strip {
+        Pass::Strip
+    } else {
+        Pass::Annotate {
+            options: annotate_pass::Options {
+                expressions,
+                outputs_too,
+            },
+            force,
+        }
+    };
+    rewrite_py(py, source, file, pass, output, in_place)
+}
+
 /// `main(argv)`: runs the command line in this process and returns its exit status. Help, version
 /// and usage errors are printed as the binary prints them (status 0 for help and version, 2 for a
 /// usage error).
@@ -679,6 +723,7 @@ fn _onnx_lint(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(shapes, m)?)?;
     m.add_function(wrap_pyfunction!(expand, m)?)?;
     m.add_function(wrap_pyfunction!(fold, m)?)?;
+    m.add_function(wrap_pyfunction!(annotate, m)?)?;
     m.add_function(wrap_pyfunction!(main, m)?)?;
     Ok(())
 }

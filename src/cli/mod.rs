@@ -9,6 +9,7 @@ use crate::ir::Model;
 use crate::lint::{Findings, LoadOptions};
 use crate::render;
 use crate::write::{WriteOptions, write_model};
+mod annotate;
 mod check;
 mod expand;
 mod explain;
@@ -92,6 +93,30 @@ pub enum Command {
         output: PathBuf,
         #[command(flatten)]
         report: ReportArgs,
+        #[command(flatten)]
+        write: WriteArgs,
+    },
+    /// Write the inferred type of every value computed by a node into the model's value_info
+    /// (existing entries are refined, never contradicted), or remove them all with --strip
+    Annotate {
+        /// Model file (`-` reads standard input)
+        model: PathBuf,
+        /// Output file (`-` writes standard output)
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Write a size that is an expression over symbols as `unk__N` (as onnxruntime names the
+        /// sizes it cannot name) rather than as its text, e.g. `floor((H - 1)/32) + 1`
+        #[arg(long)]
+        no_expressions: bool,
+        /// Also fill the declared types of graph outputs that are missing or less precise
+        #[arg(long)]
+        outputs_too: bool,
+        /// Remove every value_info entry instead (of every graph, subgraph and function): the inverse
+        #[arg(long, conflicts_with_all = ["no_expressions", "outputs_too", "force"])]
+        strip: bool,
+        /// Annotate a model with errors too (the types inferred downstream of an error may be wrong)
+        #[arg(long)]
+        force: bool,
         #[command(flatten)]
         write: WriteArgs,
     },
@@ -315,6 +340,28 @@ pub fn run(cli: Cli) -> u8 {
             report,
             write,
         } => fold::fold(model, output, write, cli.color, report.summary),
+        Command::Annotate {
+            model,
+            output,
+            no_expressions,
+            outputs_too,
+            strip,
+            force,
+            write,
+        } => annotate::annotate(
+            model,
+            output,
+            &annotate::Asked {
+                options: crate::passes::annotate::Options {
+                    expressions: !no_expressions,
+                    outputs_too,
+                },
+                strip,
+                force,
+            },
+            write,
+            cli.color,
+        ),
         Command::Shapes { model, format } => shapes::shapes(&model, format),
         Command::Graph {
             model,

@@ -15,6 +15,7 @@ pub mod graph {
     pub const NODE: u32 = 1;
     pub const INITIALIZER: u32 = 5;
     pub const INPUT: u32 = 11;
+    pub const OUTPUT: u32 = 12;
     pub const VALUE_INFO: u32 = 13;
     pub const SPARSE_INITIALIZER: u32 = 15;
 }

@@ -6,6 +6,7 @@
 //! Passes read what shape inference found (`shape::infer::GraphShapes`, as a lint run returns it in
 //! `lint::Findings::shapes`) beside the model: the IR does not hold it.
 
+pub mod annotate;
 pub mod explicit_broadcast;
 pub mod fold_expand;
 

@@ -2667,6 +2667,84 @@ def summarize_real_expand(results: Results, show: int) -> list[str]:
     ]
 
 
+def check_real_annotate(ctx: Context, model: Model) -> Outcome:
+    """`annotate MODEL -o OUT --outputs-too` exits 0 (or 1, refusing a model with errors); OUT runs bit-identically to
+    MODEL in onnxruntime (ORT_DISABLE_ALL) on the seeded inputs of both sizes; onnx.checker's full check
+    passes on OUT wherever it passes on MODEL. Counts the main-graph node outputs whose every size is
+    stated (a number or a dim_param) in OUT, in onnx's infer_shapes(data_prop=True) output and in
+    symbolic_shape_infer's (auto_merge): the coverage of the written file against both."""
+    import onnx
+
+    missing = real_missing(model)
+    if missing:
+        return missing
+    feeds = [real_feed(model, k) for k in range(len(real_bindings(model)))]
+    proto = real_proto(model)
+    outputs = [name for name, _, _ in node_outputs(proto)]
+
+    def covered(shapes: dict[str, list[Any] | None] | None) -> int:
+        if shapes is None:
+            return 0
+        return sum(1 for n in outputs if shapes.get(n) is not None and all(d is not None for d in shapes[n]))
+
+    data: dict[str, Any] = {"ort": None, "checker": None, "coverage": {}, "values": len(outputs)}
+    problems = []
+    with tempfile.TemporaryDirectory(prefix="onnx-lint-conformance-") as tmp:
+        out = Path(tmp) / "model.onnx"
+        # --outputs-too: onnx's and symbolic_shape_infer's files state the graph outputs' shapes too.
+        run = run_binary(ctx, "annotate", model.path, "-o", out, "--outputs-too")
+        crash = crash_reason(ctx, run)
+        if crash:
+            return failed(f"annotate: {crash}", data=None)
+        if run.returncode == 1:
+            data["ort"] = "refused"
+            return passed(data=data)
+        if run.returncode != 0 or not out.is_file():
+            return failed(f"annotate: exit {run.returncode}: {tool_message(run)}", data=None)
+        status, why, _ = ort_compare(model.path, out, feeds, control=False)
+        data["ort"] = status
+        if status == "mismatch":
+            problems.append(f"onnxruntime: {why}")
+        try:
+            onnx.checker.check_model(onnx.load(str(model.path)), full_check=True)
+            before = True
+        except Exception:  # noqa: BLE001 - onnx raises several types
+            before = False
+        try:
+            onnx.checker.check_model(onnx.load(str(out)), full_check=True)
+            data["checker"] = "pass"
+        except Exception as e:  # noqa: BLE001
+            data["checker"] = "fail" if before else "fails on MODEL too"
+            if before:
+                problems.append(f"onnx.checker passes on MODEL, not on OUT: {exception_text(e)}")
+        data["coverage"]["ours"] = covered(proto_shapes(onnx.load(str(out)).graph))
+    for which in ("onnx", "ssi"):
+        try:
+            data["coverage"][which] = covered(anchor_shapes(model, which))
+        except Exception:  # noqa: BLE001 - an anchor that raises covers nothing
+            data["coverage"][which] = 0
+    if problems:
+        return failed("; ".join(problems), data=data)
+    return passed(data=data)
+
+
+def summarize_real_annotate(results: Results, show: int) -> list[str]:
+    data = [o.data for _, o in results if o.data is not None]
+    c = Counter(d["ort"] for d in data)
+    k = Counter(d["checker"] for d in data)
+    cov = {w: sum(d["coverage"].get(w, 0) for d in data) for w in ("ours", "onnx", "ssi")}
+    below = sum(
+        1 for d in data if d["coverage"] and d["coverage"].get("ours", 0) < max(d["coverage"].get("onnx", 0), d["coverage"].get("ssi", 0))
+    )
+    return [
+        f"real-annotate: onnxruntime bit-identical {c['verified']}, mismatch {c['mismatch']}, unsupported "
+        f"{c['unsupported']}, refused (errors) {c['refused']}; onnx.checker full_check pass {k['pass']}, fail "
+        f"{k['fail']}, fails on MODEL too {k['fails on MODEL too']}; node outputs with every size stated: ours "
+        f"{cov['ours']}, onnx {cov['onnx']}, symbolic_shape_infer {cov['ssi']} of "
+        f"{sum(d['values'] for d in data)}; models where ours covers fewer than an anchor: {below}"
+    ]
+
+
 REAL_CHECKS = ("real-load", "real-conditions", "real-shapes", "real-dims", "real-faults", "real-expand")
 
 
@@ -2819,6 +2897,14 @@ CHECKS: list[Check] = [
         "implicit but what expand lists",
         check_real_expand,
         summarize_real_expand,
+        source="real",
+    ),
+    Check(
+        "real-annotate",
+        "real corpus: annotate MODEL -o OUT runs bit-identically in onnxruntime, passes onnx.checker where MODEL "
+        "does, and states at least as many node outputs' shapes as onnx's inference and symbolic_shape_infer",
+        check_real_annotate,
+        summarize_real_annotate,
         source="real",
     ),
 ]

@@ -390,7 +390,13 @@ fn lines_of_code_leave_out_blanks_comments_and_tests() {
 /// The words that name a pass (the `passes` modules and the commands that run them). The byte layer
 /// writes what it is given and must not know what made it: a pass's names, recipes and hints live
 /// with the pass.
-const PASS_WORDS: &[&str] = &["expand", "explicit_broadcast", "fold_expand", "fold"];
+const PASS_WORDS: &[&str] = &[
+    "expand",
+    "explicit_broadcast",
+    "fold_expand",
+    "fold",
+    "annotate",
+];
 
 /// The places in `text` where a word of [`PASS_WORDS`] stands as a word (case-insensitive; `folder`
 /// and `expanded` are other words), as `line: text`.

@@ -65,12 +65,12 @@ fn shapes_json_lists_known_symbolic_and_unknown_dims() {
 /// A write that cannot happen is refused before the pass reports anything: the input as the output,
 /// an output in a folder that does not exist (named, not a temporary file's name).
 #[test]
-fn expand_and_fold_refuse_an_output_before_reporting() {
+fn expand_fold_and_annotate_refuse_an_output_before_reporting() {
     let dir = tempdir();
     let path = dir.path().join("m.onnx");
     std::fs::copy(model("tiny_cnn.onnx"), &path).unwrap();
     let p = path.to_str().unwrap();
-    for cmd in ["expand", "fold"] {
+    for cmd in ["expand", "fold", "annotate"] {
         let (code, _, err) = run(&[cmd, p, "-o", p], b"");
         assert_eq!(code, 2, "{err}");
         assert!(

@@ -214,6 +214,17 @@ fn expand_and_fold_carry_the_data_too() {
         std::fs::read(&t.model).unwrap(),
         "fold(expand(m)) is m"
     );
+    // annotate carries it as expand does.
+    let fourth = t.root.path().join("fourth");
+    std::fs::create_dir(&fourth).unwrap();
+    let annotated = fourth.join("annotated.onnx");
+    let r = run(&["annotate", s(&folded), "-o", s(&annotated)]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        ino(&fourth.join("sub/inner.bin")),
+        ino(&t.folder.join("sub/inner.bin"))
+    );
+    loads_clean(&annotated);
 }
 
 /// A folder on another file system than the temporary folders, if the machine has one (`/dev/shm`
@@ -378,8 +389,8 @@ fn locations_leaving_the_folder_are_refused_and_nothing_is_carried() {
             r.stderr
         );
         assert!(t.out_listing().is_empty(), "{loc}: {:?}", t.out_listing());
-        // expand and fold refuse the model for its X001 error, as loading does.
-        for cmd in ["expand", "fold"] {
+        // expand, fold and annotate refuse the model for its X001 error, as loading does.
+        for cmd in ["expand", "fold", "annotate"] {
             let r = run(&[cmd, t.m(), "-o", s(&t.out_model())]);
             assert_eq!(r.code, 1, "{cmd} {loc}: {}", r.stderr);
             assert!(

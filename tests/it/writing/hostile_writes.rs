@@ -207,7 +207,7 @@ fn expand_to_the_model_is_refused_without_in_place() {
     std::fs::hard_link(&model, &hard).unwrap();
     let dotted = dir.path().join(".").join("m.onnx");
     for out in [&model, &dotted, &hard] {
-        for cmd in ["expand", "fold", "roundtrip"] {
+        for cmd in ["expand", "fold", "roundtrip", "annotate"] {
             run(&[cmd, s(&model), "-o", s(out)]).refused(&["refusing to overwrite the input"]);
             unchanged(&model, TINY);
         }
@@ -246,7 +246,7 @@ fn outputs_over_the_external_data_are_refused() {
     unchanged(&data, &weights);
     run(&["check", s(&model), "--write-baseline", s(&data)]).refused(&["the external data"]);
     unchanged(&data, &weights);
-    for cmd in ["expand", "roundtrip"] {
+    for cmd in ["expand", "roundtrip", "annotate"] {
         run(&[cmd, s(&model), "-o", s(&data)]).refused(&["external data"]);
         unchanged(&data, &weights);
     }
@@ -331,7 +331,7 @@ fn a_fifo_output_is_written_through_and_stays_a_fifo() {
 #[test]
 fn dev_null_is_written_through_and_stays_a_character_device() {
     let (dir, model) = temp_model("m.onnx", TINY);
-    for cmd in ["expand", "fold", "roundtrip", "check"] {
+    for cmd in ["expand", "fold", "roundtrip", "check", "annotate"] {
         let flag = if cmd == "check" {
             "--output-file"
         } else {

@@ -2,6 +2,7 @@
 //! `write::to_vec`, external data carried beside a written model, and writers that never destroy a
 //! file.
 
+mod annotate;
 mod carry_data;
 mod expand_encoding;
 mod expand_snapshots;
