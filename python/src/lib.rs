@@ -403,6 +403,7 @@ fn run_check(source: &Source, file: String, settings: &Settings) -> Result<Check
     let Findings {
         mut diagnostics,
         shapes,
+        ..
     } = found;
     if explicit {
         diagnostics.extend(explicit_broadcast::implicit_broadcasts(
@@ -554,6 +555,7 @@ fn rewrite(
         let Findings {
             diagnostics,
             shapes,
+            ..
         } = found;
         let inputs = node_inputs(&model, shapes, &diagnostics);
         return Err(Fail::Refused(Checked {

@@ -363,6 +363,7 @@ pub(crate) mod test_util {
             opset,
             inputs: &inputs,
             findings: Vec::new(),
+            ranges: None,
             subgraph: &mut sub,
         };
         let out = rule(&mut ctx);

@@ -373,6 +373,7 @@ fn nhwc_max_pool(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         opset: 12,
         inputs: &inputs,
         findings: Vec::new(),
+        ranges: ctx.ranges,
         subgraph: &mut sub,
     };
     let y = pool(&mut view).into_iter().next().and_then(|v| v.shape);

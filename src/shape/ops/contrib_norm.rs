@@ -534,6 +534,7 @@ fn ms_range(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         opset: 11,
         inputs: &inputs,
         findings: Vec::new(),
+        ranges: ctx.ranges,
         subgraph: &mut sub,
     };
     let out = rule(&mut inner);

@@ -94,6 +94,7 @@ pub(super) fn delegate(
         opset,
         inputs,
         findings: Vec::new(),
+        ranges: ctx.ranges,
         subgraph: &mut sub,
     };
     let out = rule(&mut inner);

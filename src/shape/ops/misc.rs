@@ -158,6 +158,7 @@ mod tests {
             opset: 28,
             inputs: &inputs,
             findings: Vec::new(),
+            ranges: None,
             subgraph: &mut sub,
         };
         swiglu(&mut ctx);

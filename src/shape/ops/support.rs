@@ -333,6 +333,7 @@ mod hostile {
                                 opset,
                                 inputs: &ins.iter().map(Option::as_ref).collect::<Vec<_>>(),
                                 findings: Vec::new(),
+                                ranges: None,
                                 subgraph: &mut sub,
                             };
                             rule(&mut ctx);
