@@ -207,6 +207,20 @@ fn one_symbol(name: &str, lo: u64, fails: &[bool], tried: &Tried<'_>) -> Verdict
             "fails for {name} in {} (smallest {smallest})",
             list(&runs.iter().map(|r| run_text(*r)).collect::<Vec<_>>())
         )
+    } else if let Some(p) = periodic(lo, fails) {
+        let mut parts: Vec<String> = p.before.iter().map(|r| run_text(*r)).collect();
+        // Joined by "or": the outer list is joined by commas and "and".
+        let residues = p
+            .residues
+            .iter()
+            .map(|r| run_text(*r))
+            .collect::<Vec<_>>()
+            .join(" or ");
+        parts.push(format!(
+            "{}..={} where {name} mod {} is {residues}",
+            p.from, p.to, p.period
+        ));
+        format!("fails for {name} in {} (smallest {smallest})", list(&parts))
     } else {
         let count = fails.iter().filter(|&&f| f).count();
         let first: Vec<String> = runs.iter().take(FEW).map(|r| run_text(*r)).collect();
@@ -275,6 +289,59 @@ fn residue(lo: u64, fails: &[bool]) -> Option<(u64, u64)> {
         .enumerate()
         .all(|(i, &f)| f == ((lo + i as u64) % k != r))
         .then_some((k, r))
+}
+
+/// A failing set that repeats with a period from some value on: the values from `from` to `to`
+/// fail exactly when their remainder by `period` lies in `residues` (intervals of remainders).
+struct Periodic {
+    period: u64,
+    from: u64,
+    to: u64,
+    residues: Vec<(u64, u64)>,
+    /// The failing values below the periodic part, as intervals.
+    before: Vec<(u64, u64)>,
+}
+
+/// The shortest period the failing values keep from some value on, when what comes before it is at
+/// most [`FEW`] intervals and at least two periods are seen (sizes computed with `ceil(h/32)` repeat
+/// every 32 values, past the smallest sizes where a clamp to 1 breaks the pattern).
+fn periodic(lo: u64, fails: &[bool]) -> Option<Periodic> {
+    let n = fails.len();
+    for k in 2..=n / 2 {
+        // The periodic part starts after the last value that differs from the one a period before.
+        let start = (k..n)
+            .rev()
+            .find(|&i| fails[i] != fails[i - k])
+            .map_or(0, |j| j + 1 - k);
+        if n - start < 2 * k {
+            continue;
+        }
+        let window = &fails[start..start + k];
+        if window.iter().all(|&f| f) || window.iter().all(|&f| !f) {
+            continue;
+        }
+        let before = runs(lo, &fails[..start]);
+        if before.len() > FEW {
+            continue;
+        }
+        let from = lo + start as u64;
+        let k64 = k as u64;
+        // The remainders that fail, as intervals of `0..k` (a run across 0 is split in two).
+        let mut marks = vec![false; k];
+        for (i, &f) in window.iter().enumerate() {
+            marks[((from + i as u64) % k64) as usize] = f;
+        }
+        // Said from its first failing value: the values before it in the window pass.
+        let first = window.iter().position(|&f| f).unwrap_or(0);
+        return Some(Periodic {
+            period: k64,
+            from: from + first as u64,
+            before,
+            to: lo + n as u64 - 1,
+            residues: runs(0, &marks),
+        });
+    }
+    None
 }
 
 /// `c` when `dims` are a symbol and its clamp `min(x, c)` (in either order), which differ exactly
@@ -380,4 +447,240 @@ fn verdict_of_several(
         tried.ranges(),
         at.join(", ")
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shape::dim::Poly;
+
+    fn ranged(lo: u64, hi: Option<u64>) -> Bindings {
+        let mut b = Bindings::default();
+        b.insert("s".into(), Domain::Range { lo, hi });
+        b
+    }
+
+    /// The set a clause says, as a test of one value; `None` for the count-only form (checked by
+    /// its count and smallest value instead).
+    fn said(text: &str) -> Option<Box<dyn Fn(u64) -> bool>> {
+        let body = text.split("; only ").next().unwrap();
+        let body = body.split(" (smallest ").next().unwrap();
+        if let Some(v) = body.strip_prefix("fails for s = ") {
+            let v: u64 = v.parse().unwrap();
+            return Some(Box::new(move |x| x == v));
+        }
+        if let Some(k) = body.strip_prefix("fails unless s is a multiple of ") {
+            let k: u64 = k.parse().unwrap();
+            return Some(Box::new(move |x| x % k != 0));
+        }
+        if let Some(rest) = body.strip_prefix("fails unless s mod ") {
+            let (k, r) = rest.split_once(" is ").unwrap();
+            let (k, r): (u64, u64) = (k.parse().unwrap(), r.parse().unwrap());
+            return Some(Box::new(move |x| x % k != r));
+        }
+        let parts = body.strip_prefix("fails for s in ")?;
+        let interval = |t: &str| -> (u64, u64) {
+            match t.split_once("..=") {
+                Some((a, b)) => (a.parse().unwrap(), b.parse().unwrap()),
+                None => {
+                    let v = t.parse().unwrap();
+                    (v, v)
+                }
+            }
+        };
+        let (plain, tail) = match parts.split_once(" where s mod ") {
+            Some((p, t)) => (p, Some(t)),
+            None => (parts, None),
+        };
+        let mut items: Vec<(u64, u64)> = plain
+            .split(", ")
+            .flat_map(|p| p.split(" and "))
+            .map(interval)
+            .collect();
+        let periodic = tail.map(|t| {
+            let (k, res) = t.split_once(" is ").unwrap();
+            let k: u64 = k.parse().unwrap();
+            let res: Vec<(u64, u64)> = res.split(" or ").map(interval).collect();
+            let span = items.pop().unwrap();
+            (k, res, span)
+        });
+        Some(Box::new(move |x| {
+            items.iter().any(|&(a, b)| a <= x && x <= b)
+                || periodic.as_ref().is_some_and(|(k, res, (a, b))| {
+                    *a <= x && x <= *b && res.iter().any(|&(p, q)| p <= x % k && x % k <= q)
+                })
+        }))
+    }
+
+    /// A size computed from `s` by a few strided, scaled, shifted and clamped steps, drawn from
+    /// `next`.
+    fn expr(next: &mut impl FnMut() -> u64) -> Poly {
+        let mut p = Poly::of(&SymExpr::var("s"));
+        for _ in 0..1 + next() % 3 {
+            let k = 2 + (next() % 31) as i64;
+            p = match next() % 5 {
+                0 => p.ceil_div(k).unwrap(),
+                1 => p.floor_div(k).unwrap(),
+                2 => p.mul(&Poly::constant(1 + (next() % 3) as i64)).unwrap(),
+                3 => p.add(&Poly::constant((next() % 5) as i64)).unwrap(),
+                _ => Poly::min(&[p, Poly::constant(k * 8)]).unwrap(),
+            };
+        }
+        p
+    }
+
+    #[test]
+    fn the_printed_set_is_the_set_of_failing_values() {
+        let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = move || {
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            state.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        };
+        let (mut exact, mut counted, mut holds, mut all) = (0, 0, 0, 0);
+        for case in 0..3000 {
+            let a = expr(&mut next).into_size();
+            let b = if next() % 3 == 0 {
+                Dim::Known(1 + next() % 40)
+            } else {
+                expr(&mut next).into_size()
+            };
+            let rule = match next() % 4 {
+                0 => Validity::Equal,
+                1 => Validity::Onto,
+                2 => Validity::MultipleOf(2 + next() % 8),
+                _ => Validity::Multi,
+            };
+            let dims: Vec<&Dim> = if matches!(rule, Validity::MultipleOf(_)) {
+                vec![&a]
+            } else {
+                vec![&a, &b]
+            };
+            let lo = 1 + next() % 100;
+            let hi = lo + next() % 2000;
+            let Some(verdict) = judge(&dims, rule, &ranged(lo, Some(hi))) else {
+                continue; // a constant: no symbol to judge
+            };
+            let mut sizes = Vec::new();
+            let truth: Vec<u64> = (lo..=hi)
+                .filter(|&v| {
+                    let v = v as i64;
+                    fails_with(&dims, rule, &|_| Some(v), &mut sizes).is_some()
+                })
+                .collect();
+            let what = format!("case {case}: {dims:?} {rule:?} over {lo}..={hi}: {verdict:?}");
+            match &verdict {
+                Verdict::Holds => {
+                    holds += 1;
+                    assert!(truth.is_empty(), "{what}")
+                }
+                Verdict::FailsAll(_) => {
+                    all += 1;
+                    assert_eq!(truth.len() as u64, hi - lo + 1, "{what}")
+                }
+                Verdict::Clause(text) => {
+                    assert!(
+                        !text.contains("; only "),
+                        "{what}: a small range is tried whole"
+                    );
+                    let smallest = format!("(smallest {})", truth[0]);
+                    assert!(
+                        text.contains(&smallest) || text == &format!("fails for s = {}", truth[0]),
+                        "{what}"
+                    );
+                    match said(text) {
+                        Some(f) => {
+                            exact += 1;
+                            for v in lo..=hi {
+                                assert_eq!(f(v), truth.binary_search(&v).is_ok(), "{what} at {v}");
+                            }
+                        }
+                        None => {
+                            counted += 1;
+                            assert!(
+                                text.starts_with(&format!("fails for {} of the ", truth.len())),
+                                "{what}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        // The cases drawn reach every form.
+        assert!(
+            exact > 100 && holds > 10 && all > 10,
+            "{exact} {counted} {holds} {all}"
+        );
+    }
+
+    #[test]
+    fn clamp_is_exact_over_an_open_range() {
+        let s = Poly::of(&SymExpr::var("s"));
+        let clamped = Poly::min(&[s.clone(), Poly::constant(512)])
+            .unwrap()
+            .into_size();
+        let s = s.into_size();
+        let dims = [&s, &clamped];
+        assert_eq!(
+            judge(&dims, Validity::Multi, &ranged(1, Some(8192))),
+            Some(Verdict::Clause(
+                "fails for s in 513..=8192 (smallest 513)".into()
+            ))
+        );
+        assert_eq!(
+            judge(&dims, Validity::Multi, &ranged(100, None)),
+            Some(Verdict::Clause(
+                "fails for s in 513.. (smallest 513)".into()
+            ))
+        );
+        assert_eq!(
+            judge(&dims, Validity::Multi, &ranged(1, Some(512))),
+            Some(Verdict::Holds)
+        );
+        assert_eq!(
+            judge(&dims, Validity::Multi, &ranged(600, Some(700))),
+            Some(Verdict::FailsAll("s in 600..=700".into()))
+        );
+    }
+
+    #[test]
+    fn multiples_are_said_as_a_residue_and_large_ranges_say_what_was_tried() {
+        let h = Dim::sym("s");
+        let dims = [&h];
+        assert_eq!(
+            judge(&dims, Validity::MultipleOf(32), &ranged(1, Some(640))),
+            Some(Verdict::Clause(
+                "fails unless s is a multiple of 32 (smallest 1)".into()
+            ))
+        );
+        let Some(Verdict::Clause(open)) = judge(&dims, Validity::MultipleOf(32), &ranged(32, None))
+        else {
+            panic!("an open range is a clause");
+        };
+        assert!(
+            open.ends_with("; only s in 32..=65567 tried (at most 65536 values a symbol here), larger values not checked"),
+            "{open}"
+        );
+        // A free symbol: no verdict (the search's clause stands).
+        assert_eq!(
+            judge(&dims, Validity::MultipleOf(32), &Bindings::default()),
+            None
+        );
+    }
+
+    #[test]
+    fn two_symbols_are_counted_with_the_smallest_failure() {
+        let (a, b) = (Dim::Sym(SymExpr::var("a")), Dim::Sym(SymExpr::var("b")));
+        let mut bind = Bindings::default();
+        bind.insert("a".into(), Domain::Range { lo: 1, hi: Some(4) });
+        bind.insert("b".into(), Domain::Range { lo: 2, hi: Some(3) });
+        assert_eq!(
+            judge(&[&a, &b], Validity::Equal, &bind),
+            Some(Verdict::Clause(
+                "fails for 6 of the 8 assignments of a in 1..=4, b in 2..=3 (smallest a = 1, b = 2)"
+                    .into()
+            ))
+        );
+    }
 }
