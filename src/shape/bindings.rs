@@ -144,7 +144,7 @@ impl Bindings {
             format!("it has {}", have.join(", "))
         };
         Err(format!(
-            "--dim {}: no input dim of the model has this name; {listed}",
+            "no input dim of the model is named {} (--dim, dims); {listed}",
             missing.join(", ")
         ))
     }

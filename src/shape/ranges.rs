@@ -9,9 +9,10 @@
 //! case is exact however large the range: a symbol against its clamped copy (`seq` and
 //! `min(seq, 512)`), which fails exactly above the clamp.
 //!
-//! The set of one symbol is said as its intervals when they are few ([`FEW`]), as a residue when the
-//! values that pass are exactly the multiples of a number (`fails unless H is a multiple of 32`),
-//! and otherwise by its count, first intervals and smallest value.
+//! The set of one symbol is said as its intervals when they are few ([`FEW`]); else as a residue when
+//! the values that pass are exactly the multiples of a number (`fails unless H is a multiple of 32`);
+//! else as the intervals before a part that repeats and the remainders that fail in it; and
+//! otherwise by its count, first intervals and smallest value.
 
 use super::bindings::{Bindings, Domain, ranged_symbols};
 use super::counterexample::{Validity, fails_with};
@@ -194,19 +195,20 @@ fn one_symbol(name: &str, lo: u64, fails: &[bool], tried: &Tried<'_>) -> Verdict
     }
     let smallest = lo + first as u64;
     let runs = runs(lo, fails);
-    let text = if let Some((k, r)) = residue(lo, fails) {
-        if r == 0 {
-            format!("fails unless {name} is a multiple of {k} (smallest {smallest})")
-        } else {
-            format!("fails unless {name} mod {k} is {r} (smallest {smallest})")
-        }
-    } else if runs.len() == 1 && runs[0].0 == runs[0].1 {
+    let residue = || residue(lo, fails);
+    let text = if runs.len() == 1 && runs[0].0 == runs[0].1 {
         format!("fails for {name} = {smallest}")
     } else if runs.len() <= FEW {
         format!(
             "fails for {name} in {} (smallest {smallest})",
             list(&runs.iter().map(|r| run_text(*r)).collect::<Vec<_>>())
         )
+    } else if let Some((k, r)) = residue() {
+        if r == 0 {
+            format!("fails unless {name} is a multiple of {k} (smallest {smallest})")
+        } else {
+            format!("fails unless {name} mod {k} is {r} (smallest {smallest})")
+        }
     } else if let Some(p) = periodic(lo, fails) {
         let mut parts: Vec<String> = p.before.iter().map(|r| run_text(*r)).collect();
         // Joined by "or": the outer list is joined by commas and "and".
