@@ -141,6 +141,14 @@ impl NodeCtx<'_> {
             (None, [a, b], None) => format!("needs {a} = {b}"),
             (None, _, None) => format!("needs {} to be equal", and_list(&names)),
         };
+        let judged: Vec<&Dim> = match &pair {
+            Some([q, one]) => vec![q, one],
+            None => present.iter().map(|o| &o.dim).collect(),
+        };
+        let head = format!("{detail}: {condition}");
+        if let Some(ok) = self.judge_contract(c, &present, &judged, Validity::Equal, &head) {
+            return ok;
+        }
         let failure = match &pair {
             Some([q, one]) => counterexample::search(&[q, one], Validity::Equal),
             None => {
@@ -167,6 +175,13 @@ impl NodeCtx<'_> {
             Dim::Sym(s) => match multiple_of(s, k) {
                 Some(always) => !always,
                 None => {
+                    let head = format!("{operand}: {s} must be a multiple of {k}");
+                    let rule = Validity::MultipleOf(k);
+                    if let Some(ok) =
+                        self.judge_contract(c, &[operand], &[&operand.dim], rule, &head)
+                    {
+                        return ok;
+                    }
                     let failure = counterexample::search(&[&operand.dim], Validity::MultipleOf(k));
                     if !failure.holds_as_far_as_searched() {
                         let clause = failure.clause();
@@ -221,6 +236,39 @@ impl NodeCtx<'_> {
 
     /// Reports that contract `c` holds only under a condition on the symbols (W2); `detail` says
     /// which sizes, the condition and, where the search finds them, the smallest failing values.
+    /// Judges a contract's condition on `dims` over the ranges the run binds (see
+    /// [`super::ranges`]), `head` saying what it requires: `Some(true)` when it holds at every value
+    /// (no finding, counted as proven) or fails at some (a W2 that says exactly where),
+    /// `Some(false)` when it fails at every value (an E2), `None` when a symbol is not bound.
+    fn judge_contract(
+        &mut self,
+        c: Contract,
+        operands: &[&Operand],
+        dims: &[&Dim],
+        rule: Validity,
+        head: &str,
+    ) -> Option<bool> {
+        use super::ranges::Verdict;
+        let ranges = self.ranges?;
+        let (code, detail) = match ranges.judge(dims, rule)? {
+            Verdict::Holds => {
+                ranges.prove();
+                return Some(true);
+            }
+            Verdict::FailsAll(over) => (
+                Code::ShapeContract,
+                format!("{head}; fails for every {over} (the bound sizes)"),
+            ),
+            Verdict::Clause(clause) => (
+                Code::PossibleShapeContract,
+                format!("{head}; within the bound sizes, {clause}"),
+            ),
+        };
+        let d = self.contract_finding(code, c, operands, &detail);
+        self.findings.push(d);
+        Some(code == Code::PossibleShapeContract)
+    }
+
     fn possible(&mut self, c: Contract, operands: &[&Operand], detail: &str) {
         let d = self.contract_finding(Code::PossibleShapeContract, c, operands, detail);
         self.findings.push(d);

@@ -300,3 +300,32 @@ fn pyproject_dims_and_their_errors() {
         "{out}"
     );
 }
+
+#[test]
+fn contract_conditions_are_judged_over_the_ranges_too() {
+    // Concat of x [2, N] and y [2, M] on axis 0: W2 "needs M = N".
+    let m = root().join("models/broken/w2_concat.onnx");
+    let m = m.to_str().unwrap();
+    let (code, out, _) = run(&["check", m, "--dim", "M=2..3", "--dim", "N=4..5"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.lines().next().unwrap().starts_with("error[E2]")
+            && out
+                .contains("needs M = N; fails for every M in 2..=3, N in 4..=5 (the bound sizes)"),
+        "{out}"
+    );
+    let (code, out, _) = run(&["check", m, "--dim", "M=3", "--dim", "N=1..5"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains(
+            "N must be 3; within the bound sizes, fails for N in 1..=2 and 4..=5 (smallest 1)"
+        ),
+        "{out}"
+    );
+    let (code, out, err) = run(&["check", m, "--dim", "M=3..3", "--dim", "N=3"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        !out.contains("[W2]") && !err.contains("proven"),
+        "{out}{err}"
+    );
+}
