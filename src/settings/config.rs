@@ -57,7 +57,7 @@ impl DimValue {
     /// The domain it gives, or why it gives none.
     pub fn domain(&self) -> Result<crate::shape::bindings::Domain, String> {
         match self {
-            DimValue::Size(v) => Ok(crate::shape::bindings::Domain::Fixed(*v)),
+            DimValue::Size(v) => crate::shape::bindings::Domain::parse(&v.to_string()),
             DimValue::Text(t) => crate::shape::bindings::Domain::parse(t),
         }
     }

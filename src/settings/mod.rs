@@ -336,6 +336,11 @@ impl Settings {
             Some(c) => _ = writeln!(out, "configuration: {}", c.display()),
             None => _ = writeln!(out, "configuration: none (defaults and the command line)"),
         }
+        let dims = self.dims_for(model);
+        if !dims.is_empty() {
+            let listed: Vec<String> = dims.iter().map(|(n, d)| format!("{n} = {d}")).collect();
+            let _ = writeln!(out, "dims (before --dim): {}", listed.join(", "));
+        }
         let rules = self.rules_for(model);
         let _ = writeln!(out, "rules reported:");
         for c in Code::ALL {

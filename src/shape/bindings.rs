@@ -31,10 +31,18 @@ impl Domain {
     /// uses), or `513..` (open above).
     pub fn parse(text: &str) -> Result<Domain, String> {
         let t = text.trim();
+        // Sizes are evaluated as i64: a larger one could not be told from an overflow.
         let number = |s: &str| {
             s.trim()
                 .parse::<u64>()
-                .map_err(|_| format!("'{s}' is not a size (a whole number, 0 or more)"))
+                .ok()
+                .filter(|&v| i64::try_from(v).is_ok())
+                .ok_or_else(|| {
+                    format!(
+                        "'{s}' is not a size (a whole number from 0 to {})",
+                        i64::MAX
+                    )
+                })
         };
         let Some((lo, hi)) = t.split_once("..") else {
             return number(t).map(Domain::Fixed);
@@ -291,6 +299,8 @@ mod tests {
         assert!(Domain::parse("9..3").is_err());
         assert!(Domain::parse("-1").is_err());
         assert!(Domain::parse("a..b").is_err());
+        assert!(Domain::parse("9223372036854775808").is_err());
+        assert!(Domain::parse("9223372036854775807..").is_ok());
         assert_eq!(
             Bindings::parse_arg("seq=1..=8"),
             Ok(("seq".into(), Domain::Range { lo: 1, hi: Some(8) }))

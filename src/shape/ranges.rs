@@ -247,7 +247,7 @@ fn runs(lo: u64, fails: &[bool]) -> Vec<(u64, u64)> {
         }
         let v = lo + i as u64;
         match out.last_mut() {
-            Some(last) if last.1 + 1 == v => last.1 = v,
+            Some(last) if last.1.checked_add(1) == Some(v) => last.1 = v,
             _ => out.push((v, v)),
         }
     }

@@ -289,7 +289,7 @@ fn pyproject_dims_and_their_errors() {
     let (code, _, err) = run_in(dir.path(), &["check", "a.onnx"]);
     assert_eq!(code, 2, "{err}");
     assert!(
-        err.contains("`dims.N`") && err.contains("'many' is not a size"),
+        err.contains("`dims.N`") && err.contains("'many' is not a size (a whole number from 0 to"),
         "{err}"
     );
     let dir = configured("onnx-lint.toml", "[dims]\nbatch = 1\n");
