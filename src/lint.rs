@@ -15,7 +15,8 @@ use crate::diagnostics::{Diagnostic, MAX_PER_CODE_AND_GRAPH, cap};
 use crate::file::decode::{decode_bytes_split, decode_file_split};
 use crate::file::{Origin, read};
 use crate::ir::{Model, NodeBatch};
-use crate::shape::infer::{GraphShapes, Inference, Keep, infer_keeping};
+use crate::shape::bindings::Bindings;
+use crate::shape::infer::{GraphShapes, Inference, Keep, infer_bound};
 use anyhow::Result;
 use bytes::Bytes;
 
@@ -29,6 +30,9 @@ pub struct Findings {
     /// What shape inference knows of every value of every graph inferred in its own right (empty
     /// unless [`LoadOptions::keep_shapes`]).
     pub shapes: Vec<GraphShapes>,
+    /// Conditions (W1, W2) that hold at every value of the ranges [`LoadOptions::dims`] gives, and
+    /// so are not reported.
+    pub proven: usize,
 }
 
 /// What a lint run keeps besides the findings.
@@ -45,6 +49,10 @@ pub struct LoadOptions {
     /// every core busy (`check --jobs N` over many models) turns it off: two threads per model would
     /// only contend.
     pub parallel: bool,
+    /// Values of the model's input symbols (`--dim`, the configuration's `dims`): fixed sizes flow
+    /// through inference, ranges decide W1 and W2 (see [`crate::shape::bindings`]). A name the model
+    /// has no input dim of makes the load fail, naming those it has.
+    pub dims: Option<std::sync::Arc<Bindings>>,
 }
 
 impl LoadOptions {
@@ -71,6 +79,7 @@ impl Default for LoadOptions {
             keep_shapes: true,
             keep_names: true,
             parallel: true,
+            dims: None,
         }
     }
 }
@@ -85,10 +94,19 @@ pub fn load(origin: Origin) -> Result<(Model, Findings)> {
 /// [`load`], with what to keep (see [`LoadOptions`]).
 pub fn load_with(origin: Origin, opts: &LoadOptions) -> Result<(Model, Findings)> {
     let Built { model, problems } = build(origin)?;
+    check_dims(&model, opts)?;
     let findings = run(&model, problems, opts);
     // The checks read small tensors' bytes from the mapping: a file cut short meanwhile read as zeros.
     unchanged(&model)?;
     Ok((model, findings))
+}
+
+/// `Err` when [`LoadOptions::dims`] names a symbol the model's inputs do not have.
+pub fn check_dims(model: &Model, opts: &LoadOptions) -> Result<()> {
+    match &opts.dims {
+        Some(b) => b.check_names(model).map_err(anyhow::Error::msg),
+        None => Ok(()),
+    }
 }
 
 /// `Err` if the file `model` was read from changed (or was cut short under its mapping) since it was
@@ -148,6 +166,7 @@ pub fn from_bytes_with(
     crate::file::read::unchanged(&bytes, None, None, &origin)?;
     let d = decoded?;
     let (model, built) = Model::build(d.model, d.main_nodes, bytes, origin);
+    check_dims(&model, opts)?;
     let findings = run(&model, built, opts);
     crate::file::read::unchanged(&model.source, None, None, &model.origin)?;
     Ok((model, findings))
@@ -176,6 +195,7 @@ pub fn run_beside<T: Send>(
     let findings = Findings {
         diagnostics: cap(all, MAX_PER_CODE_AND_GRAPH),
         shapes: inference.graphs,
+        proven: inference.proven,
     };
     (findings, t)
 }
@@ -194,7 +214,7 @@ fn checks_and_inference<T: Send>(
 ) -> (Vec<Diagnostic>, Inference, T) {
     if !opts.parallel {
         let found = crate::checks::run(model);
-        let inference = infer_keeping(model, opts.keep());
+        let inference = infer_bound(model, opts.keep(), opts.dims.as_deref());
         return (found, inference, beside());
     }
     // Shared, so that it is still here to run if no thread can be had.
@@ -210,7 +230,7 @@ fn checks_and_inference<T: Send>(
             .name("checks".to_owned())
             .stack_size(CHECKS_STACK)
             .spawn_scoped(s, work);
-        let inference = infer_keeping(model, opts.keep());
+        let inference = infer_bound(model, opts.keep(), opts.dims.as_deref());
         let (found, t) = match checks.map(|h| h.join()) {
             Ok(Ok(done)) => done,
             // No thread to be had: run them here.

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import errno
 import os
-from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Tuple, Union
+from typing import Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Tuple, Union
 
 from . import _onnx_lint
 from ._onnx_lint import LoadError
@@ -237,6 +237,7 @@ def check(
     *,
     select: Union[None, str, Iterable[str]] = None,
     ignore: Union[None, str, Iterable[str]] = None,
+    dims: Optional[Mapping[str, Union[int, str, range]]] = None,
 ) -> Report:
     """Check a model, as ``onnx-lint check`` does, and return its findings.
 
@@ -252,12 +253,21 @@ def check(
             ``"W"``, ``"broadcast-error"``, ``"ALL"``); one str or a list. ``"B001"`` (or
             ``"ALL"``) adds the implicit broadcasts, as ``check --explicit`` does.
         ignore: codes, prefixes or names not to report, over ``select``.
+        dims: the values a deployment gives the model's input symbols, as ``check --dim`` takes
+            them: ``{"seq": "1..8192", "batch": range(1, 65)}`` (an int fixes the
+            size; a str ``"LO..HI"`` (both ends included) or ``"LO.."`` is a range; a ``range`` of
+            step 1 is the same range). A name is a ``dim_param`` of a graph input or the positional
+            name of an axis without one (``"x[3]"``). Fixed sizes flow through inference (a
+            broadcast that then fails is E1); over ranges a W1 or W2 becomes an error when every
+            value fails, disappears when none does, or says exactly which values fail.
 
     Returns:
         A :class:`Report`: ``.diagnostics``, ``.errors``, ``.ok``, ``.to_json()``, ``.to_sarif()``.
 
     Raises:
-        ValueError: a selector names no rule (the message names it).
+        ValueError: a selector names no rule (the message names it), or a ``dims`` value is not a
+            size or a range.
+        LoadError: a ``dims`` name is no input dim of the model (the message lists those it has).
         LoadError: the bytes are not an ONNX model (truncated, corrupt, not protobuf). A ValueError.
         ValueError: the bytes are over protobuf's 2 GiB limit (refused before they are read).
         MemoryError: decoding the model needs more memory than can be allocated (e.g. millions of
@@ -269,8 +279,36 @@ def check(
     ``ignore`` over them. The interpreter lock is released while the model is checked.
     """
     path, data, name = _source(model)
-    native = _onnx_lint.check(path, data, name, _selectors(select, "select"), _selectors(ignore, "ignore") or [])
+    native = _onnx_lint.check(
+        path, data, name, _selectors(select, "select"), _selectors(ignore, "ignore") or [], _dims(dims)
+    )
     return Report(native, name)
+
+
+def _dims(dims: Optional[Mapping[str, Union[int, str, range]]]) -> List[Tuple[str, str]]:
+    """``dims`` as (name, value as ``--dim`` writes it) pairs."""
+    if dims is None:
+        return []
+    if not isinstance(dims, Mapping):
+        raise TypeError(f"dims must be a mapping of names to sizes or ranges, not {type(dims).__name__}")
+    out = []
+    for name, value in dims.items():
+        if not isinstance(name, str):
+            raise TypeError(f"dims: a name must be a str, not {type(name).__name__}")
+        if isinstance(value, bool):
+            raise TypeError(f"dims[{name!r}]: a bool is not a size")
+        if isinstance(value, int):
+            text = str(value)
+        elif isinstance(value, str):
+            text = value
+        elif isinstance(value, range):
+            if value.step != 1 or len(value) == 0:
+                raise ValueError(f"dims[{name!r}]: a range must be of step 1 and not empty")
+            text = f"{value.start}..{value.stop - 1}"
+        else:
+            raise TypeError(f"dims[{name!r}]: a size (int) or a range (\"LO..HI\", range), not {type(value).__name__}")
+        out.append((name, text))
+    return out
 
 
 class ValueShape(NamedTuple):

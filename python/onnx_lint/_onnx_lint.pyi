@@ -18,7 +18,12 @@ class Report:
     def to_sarif(self) -> str: ...
 
 def check(
-    path: Optional[str], data: Optional[Union[bytes, bytearray, memoryview]], file: str, select: Optional[List[str]], ignore: List[str]
+    path: Optional[str],
+    data: Optional[Union[bytes, bytearray, memoryview]],
+    file: str,
+    select: Optional[List[str]],
+    ignore: List[str],
+    dims: List[Tuple[str, str]] = ...,
 ) -> Report: ...
 def shapes(path: Optional[str], data: Optional[Union[bytes, bytearray, memoryview]]) -> List[Tuple[str, str, Optional[str], Shape]]: ...
 def expand(

@@ -18,6 +18,7 @@ use onnx_lint::passes::annotate as annotate_pass;
 use onnx_lint::passes::{explicit_broadcast, fold_expand};
 use onnx_lint::render::{self, FileReport};
 use onnx_lint::settings::{RuleLayer, Selector, Settings};
+use onnx_lint::shape::bindings::{Bindings, Domain};
 use onnx_lint::shape::dim::Dim;
 use onnx_lint::shape::infer::GraphShapes;
 use onnx_lint::write::{self, WriteOptions};
@@ -29,6 +30,7 @@ use std::collections::{HashMap, TryReserveError};
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 mod buffer;
 
@@ -393,17 +395,24 @@ fn settings(select: Option<Vec<String>>, ignore: Vec<String>) -> PyResult<Settin
 }
 
 /// Loads and checks `source` as `check` does, rules applied.
-fn run_check(source: &Source, file: String, settings: &Settings) -> Result<Checked, Fail> {
+fn run_check(
+    source: &Source,
+    file: String,
+    settings: &Settings,
+    dims: Option<Arc<Bindings>>,
+) -> Result<Checked, Fail> {
     let explicit = settings.wants(None, Code::ImplicitBroadcast);
     let opts = LoadOptions {
         keep_shapes: explicit,
         keep_names: false,
+        dims,
         ..LoadOptions::default()
     };
     let (model, found) = source.load(&opts).map_err(Fail::Load)?;
     let Findings {
         mut diagnostics,
         shapes,
+        ..
     } = found;
     if explicit {
         diagnostics.extend(explicit_broadcast::implicit_broadcasts(
@@ -487,9 +496,22 @@ impl Report {
     }
 }
 
-/// `check(path, data, file, select, ignore)`: loads and checks a model; see `onnx_lint.check`.
+/// The bindings of `dims` (name, value as `check --dim` takes it: `"8"`, `"1..64"`), or a
+/// ValueError naming the bad one.
+fn bindings(dims: Vec<(String, String)>) -> PyResult<Option<Arc<Bindings>>> {
+    let mut b = Bindings::default();
+    for (name, value) in dims {
+        let domain = Domain::parse(&value)
+            .map_err(|e| PyValueError::new_err(format!("dims[{name:?}]: {e}")))?;
+        b.insert(name, domain);
+    }
+    Ok((!b.is_empty()).then(|| Arc::new(b)))
+}
+
+/// `check(path, data, file, select, ignore, dims)`: loads and checks a model; see
+/// `onnx_lint.check`.
 #[pyfunction]
-#[pyo3(signature = (path, data, file, select, ignore))]
+#[pyo3(signature = (path, data, file, select, ignore, dims=Vec::new()))]
 fn check(
     py: Python<'_>,
     path: Option<PathBuf>,
@@ -497,11 +519,15 @@ fn check(
     file: OsString,
     select: Option<Vec<String>>,
     ignore: Vec<String>,
+    dims: Vec<(String, String)>,
 ) -> PyResult<Report> {
     let settings = settings(select, ignore)?;
+    let dims = bindings(dims)?;
     let source = Source::new(path, data)?;
     let file = shown(file);
-    let checked = work_on(py, source.release(), || run_check(&source, file, &settings))?;
+    let checked = work_on(py, source.release(), || {
+        run_check(&source, file, &settings, dims)
+    })?;
     checked
         .map(Report::from)
         .map_err(|f| f.into_py(source.path()))
@@ -564,6 +590,7 @@ fn rewrite(
         let Findings {
             diagnostics,
             shapes,
+            ..
         } = found;
         let inputs = node_inputs(&model, shapes, &diagnostics);
         return Err(Fail::Refused(Checked {

@@ -379,3 +379,31 @@ def test_readme_python_example_runs_and_says_what_it_prints(tmp_path, monkeypatc
                 assert repr(eval(expr, scope)) == shown, line
                 checked += 1
     assert checked >= 5
+
+
+def test_check_with_dims():
+    # x [N, 3] + table [4, 3]: W1 "N must be 1 or 4"; the values a deployment gives N decide it.
+    m = BROKEN / "e1_symbolic_warning.onnx"
+    assert [d.code for d in onnx_lint.check(m).diagnostics] == ["W1"]
+    fixed = onnx_lint.check(m, dims={"N": 2})
+    assert [d.code for d in fixed.errors] == ["E1"] and "2 vs 4" in fixed.errors[0].message
+    assert onnx_lint.check(m, dims={"N": 4}).diagnostics == []
+    every = onnx_lint.check(m, dims={"N": "5..9"})
+    assert [d.code for d in every.errors] == ["E1"]
+    assert every.errors[0].message.endswith("fails for every N in 5..=9 (the bound sizes)")
+    part = onnx_lint.check(m, dims={"N": range(2, 9)})
+    assert [d.code for d in part.diagnostics] == ["W1"]
+    assert part.diagnostics[0].message.endswith("fails for N in 2..=3 and 5..=8 (smallest 2)")
+
+
+@pytest.mark.parametrize("bad", [{"N": "x"}, {"N": "9..3"}, {"N": range(1, 9, 2)}])
+def test_bad_dims_are_value_errors(bad):
+    with pytest.raises(ValueError):
+        onnx_lint.check(BROKEN / "e1_symbolic_warning.onnx", dims=bad)
+
+
+def test_a_dims_name_the_model_lacks_names_those_it_has():
+    with pytest.raises(onnx_lint.LoadError, match="no input dim of the model is named batch .* it has N"):
+        onnx_lint.check(BROKEN / "e1_symbolic_warning.onnx", dims={"batch": 1})
+    with pytest.raises(TypeError):
+        onnx_lint.check(BROKEN / "e1_symbolic_warning.onnx", dims={"N": 1.5})

@@ -127,6 +127,16 @@ pub enum Command {
         /// Output format
         #[arg(long, value_enum, default_value_t = ShapesFormat::Text)]
         format: ShapesFormat,
+        /// Give an input symbol the values a deployment uses: `NAME=VALUE` fixes it (sizes computed
+        /// from it become numbers), `NAME=LO..HI` (both ends included) or `NAME=LO..` limits it, and a
+        /// W1 or W2 then says exactly which of those values fail. NAME is a `dim_param` of a graph input
+        /// or the positional name of an axis declared without one (`x[3]`). Repeatable
+        #[arg(
+            long = "dim",
+            value_name = "NAME=VALUE|NAME=LO..HI",
+            help_heading = "Symbolic sizes"
+        )]
+        dims: Vec<String>,
     },
     /// Draw the main graph as DOT or SVG: E1 nodes red, W1 orange, Expand nodes inserted by `expand` blue
     Graph {
@@ -256,6 +266,16 @@ pub struct CheckArgs {
     /// number. Each model being checked is held in memory. At most 4 per core: more are taken as that
     #[arg(short, long, value_name = "N")]
     pub jobs: Option<usize>,
+    /// Give an input symbol the values a deployment uses: `NAME=VALUE` fixes it (sizes computed
+    /// from it become numbers), `NAME=LO..HI` (both ends included) or `NAME=LO..` limits it, and a
+    /// W1 or W2 then says exactly which of those values fail. NAME is a `dim_param` of a graph input
+    /// or the positional name of an axis declared without one (`x[3]`). Repeatable; goes over the configuration's `dims`
+    #[arg(
+        long = "dim",
+        value_name = "NAME=VALUE|NAME=LO..HI",
+        help_heading = "Symbolic sizes"
+    )]
+    pub dims: Vec<String>,
 }
 
 /// The shells `completions` writes scripts for.
@@ -362,7 +382,11 @@ pub fn run(cli: Cli) -> u8 {
             write,
             cli.color,
         ),
-        Command::Shapes { model, format } => shapes::shapes(&model, format),
+        Command::Shapes {
+            model,
+            format,
+            dims,
+        } => shapes::shapes(&model, format, &dims),
         Command::Graph {
             model,
             output,
@@ -377,6 +401,16 @@ pub fn run(cli: Cli) -> u8 {
         } => roundtrip(model, output, write),
         Command::Completions { shell } => completions(shell),
     }
+}
+
+/// The bindings of `--dim` arguments, or the error that says which is malformed.
+fn parse_dims(args: &[String]) -> Result<crate::shape::bindings::Bindings, String> {
+    let mut b = crate::shape::bindings::Bindings::default();
+    for a in args {
+        let (name, domain) = crate::shape::bindings::Bindings::parse_arg(a)?;
+        b.insert(name, domain);
+    }
+    Ok(b)
 }
 
 /// Longest load-error message shown whole; prost's field paths of deeply nested files run to

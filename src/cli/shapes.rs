@@ -1,11 +1,23 @@
 //! `onnx-lint shapes`: print the element type and shape inferred for every value.
 
-use super::{EXIT_OK, EXIT_UNLOADABLE, ShapesFormat, load_or_say};
+use super::{EXIT_OK, EXIT_UNLOADABLE, ShapesFormat, load_or_say_with, parse_dims};
+use crate::lint::LoadOptions;
 use crate::render;
 use std::io::Write;
 
-pub(super) fn shapes(model: &std::path::Path, format: ShapesFormat) -> u8 {
-    let Some((m, found)) = load_or_say(model) else {
+pub(super) fn shapes(model: &std::path::Path, format: ShapesFormat, dims: &[String]) -> u8 {
+    let dims = match parse_dims(dims) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("error: {}", crate::render::escape(&e));
+            return EXIT_UNLOADABLE;
+        }
+    };
+    let opts = LoadOptions {
+        dims: (!dims.is_empty()).then(|| std::sync::Arc::new(dims)),
+        ..LoadOptions::default()
+    };
+    let Some((m, found)) = load_or_say_with(model, &opts) else {
         return EXIT_UNLOADABLE;
     };
     // The listing needs the shapes only.

@@ -37,6 +37,30 @@ pub struct ConfigFile {
     /// Findings silenced with a reason.
     #[serde(default)]
     pub suppress: Vec<SuppressEntry>,
+    /// Input symbol -> the values a deployment uses: a size, or a range `"LO..HI"` / `"LO.."`.
+    #[serde(default)]
+    pub dims: BTreeMap<String, DimValue>,
+    /// Glob of model paths -> `dims` for those models, over the file's `dims`.
+    #[serde(default)]
+    pub per_file_dims: BTreeMap<String, BTreeMap<String, DimValue>>,
+}
+
+/// A value of the `dims` table: a size (`seq = 128`) or a range as text (`seq = "1..8192"`).
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[serde(untagged)]
+pub enum DimValue {
+    Size(u64),
+    Text(String),
+}
+
+impl DimValue {
+    /// The domain it gives, or why it gives none.
+    pub fn domain(&self) -> Result<crate::shape::bindings::Domain, String> {
+        match self {
+            DimValue::Size(v) => crate::shape::bindings::Domain::parse(&v.to_string()),
+            DimValue::Text(t) => crate::shape::bindings::Domain::parse(t),
+        }
+    }
 }
 
 /// One `[[suppress]]` table.

@@ -35,6 +35,9 @@ pub enum SettingsError {
         key: String,
         cause: Box<SettingsError>,
     },
+    /// A `dims` value that is not a size or a range (`8`, `"1..64"`, `"513.."`).
+    #[error("{0}")]
+    BadDim(String),
     #[error("`reason` is empty: say why the finding is accepted")]
     EmptyReason,
     #[error(

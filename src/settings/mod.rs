@@ -13,6 +13,7 @@ pub mod pattern;
 pub mod selector;
 
 use crate::diagnostics::{Code, Diagnostic};
+use crate::shape::bindings::Bindings;
 use config::ConfigFile;
 pub use error::SettingsError;
 use pattern::{NamePattern, PathPattern};
@@ -78,6 +79,25 @@ pub struct Settings {
     per_file_ignores: Vec<(PathPattern, Vec<Selector>)>,
     suppressions: Vec<Suppression>,
     uses: Mutex<Vec<Use>>,
+    /// The configuration's `dims`, and its `per-file-dims` (applied over them, in file order).
+    dims: Bindings,
+    per_file_dims: Vec<(PathPattern, Bindings)>,
+}
+
+/// The bindings of a `dims` table (`key` names it in errors).
+fn bindings(
+    file: &Option<PathBuf>,
+    key: &str,
+    table: &std::collections::BTreeMap<String, config::DimValue>,
+) -> Result<Bindings, SettingsError> {
+    let mut out = Bindings::default();
+    for (name, value) in table {
+        let domain = value
+            .domain()
+            .map_err(|e| in_key(file, &format!("{key}.{name}"), SettingsError::BadDim(e)))?;
+        out.insert(name.clone(), domain);
+    }
+    Ok(out)
 }
 
 /// Names the key and file of a bad value.
@@ -159,7 +179,16 @@ impl Settings {
                 reason: s.reason.trim().to_owned(),
             });
         }
+        let dims = bindings(&file, "dims", &c.dims)?;
+        let mut per_file_dims = Vec::new();
+        for (glob, table) in &c.per_file_dims {
+            let pattern = PathPattern::new(glob).map_err(|e| in_key(&file, "per-file-dims", e))?;
+            let key = format!("per-file-dims.\"{glob}\"");
+            per_file_dims.push((pattern, bindings(&file, &key, table)?));
+        }
         Ok(Settings {
+            dims,
+            per_file_dims,
             rules: Rules::resolve([&layer, cli]),
             uses: Mutex::new(vec![Use::default(); suppressions.len()]),
             config: file,
@@ -181,7 +210,21 @@ impl Settings {
             per_file_ignores: Vec::new(),
             suppressions: Vec::new(),
             uses: Mutex::new(Vec::new()),
+            dims: Bindings::default(),
+            per_file_dims: Vec::new(),
         }
+    }
+
+    /// The symbol values for the model at `model`: the configuration's `dims` with its matching
+    /// `per-file-dims` over them (the command line's `--dim` goes over these, in `check`).
+    pub fn dims_for(&self, model: Option<&Path>) -> Bindings {
+        let mut out = self.dims.clone();
+        for (pattern, b) in &self.per_file_dims {
+            if pattern.matches(&self.root, model) {
+                out = out.with(b);
+            }
+        }
+        out
     }
 
     /// The rules for the model at `model` (absolute and canonical; `None` for standard input): the
@@ -292,6 +335,11 @@ impl Settings {
         match &self.config {
             Some(c) => _ = writeln!(out, "configuration: {}", c.display()),
             None => _ = writeln!(out, "configuration: none (defaults and the command line)"),
+        }
+        let dims = self.dims_for(model);
+        if !dims.is_empty() {
+            let listed: Vec<String> = dims.iter().map(|(n, d)| format!("{n} = {d}")).collect();
+            let _ = writeln!(out, "dims (before --dim): {}", listed.join(", "));
         }
         let rules = self.rules_for(model);
         let _ = writeln!(out, "rules reported:");

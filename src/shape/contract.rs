@@ -145,6 +145,10 @@ impl NodeCtx<'_> {
             Some([q, one]) => vec![q, one],
             None => present.iter().map(|o| &o.dim).collect(),
         };
+        let head = format!("{detail}: {condition}");
+        if let Some(ok) = self.judge_contract(c, &present, &dims, Validity::Equal, &head) {
+            return ok;
+        }
         let failure = counterexample::search_given(&dims, Validity::Equal, self.facts);
         if !failure.holds_as_far_as_searched() {
             self.facts.learn(&dims, Validity::Equal);
@@ -166,7 +170,13 @@ impl NodeCtx<'_> {
             Dim::Sym(s) => match multiple_of(s, k) {
                 Some(always) => !always,
                 None => {
+                    let head = format!("{operand}: {s} must be a multiple of {k}");
                     let rule = Validity::MultipleOf(k);
+                    if let Some(ok) =
+                        self.judge_contract(c, &[operand], &[&operand.dim], rule, &head)
+                    {
+                        return ok;
+                    }
                     let failure = counterexample::search_given(&[&operand.dim], rule, self.facts);
                     if !failure.holds_as_far_as_searched() {
                         self.facts.learn(&[&operand.dim], rule);
@@ -222,6 +232,39 @@ impl NodeCtx<'_> {
 
     /// Reports that contract `c` holds only under a condition on the symbols (W2); `detail` says
     /// which sizes, the condition and, where the search finds them, the smallest failing values.
+    /// Judges a contract's condition on `dims` over the ranges the run binds (see
+    /// [`super::ranges`]), `head` saying what it requires: `Some(true)` when it holds at every value
+    /// (no finding, counted as proven) or fails at some (a W2 that says exactly where),
+    /// `Some(false)` when it fails at every value (an E2), `None` when a symbol is not bound.
+    fn judge_contract(
+        &mut self,
+        c: Contract,
+        operands: &[&Operand],
+        dims: &[&Dim],
+        rule: Validity,
+        head: &str,
+    ) -> Option<bool> {
+        use super::ranges::Verdict;
+        let ranges = self.ranges?;
+        let (code, detail) = match ranges.judge(dims, rule)? {
+            Verdict::Holds => {
+                ranges.prove();
+                return Some(true);
+            }
+            Verdict::FailsAll(over) => (
+                Code::ShapeContract,
+                format!("{head}; fails for every {over} (the bound sizes)"),
+            ),
+            Verdict::Clause(clause) => (
+                Code::PossibleShapeContract,
+                format!("{head}; within the bound sizes, {clause}"),
+            ),
+        };
+        let d = self.contract_finding(code, c, operands, &detail);
+        self.findings.push(d);
+        Some(code == Code::PossibleShapeContract)
+    }
+
     fn possible(&mut self, c: Contract, operands: &[&Operand], detail: &str) {
         let d = self.contract_finding(Code::PossibleShapeContract, c, operands, detail);
         self.findings.push(d);

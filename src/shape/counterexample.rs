@@ -382,6 +382,18 @@ fn all_hold(facts: &[Fact], env: &dyn Fn(&str) -> Option<i64>) -> bool {
     })
 }
 
+/// The failure of `dims` under `rule` at the values `env` gives the symbols (`4 vs 3`), or `None`
+/// where they are valid or cannot be evaluated: for a caller that searches a domain of its own (the
+/// ranges of `--dim`, see [`super::ranges`]) rather than `1..=bound`. `sizes` is scratch space.
+pub fn fails_with(
+    dims: &[&Dim],
+    rule: Validity,
+    env: &dyn Fn(&str) -> Option<i64>,
+    sizes: &mut Vec<i64>,
+) -> Option<String> {
+    check(dims, rule, env, sizes)
+}
+
 /// An expression's value as a size, where it is one: a computed size below 1 is where the expression
 /// no longer describes the model (a convolution or pool whose kernel does not fit its input: the
 /// floor formula gives 0 or less where onnxruntime truncates toward zero and gives 1, or refuses), so

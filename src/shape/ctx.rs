@@ -66,6 +66,9 @@ pub struct NodeCtx<'a> {
     /// What the nodes before this one need to run: a condition reported here is searched where they
     /// hold, and learned for the nodes after ([`super::facts`]).
     pub facts: &'a Facts,
+    /// The ranges of the symbols the run binds (`--dim seq=1..8192`), which W1 and W2 conditions are
+    /// judged over; `None` (every run without ranges) leaves them as the search found them.
+    pub ranges: Option<&'a super::ranges::Ranges>,
     pub(super) subgraph: &'a mut SubgraphFn<'a>,
 }
 
@@ -288,6 +291,11 @@ impl<'a> NodeCtx<'a> {
             self.findings.push(d);
         }
         for p in &outcome.possible {
+            if let Some(ranges) = self.ranges
+                && self.judge_over_ranges(ranges, rule, slots, p)
+            {
+                continue;
+            }
             // A contract's condition always ends with its first failing values.
             let Some(condition) = p.finding(self.facts, matches!(rule, Rule::Contract(_))) else {
                 continue;
@@ -307,6 +315,51 @@ impl<'a> NodeCtx<'a> {
                 .collect();
             self.findings.push(d);
         }
+    }
+
+    /// Judges `p` over the ranges the run binds ([`super::ranges`]); true when that settled it: it
+    /// holds at every value (no finding, counted as proven), fails at every value (an error), or
+    /// fails at some (the W1 or W2 says exactly where). False when a symbol of it is not bound.
+    fn judge_over_ranges(
+        &mut self,
+        ranges: &super::ranges::Ranges,
+        rule: Rule,
+        slots: &[usize],
+        p: &super::broadcast::PossibleConflict,
+    ) -> bool {
+        use super::ranges::Verdict;
+        let operands: Vec<&Dim> = p.dims.iter().map(|(_, d)| d).collect();
+        let Some(verdict) = ranges.judge(&operands, p.validity) else {
+            return false;
+        };
+        // The condition holds no clause of the unbounded search: the verdict gives the failing set.
+        let condition = &p.condition;
+        let dims: Vec<String> = p.dims.iter().map(|(_, d)| d.to_string()).collect();
+        let head = format!(
+            "axis {}: {}; {condition}",
+            p.axis_from_end,
+            dims.join(" vs ")
+        );
+        let (definite, detail) = match verdict {
+            Verdict::Holds => {
+                ranges.prove();
+                return true;
+            }
+            Verdict::FailsAll(over) => (
+                true,
+                format!("{head}; fails for every {over} (the bound sizes)"),
+            ),
+            Verdict::Clause(clause) => (false, format!("{head}; within the bound sizes, {clause}")),
+        };
+        let mut d = self.algebra_finding(rule, definite, slots, &detail);
+        d.axis = Some(p.axis_from_end);
+        d.inputs = p
+            .dims
+            .iter()
+            .map(|(i, dim)| (slot_of(slots, *i), dim.to_string()))
+            .collect();
+        self.findings.push(d);
+        true
     }
 
     /// A finding of the broadcast algebra under `rule` (`definite`: an error, else a condition),

@@ -12,10 +12,12 @@
 //! bounded by [`MAX_FUNCTION_WORK`] and [`MAX_CALL_DEPTH`], past which inference stops following
 //! calls and says so (I003).
 
+use super::bindings::Bindings;
 use super::ctx::{NodeCtx, NodeRef};
 use super::dim::{Dim, SymExpr};
 use super::domains::missing_rule_findings;
 use super::facts::{Fact, Facts};
+use super::ranges::Ranges;
 use super::registry::registry;
 use super::value::{ANONYMOUS, ValueInfo, anonymous_symbol, from_tensor, from_type_proto};
 use crate::diagnostics::{Code, Diagnostic, Severity};
@@ -40,6 +42,8 @@ pub struct Inference {
     pub graphs: Vec<GraphShapes>,
     /// Ops met without a rule: (domain, op_type, opset version).
     pub missing_rules: BTreeSet<(String, String, i64)>,
+    /// Conditions (W1, W2) that hold at every value of the ranges the run binds: not reported.
+    pub proven: usize,
 }
 
 pub use super::kept::GraphShapes;
@@ -75,6 +79,17 @@ pub enum Keep {
 
 /// [`infer`], keeping `keep` of each value; the findings are the same whatever it keeps.
 pub fn infer_keeping(model: &Model, keep: Keep) -> Inference {
+    infer_bound(model, keep, None)
+}
+
+/// [`infer_keeping`] with the model's input symbols bound to the values `dims` gives them (see
+/// [`super::bindings`]); the caller has checked that the model has every name
+/// ([`Bindings::check_names`]).
+pub fn infer_bound(model: &Model, keep: Keep, dims: Option<&Bindings>) -> Inference {
+    let dims = dims.filter(|b| !b.is_empty());
+    let ranges = dims
+        .filter(|b| b.has_ranges())
+        .map(|b| Ranges::new(b.clone()));
     let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
     for (i, f) in model.functions.iter().enumerate() {
         by_name.entry(f.name()).or_default().push(i);
@@ -92,6 +107,8 @@ pub fn infer_keeping(model: &Model, keep: Keep) -> Inference {
         limit: None,
         facts: Vec::new(),
         input_symbols: model.graph.as_ref().map(input_symbols).unwrap_or_default(),
+        dims,
+        ranges: ranges.as_ref(),
     };
     if let Some(g) = &model.graph {
         let imports = model.opset_imports(None);
@@ -117,6 +134,7 @@ pub fn infer_keeping(model: &Model, keep: Keep) -> Inference {
     let missing = std::mem::take(&mut d.out.missing_rules);
     d.out.diagnostics.extend(missing_rule_findings(&missing));
     d.out.missing_rules = missing;
+    d.out.proven = ranges.as_ref().map_or(0, Ranges::proven);
     d.out
 }
 
@@ -212,6 +230,11 @@ struct Driver<'m> {
     /// The symbols of the main graph's inputs: the sizes a user feeds. A declared size in other
     /// symbols is read as unknown (see [`Driver::merge_declared`]).
     input_symbols: HashSet<String>,
+    /// The symbols the run binds (`--dim`): fixed ones are substituted in the main graph's inputs
+    /// and in declared shapes; `None` when there are none.
+    dims: Option<&'m Bindings>,
+    /// The ranges among them, which the rules judge W1 and W2 over.
+    ranges: Option<&'m Ranges>,
 }
 
 /// One inferred call: its inputs, what it gave, and its findings as reported at `site`.
@@ -404,6 +427,16 @@ impl<'m> Driver<'m> {
                         && let (Some(p), Some(d)) = (proto, declared.as_mut())
                     {
                         name_anonymous_dims(v.name, p, d);
+                        // The deployment's sizes apply to the model's own inputs only.
+                        if let Some(b) = self.dims
+                            && self
+                                .model
+                                .graph
+                                .as_ref()
+                                .is_some_and(|m| std::ptr::eq(m, g))
+                        {
+                            b.bind_input(v.name, d);
+                        }
                     }
                     let given = formal.and_then(|f| f.get(*k as usize)).cloned();
                     if given.is_some() {
@@ -487,6 +520,7 @@ impl<'m> Driver<'m> {
         // nodes learn is dropped with what they leave in `self.facts`.
         let facts = Facts::new(std::mem::take(&mut self.facts));
         let (outputs, findings) = {
+            let ranges = self.ranges;
             let this = &mut *self;
             let mut subgraph = |name: &str, formal: &[ValueInfo], reached: bool| {
                 let sub = op.subgraphs().iter().find(|s| {
@@ -509,6 +543,7 @@ impl<'m> Driver<'m> {
                 inputs: &inputs,
                 findings: Vec::new(),
                 facts: &facts,
+                ranges,
                 subgraph: &mut subgraph,
             };
             let outputs = rule(&mut ctx);
@@ -649,7 +684,11 @@ impl<'m> Driver<'m> {
         output: bool,
         site: Option<&CallSite>,
     ) -> Option<ValueInfo> {
-        let declared = declared.map(|t| self.in_input_symbols(from_type_proto(t)));
+        let mut declared = declared.map(from_type_proto);
+        if let (Some(b), Some(d)) = (self.dims, declared.as_mut()) {
+            b.bind_declared(d);
+        }
+        let declared = declared.map(|d| self.in_input_symbols(d));
         let (mut inf, dec) = match (inferred, declared) {
             (Some(i), Some(d)) => (i, d),
             (i, d) => return i.or(d),

@@ -2,6 +2,7 @@
 //! per-op rules and the driver that walks a model and reports every broadcast error and broken
 //! contract.
 
+pub mod bindings;
 pub mod broadcast;
 pub mod contract;
 pub mod counterexample;
@@ -14,6 +15,7 @@ pub mod infer;
 pub mod kept;
 pub mod ops;
 pub mod poly;
+pub mod ranges;
 pub mod registry;
 pub mod sites;
 pub mod value;

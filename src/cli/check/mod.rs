@@ -23,6 +23,7 @@ use crate::passes::explicit_broadcast::{Options, implicit_broadcasts};
 use crate::render::{FileReport, escape};
 use crate::settings::baseline::Baseline;
 use crate::settings::{Resolver, RuleLayer, Selector, SettingsError};
+use crate::shape::bindings::Bindings;
 use anyhow::Context;
 use discovery::Planned;
 use progress::Progress;
@@ -35,6 +36,10 @@ pub(super) fn check(args: &CheckArgs, color: ColorChoice) -> u8 {
     let mut resolver = match resolver {
         Ok(r) => r,
         Err(e) => return usage_error(&e),
+    };
+    let dims = match super::parse_dims(&args.dims) {
+        Ok(d) => d,
+        Err(e) => return usage_error(&anyhow::anyhow!(e)),
     };
     let targets = discovery::find_models(&args.models, Jobs::threads(args.jobs));
     let inputs = reporting::inputs_known(args, &targets);
@@ -64,7 +69,7 @@ pub(super) fn check(args: &CheckArgs, color: ColorChoice) -> u8 {
     let reported = scheduling::in_order(
         &planned,
         jobs.models,
-        |item| check_one(item, jobs.parallel, &progress, &dropper),
+        |item| check_one(item, &dims, jobs.parallel, &progress, &dropper),
         &mut run,
         |run, checked| run.settle(checked, &progress),
         Run::flush,
@@ -79,7 +84,13 @@ pub(super) fn check(args: &CheckArgs, color: ColorChoice) -> u8 {
 
 /// Loads and checks one model under its settings; the model is freed (by `dropper`) as soon as its
 /// findings are out of it.
-fn check_one(item: &Planned, parallel: bool, progress: &Progress, dropper: &Dropper) -> Checked {
+fn check_one(
+    item: &Planned,
+    cli_dims: &Bindings,
+    parallel: bool,
+    progress: &Progress,
+    dropper: &Dropper,
+) -> Checked {
     let (path, at, settings) = match item {
         Planned::Model(path, at, settings) => (path, at, settings),
         Planned::Unreadable { path, error } => {
@@ -91,6 +102,7 @@ fn check_one(item: &Planned, parallel: bool, progress: &Progress, dropper: &Drop
                 at: None,
                 suppressed: 0,
                 data: Vec::new(),
+                proven: 0,
             };
         }
     };
@@ -98,11 +110,16 @@ fn check_one(item: &Planned, parallel: bool, progress: &Progress, dropper: &Drop
     progress.set_message(|| escape(&file));
     // Findings only, unless B001 needs every value's shape afterwards.
     let b001 = settings.wants(at.as_deref(), Code::ImplicitBroadcast);
+    // The configuration's sizes with the command line's over them; none (nearly every run) is no
+    // work at all.
+    let dims = settings.dims_for(at.as_deref()).with(cli_dims);
     let opts = LoadOptions {
         keep_shapes: b001,
         keep_names: false,
         parallel,
+        dims: (!dims.is_empty()).then(|| std::sync::Arc::new(dims)),
     };
+    let mut proven = 0;
     let mut suppressed = 0;
     let mut data = Vec::new();
     let loaded = load_with(path, &opts).map_err(|e| load_error(&e));
@@ -110,7 +127,9 @@ fn check_one(item: &Planned, parallel: bool, progress: &Progress, dropper: &Drop
         let Findings {
             diagnostics: mut d,
             shapes,
+            proven: p,
         } = found;
+        proven = p;
         if b001 {
             d.extend(implicit_broadcasts(&m, &shapes, &Options::default()));
         }
@@ -128,6 +147,7 @@ fn check_one(item: &Planned, parallel: bool, progress: &Progress, dropper: &Drop
         at: at.clone(),
         suppressed,
         data,
+        proven,
     }
 }
 

@@ -25,6 +25,8 @@ pub(super) struct Checked {
     pub(super) suppressed: usize,
     /// The model's external-data files: inputs no output of the run may replace.
     pub(super) data: Vec<PathBuf>,
+    /// Conditions proven at every value of the `--dim` ranges (not reported).
+    pub(super) proven: usize,
 }
 
 /// Every file the run reads that is known before it starts (the models named or found, the
@@ -138,7 +140,9 @@ impl<'a> Run<'a> {
             at,
             suppressed,
             data,
+            proven,
         } = c;
+        self.hidden.proven += proven;
         if writes_files(self.args) {
             for d in &data {
                 self.inputs.add("the external data", d);
@@ -331,6 +335,8 @@ fn shown_path(p: &Path) -> String {
 #[derive(Default)]
 struct Hidden {
     suppressed: usize,
+    /// W1/W2 conditions that hold at every value of the `--dim` ranges.
+    proven: usize,
     in_baseline: usize,
     /// The baseline keys of the files checked (for the baseline's stale entries).
     files: Vec<String>,
@@ -338,6 +344,12 @@ struct Hidden {
 
 impl Hidden {
     fn say(&self, baseline: Option<&Baseline>, path: Option<&Path>) {
+        if self.proven > 0 {
+            eprintln!(
+                "note: {} proven for every value of the bound sizes (--dim, dims), not reported",
+                plural(self.proven, "condition")
+            );
+        }
         if self.suppressed > 0 {
             eprintln!(
                 "note: {} suppressed by the configuration",

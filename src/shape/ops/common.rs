@@ -364,6 +364,7 @@ pub(crate) mod test_util {
             inputs: &inputs,
             findings: Vec::new(),
             facts: &crate::shape::facts::Facts::default(),
+            ranges: None,
             subgraph: &mut sub,
         };
         let out = rule(&mut ctx);

@@ -374,6 +374,7 @@ fn nhwc_max_pool(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         inputs: &inputs,
         findings: Vec::new(),
         facts: ctx.facts,
+        ranges: ctx.ranges,
         subgraph: &mut sub,
     };
     let y = pool(&mut view).into_iter().next().and_then(|v| v.shape);

@@ -535,6 +535,7 @@ fn ms_range(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         inputs: &inputs,
         findings: Vec::new(),
         facts: ctx.facts,
+        ranges: ctx.ranges,
         subgraph: &mut sub,
     };
     let out = rule(&mut inner);

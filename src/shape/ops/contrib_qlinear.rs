@@ -95,6 +95,7 @@ pub(super) fn delegate(
         inputs,
         findings: Vec::new(),
         facts: ctx.facts,
+        ranges: ctx.ranges,
         subgraph: &mut sub,
     };
     let out = rule(&mut inner);

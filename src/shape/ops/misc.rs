@@ -159,6 +159,7 @@ mod tests {
             inputs: &inputs,
             findings: Vec::new(),
             facts: &crate::shape::facts::Facts::default(),
+            ranges: None,
             subgraph: &mut sub,
         };
         swiglu(&mut ctx);

@@ -334,6 +334,7 @@ mod hostile {
                                 inputs: &ins.iter().map(Option::as_ref).collect::<Vec<_>>(),
                                 findings: Vec::new(),
                                 facts: &crate::shape::facts::Facts::default(),
+                                ranges: None,
                                 subgraph: &mut sub,
                             };
                             rule(&mut ctx);

@@ -5,6 +5,7 @@
 mod check_many;
 mod color;
 mod completions;
+mod dims;
 mod example_pipeline;
 mod graph;
 mod pipeline;
