@@ -709,6 +709,25 @@ fn the_readme_links_the_rule_docs() {
     assert!(Path::new(&root().join("docs/rules.md")).is_file());
 }
 
+/// The README's codes table names every code, so a new one cannot be left out of the overview; and
+/// the README stays an overview (issue 37: at most 15 KB, the topics in `docs/`).
+#[test]
+fn the_readme_names_every_code_and_stays_short() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    for &c in Code::ALL {
+        let entry = format!("{} {}", c.as_str(), c.name());
+        assert!(
+            readme.contains(&entry),
+            "README's codes table lacks `{entry}`"
+        );
+    }
+    assert!(
+        readme.len() <= 15_000,
+        "README.md is {} bytes: move a topic to docs/",
+        readme.len()
+    );
+}
+
 /// The contracts the rule files state (`Contract::new("name", ...)` outside their unit tests), by
 /// name, with the file that states each.
 fn stated_contracts() -> Vec<(String, PathBuf)> {
