@@ -395,14 +395,23 @@ def read_ranges(text: str) -> tuple[list[str], list[tuple[int, int]]] | None:
     return names, ranges
 
 
-def read_claim(message: str, body: str) -> Claim | None:
-    """The failing set a ranged finding states after `body` (its sizes and condition), or None when its form is
-    not one of those ranges.rs writes (`one_symbol`, `clamped`, `verdict_of_several`, ctx.rs's and
-    contract.rs's `fails for every`)."""
+VERDICT = re.compile(r"; (?=within the bound sizes, |fails for every )")
+
+
+def read_claim(message: str, body: str | None) -> Claim | None:
+    """The failing set a ranged finding states after `body` (its sizes and condition; None: after its last
+    `; within the bound sizes, ` or `; fails for every `), or None when its form is not one of those ranges.rs
+    writes (`one_symbol`, `clamped`, `verdict_of_several`, ctx.rs's and contract.rs's `fails for every`)."""
     text = body_of(message)
-    if not text.startswith(body + "; "):
+    if body is None:
+        starts = [m.end() for m in VERDICT.finditer(text)]
+        if not starts:
+            return None
+        rest = text[starts[-1] :]
+    elif text.startswith(body + "; "):
+        rest = text[len(body) + 2 :]
+    else:
         return None
-    rest = text[len(body) + 2 :]
     m = re.fullmatch(r"fails for every (.+) \(the bound sizes\)", rest)
     if m:
         read = read_ranges(m.group(1))
@@ -537,52 +546,70 @@ def compare(claim: Claim | None, names: list[str], bounds: list[tuple[int, int]]
 
 def brute_force(ctx: c.Context, model: c.Model, ws: list[Warning_], names: list[str], bounds: list[tuple[int, int]],
                 data: dict[str, Any]) -> dict[int, dict[tuple[int, ...], bool]]:
-    """Runs `check --dim` with `names` over `bounds` (the other symbols free), reads the set each
-    of `ws` (conditions in exactly those symbols) is said to fail for and compares it with the brute force.
-    Returns each warning's failing assignments (by its index in `ws`)."""
-    # Only the condition's symbols are bound: a size of the others fixed would be substituted into the
-    # message's sizes (`p2o.DynamicDimension.0*...*120` becomes `...*1440`) and change the condition's form.
-    diags, why = check_at(ctx, model, {n: f"{lo}..{hi}" for n, (lo, hi) in zip(names, bounds)})
-    where = ", ".join(f"{n}={lo}..{hi}" for n, (lo, hi) in zip(names, bounds))
-    if why:
-        data["problems"].append(why)
-        return {}
+    """Runs `check --dim` with `names` over `bounds`, reads the set each of `ws` (conditions in exactly those
+    symbols) is said to fail for and compares it with the brute force. Twice: the other symbols free (the
+    message is the warning's, its sizes and condition unchanged), then fixed at run 0's sizes, as a
+    deployment fixes its batch (they are substituted into the sizes, so the finding is the one at the node
+    that states a verdict over the bound sizes). Returns each warning's failing assignments (by its index)."""
     points = grid(bounds)
-    out = {}
+    truths: dict[int, dict[tuple[int, ...], bool]] = {}
+    fixed = {s: v for s, v in runs(model)[0].items() if s not in names}
     for i, w in enumerate(ws):
         if w.condition is None:
             data["problems"].append(f"{w.said}: its condition is in no form this check reads")
             continue
-        fixed = {s: v for s, v in runs(model)[0].items() if s not in names}
-        truth = {t: w.condition.fails({**fixed, **dict(zip(names, t))}) for t in points}
-        out[i] = truth
-        ranged = [d for d in diags if d.get("node") == w.node and (d.get("graph") or "") == w.graph
-                  and body_of(d.get("message", "")).startswith(w.body + "; ")]
-        if len(ranged) > 1:
-            data["problems"].append(f"{w.said}: {len(ranged)} findings under --dim {where}")
-            continue
-        claim = None
-        if ranged:
-            d = ranged[0]
-            claim = read_claim(d["message"], w.body)
-            if claim is None:
-                data["problems"].append(
-                    f"{w.said}: under --dim {where} a set this check cannot read: {body_of(d['message'])[len(w.body):]}"
-                )
-                continue
-            expected = ("E1" if w.code == "W1" else "E2") if claim.form == "every" else w.code
-            if d.get("code") != expected:
-                data["problems"].append(
-                    f"{w.said}: under --dim {where} a {d.get('code')} ({claim.form}), not {expected}"
-                )
-                continue
-        why = compare(claim, names, bounds, truth, w.node)
-        data["forms"][claim.form if claim else "proven"] += 1
-        data["compared"] += len(points)
-        data["conditions"] += 1
+        truths[i] = {t: w.condition.fails({**fixed, **dict(zip(names, t))}) for t in points}
+    ranged = {n: f"{lo}..{hi}" for n, (lo, hi) in zip(names, bounds)}
+    passes = [("free", ranged)]
+    if fixed:
+        passes.append(("fixed", {**{s: str(v) for s, v in fixed.items()}, **ranged}))
+    for others, dims in passes:
+        diags, why = check_at(ctx, model, dims)
+        where = ", ".join(f"{n}={lo}..{hi}" for n, (lo, hi) in zip(names, bounds)) + (
+            ", the others at run 0's sizes" if others == "fixed" else "")
         if why:
-            data["problems"].append(f"brute force: {why}")
-    return out
+            data["problems"].append(why)
+            continue
+        for i, truth in truths.items():
+            w = ws[i]
+            at_node = [d for d in diags if d.get("node") == w.node and (d.get("graph") or "") == w.graph]
+            if others == "free":
+                found = [d for d in at_node if body_of(d.get("message", "")).startswith(w.body + "; ")]
+            else:
+                # The sizes are not the warning's any more: the node's verdicts over the bound sizes, when
+                # the node has one warning of these symbols (else the text must still match).
+                found = [d for d in at_node if VERDICT.search(body_of(d.get("message", "")))]
+                if sum(1 for v in ws if (v.node, v.graph) == (w.node, w.graph)) > 1:
+                    found = [d for d in found if body_of(d.get("message", "")).startswith(w.body + "; ")]
+            if len(found) > 1:
+                data["problems"].append(f"{w.said}: {len(found)} findings under --dim {where}")
+                continue
+            claim = None
+            if found:
+                d = found[0]
+                claim = read_claim(d["message"], w.body if others == "free" else None)
+                if claim is None:
+                    data["problems"].append(
+                        f"{w.said}: under --dim {where} a set this check cannot read: {c.shorten(d['message'])}"
+                    )
+                    continue
+                expected = ("E1" if w.code == "W1" else "E2") if claim.form == "every" else w.code
+                if d.get("code") != expected:
+                    data["problems"].append(
+                        f"{w.said}: under --dim {where} a {d.get('code')} ({claim.form}), not {expected}"
+                    )
+                    continue
+            why = compare(claim, names, bounds, truth, w.node)
+            if others == "free":
+                data["forms"][claim.form if claim else "proven"] += 1
+                data["compared"] += len(points)
+                data["conditions"] += 1
+            else:
+                data["compared_fixed"] += len(points)
+                data["conditions_fixed"] += 1
+            if why:
+                data["problems"].append(f"brute force ({others} other symbols): {why}")
+    return truths
 
 
 def span(n: int) -> int:
@@ -620,7 +647,7 @@ def check_real_bindings(ctx: c.Context, model: c.Model) -> c.Outcome:
     data: dict[str, Any] = {
         "bindings": 0, "warnings": 0, "inside": 0, "inside_at_node": 0, "inside_elsewhere": [], "outside": 0,
         "error_elsewhere": [], "declared": [], "warned_only": [], "too_large": [], "unfailing": 0, "conditions": 0,
-        "compared": 0, "forms": Counter(), "problems": [],
+        "compared": 0, "conditions_fixed": 0, "compared_fixed": 0, "forms": Counter(), "problems": [],
     }
     problems = data["problems"]
     # 1. The bindings the harness runs the model at.
@@ -803,7 +830,8 @@ def summarize_real_bindings(results: c.Results, show: int) -> list[str]:
         lines.append(
             f"real-bindings: {label}: brute force: {total('conditions', ds)} conditions over ranges, "
             f"{total('compared', ds)} values compared; printed sets by form: {dict(sorted(forms.items())) or '-'}; "
-            f"problems {total('problems', ds)}"
+            f"again with the other symbols fixed at run 0's sizes: {total('conditions_fixed', ds)} conditions, "
+            f"{total('compared_fixed', ds)} values; problems {total('problems', ds)}"
         )
     for key, what in (("error_elsewhere", "the error at another node"), ("inside_elsewhere",
                       "onnxruntime refuses at another node"), ("declared", "declared shapes wrong"),
