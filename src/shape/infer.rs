@@ -13,6 +13,7 @@
 //! calls and says so (I003).
 
 use super::bindings::Bindings;
+use super::call_attributes::with_call_attributes;
 use super::ctx::{NodeCtx, NodeRef};
 use super::dim::{Dim, SymExpr};
 use super::domains::missing_rule_findings;
@@ -22,7 +23,7 @@ use super::registry::registry;
 use super::value::{ANONYMOUS, ValueInfo, anonymous_symbol, from_tensor, from_type_proto};
 use crate::diagnostics::{Code, Diagnostic, Severity};
 use crate::ir::{Graph, Model, NodeKind, OpNode, ValueId, opset_domain};
-use crate::proto::{NodeProto, TypeProto};
+use crate::proto::TypeProto;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// How deep model-local functions may call each other before inference stops following calls.
@@ -913,59 +914,4 @@ fn prefer_known(a: Option<ValueInfo>, b: Option<ValueInfo>) -> Option<ValueInfo>
         (Some(x), Some(y)) => Some(if score(&y) > score(&x) { y } else { x }),
         (x, y) => x.or(y),
     }
-}
-
-/// A function body whose attribute references (`ref_attr_name`) are replaced by the call's attribute
-/// values or the function's defaults; `None` when the body has none.
-fn with_call_attributes(f: &crate::ir::Function, call: &OpNode) -> Option<Graph> {
-    let uses_refs = f
-        .body
-        .ops
-        .iter()
-        .filter_map(|&id| f.body.op(id))
-        .any(|op| op.attributes().iter().any(|a| a.ref_attr_name.is_some()));
-    if !uses_refs {
-        return None;
-    }
-    let mut proto = f.body.header.clone();
-    proto.node = f
-        .body
-        .ops
-        .iter()
-        .filter_map(|&id| f.body.op(id))
-        .map(|op| substitute(f.body.node_proto(op), call, f))
-        .collect();
-    let mut sink = Vec::new();
-    let (g, _) = crate::ir::build_graph(
-        proto,
-        f.body.path.clone(),
-        f.body.wire.clone(),
-        f.body.node_field,
-        None,
-        &mut sink,
-    );
-    Some(g)
-}
-
-fn substitute(mut n: NodeProto, call: &OpNode, f: &crate::ir::Function) -> NodeProto {
-    n.attribute.retain_mut(|a| {
-        let Some(r) = a.ref_attr_name.clone() else {
-            return true;
-        };
-        let value = call
-            .attributes()
-            .iter()
-            .find(|c| c.name() == r)
-            .or_else(|| f.header.attribute_proto.iter().find(|c| c.name() == r));
-        match value {
-            Some(v) => {
-                let name = a.name.clone();
-                *a = v.clone();
-                a.name = name;
-                true
-            }
-            None => false,
-        }
-    });
-    n
 }

@@ -4,6 +4,7 @@
 
 pub mod bindings;
 pub mod broadcast;
+mod call_attributes;
 pub mod contract;
 pub mod counterexample;
 pub mod ctx;
