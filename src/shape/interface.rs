@@ -21,7 +21,7 @@ use crate::ir::Model;
 use crate::proto::tensor_proto::DataType;
 use crate::proto::tensor_shape_proto::dimension::Value as DimValue;
 use crate::proto::{ValueInfoProto, type_proto};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 /// What a configuration says the model's interface is. A side that is `None` is not checked.
@@ -228,6 +228,22 @@ fn sides_text(sides: &[Side]) -> String {
     format!("[{}]", parts.join(", "))
 }
 
+/// Most names a note lists; the rest are counted.
+const NAMES_SHOWN: usize = 10;
+
+/// `'a', 'b', 'c'`, or the first [`NAMES_SHOWN`] and how many more.
+fn names_shown(names: &[&str]) -> String {
+    let shown: Vec<String> = names
+        .iter()
+        .take(NAMES_SHOWN)
+        .map(|n| format!("'{n}'"))
+        .collect();
+    match names.len().saturating_sub(NAMES_SHOWN) {
+        0 => shown.join(", "),
+        more => format!("{} and {more} more", shown.join(", ")),
+    }
+}
+
 /// Inputs or outputs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Io {
@@ -248,6 +264,7 @@ impl Io {
 /// type and shape, each with whether inference gave it.
 struct Found {
     kind: Option<&'static str>,
+    kind_inferred: bool,
     elem: Option<(i32, bool)>,
     shape: Option<(Vec<Side>, bool)>,
 }
@@ -269,6 +286,7 @@ fn found(vi: &ValueInfoProto, inferred: Option<&ValueInfo>) -> Found {
     use type_proto::Value as V;
     let mut out = Found {
         kind: None,
+        kind_inferred: false,
         elem: None,
         shape: None,
     };
@@ -300,6 +318,7 @@ fn found(vi: &ValueInfoProto, inferred: Option<&ValueInfo>) -> Found {
     let declared_nothing = out.elem.is_none() && out.shape.is_none();
     if declared_nothing && inf.kind != Kind::Tensor {
         out.kind = kind_name(inf.kind);
+        out.kind_inferred = true;
         return out;
     }
     if out.elem.is_none() {
@@ -422,25 +441,32 @@ impl Comparison<'_> {
     ) {
         let word = io.word();
         let listed: HashSet<&str> = ports.iter().map(|p| p.name.as_str()).collect();
+        // The first port of each name (a second is a G003), looked up once per contract port: a
+        // model may have a million inputs.
+        let mut by_name: HashMap<&str, usize> = HashMap::new();
+        for (i, (vi, _)) in model.iter().enumerate() {
+            by_name.entry(vi.name()).or_insert(i);
+        }
+        // Said under every missing port; made once.
+        let fed: Vec<&str> = model
+            .iter()
+            .map(|(vi, _)| vi.name())
+            .filter(|n| !n.is_empty() && !defaults.contains(n))
+            .collect();
+        let has = if fed.is_empty() {
+            format!("the model has no {word}s")
+        } else {
+            format!("the model's {word}s: {}", names_shown(&fed))
+        };
         for port in ports {
-            match model.iter().find(|(vi, _)| vi.name() == port.name) {
-                Some((vi, inferred)) => self.port(io, port, &found(vi, *inferred)),
+            match by_name.get(port.name.as_str()).map(|&i| model[i]) {
+                Some((vi, inferred)) => self.port(io, port, &found(vi, inferred)),
                 None => {
-                    let names: Vec<String> = model
-                        .iter()
-                        .map(|(vi, _)| vi.name())
-                        .filter(|n| !n.is_empty() && !defaults.contains(n))
-                        .map(|n| format!("'{n}'"))
-                        .collect();
                     let d = self.finding(format!(
                         "missing {word} '{}': the contract lists it, the model has no {word} of that name",
                         port.name
                     ));
-                    d.notes.push(if names.is_empty() {
-                        format!("the model has no {word}s")
-                    } else {
-                        format!("the model's {word}s: {}", names.join(", "))
-                    });
+                    d.notes.push(has.clone());
                 }
             }
         }
@@ -469,8 +495,9 @@ impl Comparison<'_> {
             return;
         }
         if let Some(kind) = f.kind {
+            let how = if f.kind_inferred { " (inferred)" } else { "" };
             self.finding(format!(
-                "{what} is {kind} where the contract states a tensor"
+                "{what} is {kind}{how} where the contract states a tensor"
             ));
             return;
         }
@@ -606,6 +633,16 @@ mod tests {
         for bad in ["", " ", "128", "-1", " batch"] {
             assert!(Axis::parse(bad).is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn a_long_list_of_names_is_cut_and_counted() {
+        assert_eq!(names_shown(&["a", "b"]), "'a', 'b'");
+        let many: Vec<String> = (0..25).map(|i| format!("x{i}")).collect();
+        let many: Vec<&str> = many.iter().map(String::as_str).collect();
+        let shown = names_shown(&many);
+        assert!(shown.starts_with("'x0', 'x1'"), "{shown}");
+        assert!(shown.ends_with("'x9' and 15 more"), "{shown}");
     }
 
     #[test]

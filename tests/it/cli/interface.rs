@@ -455,3 +455,42 @@ fn explain_prints_the_section() {
     );
     assert!(r.stdout.contains("docs/examples/c001.toml"), "{}", r.stdout);
 }
+
+#[test]
+fn a_port_that_is_no_tensor_says_what_it_is() {
+    use onnx_lint::proto::{TypeProto, type_proto};
+    // A sequence of float tensors, fed beside the others.
+    let element = typed("e", DataType::Float, &["3"]).r#type.unwrap();
+    let seqs = ValueInfoProto {
+        name: Some("seqs".into()),
+        r#type: Some(TypeProto {
+            value: Some(type_proto::Value::SequenceType(Box::new(
+                type_proto::Sequence {
+                    elem_type: Some(Box::new(element)),
+                },
+            ))),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let m = model(vec![seqs], vec![]);
+    let ports = "{ name = \"a\" }, { name = \"b\" }, { name = \"ids\" }";
+    let config =
+        format!("[interface]\ninputs = [{ports}, {{ name = \"seqs\", type = \"float\" }}]\n");
+    let (_d, root) = folder(&m, Some(&config));
+    let (code, out, err) = check(&root, &["m.onnx"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert_eq!(
+        c001(&out),
+        [
+            "error[C001] interface-contract: input 'seqs' is a sequence where the contract states a tensor"
+        ],
+        "{out}"
+    );
+    // Listed by name only, it is only required to be there.
+    let config = format!("[interface]\ninputs = [{ports}, {{ name = \"seqs\" }}]\n");
+    fs::write(root.join("onnx-lint.toml"), config).unwrap();
+    let (code, out, _) = check(&root, &["m.onnx"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(c001(&out).is_empty(), "{out}");
+}
