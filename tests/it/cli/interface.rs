@@ -414,6 +414,19 @@ fn a_bad_contract_is_refused_with_the_parsers_diagram() {
     let (code, _, err) = check(&root, &["m.onnx"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("unknown element type `f32`"), "{err}");
+    // In a pyproject.toml the table is read without its positions: the message names the key.
+    fs::remove_file(root.join("onnx-lint.toml")).unwrap();
+    let py = "[tool.onnx-lint.interface]\ninputs = [{ name = \"a\", shape = [\"batch\", -2] }]\n";
+    fs::write(root.join("pyproject.toml"), py).unwrap();
+    let (code, out, err) = check(&root, &["m.onnx"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.contains("[tool.onnx-lint]")
+            && err.contains("-2 is negative")
+            && err.contains("interface.inputs"),
+        "{err}"
+    );
 }
 
 #[test]
