@@ -45,6 +45,9 @@ pub struct Inference {
     pub missing_rules: BTreeSet<(String, String, i64)>,
     /// Conditions (W1, W2) that hold at every value of the ranges the run binds: not reported.
     pub proven: usize,
+    /// What is known of the main graph's outputs, in order: their declared types merged with the
+    /// inferred ones (the interface contract reads them where the model declares nothing).
+    pub outputs: Vec<ValueInfo>,
 }
 
 pub use super::kept::GraphShapes;
@@ -114,7 +117,7 @@ pub fn infer_bound(model: &Model, keep: Keep, dims: Option<&Bindings>) -> Infere
     if let Some(g) = &model.graph {
         let imports = model.opset_imports(None);
         let env = Env::root();
-        d.infer_graph(g, &imports, None, &env, None);
+        d.out.outputs = d.infer_graph(g, &imports, None, &env, None);
     }
     // Functions nobody calls are still checked, with their inputs unknown. (The set of calls is made
     // only for a model with functions: on the 1M-node model it cost 6% of `check`, bench/ab.py.)
