@@ -19,7 +19,12 @@
 //! - an unknown size as a dimension without a value;
 //! - an entry already there is refined (its unknown sizes filled, a symbol inference knows the value
 //!   of replaced by it), never made less precise; one that contradicts inference is left as it is and
-//!   returned in [`Outcome::left`] (inference reports it as T004).
+//!   returned in [`Outcome::left`] (inference reports it as T004);
+//! - in a function body (and its subgraphs), only what holds whatever the call: inference keeps of a
+//!   body what every call agrees on (the element type, and each size all calls infer the same), and a
+//!   symbolic size, which is a caller's symbol, is written as unknown. The body's inputs and outputs
+//!   get entries too, since a `FunctionProto` types them nowhere else. `FunctionProto.value_info`
+//!   exists from IR version 10: a model of an older IR version gets none there.
 
 use crate::file::schema::{function, graph};
 use crate::file::wire::{Action, Edit, write_len_record};
@@ -72,28 +77,62 @@ pub struct Outcome {
     pub added: usize,
     /// Entries of a `value_info` replaced by a more precise type.
     pub refined: usize,
+    /// Of the entries added and refined, those in function bodies and their subgraphs.
+    pub in_functions: usize,
     /// Graph outputs whose type was filled or refined ([`Options::outputs_too`]).
     pub outputs: usize,
     pub left: Vec<Left>,
 }
 
+/// The first IR version whose `FunctionProto` has a `value_info` field.
+pub const FUNCTION_VALUE_INFO_IR: i64 = 10;
+
+/// Where a graph is, which decides what its entries may say.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Scope {
+    /// The main graph or one of its subgraphs.
+    Model,
+    /// A function body: its inputs and outputs get entries too; sizes in the function's own terms.
+    Body,
+    /// A subgraph in a function body: sizes in the function's own terms.
+    InFunction,
+}
+
 /// The edit that writes the inferred types of `model` (`shapes` as inference returns them, by
-/// graph path) into its graphs' `value_info`.
-///
-/// Function bodies are left alone: their types are inferred per call, and a body's symbols are its
-/// callers', so no one type is true of every call.
+/// graph path) into its graphs' `value_info`, function bodies included (see the module
+/// documentation).
 pub fn run(model: &Model, shapes: &[GraphShapes], opts: &Options) -> Outcome {
     let by_path = super::shapes_by_path(shapes);
     let mut namer = Namer::new(model, opts.expressions);
     let mut out = Outcome::default();
+    let body_entries = model
+        .header
+        .ir_version
+        .is_some_and(|v| v >= FUNCTION_VALUE_INFO_IR);
+    // Inference keeps a body by its path, `function:DOMAIN.NAME`: overloads of one name share it,
+    // and what it kept is then no one body's.
+    let mut paths: HashMap<&str, usize> = HashMap::new();
+    for f in &model.functions {
+        *paths.entry(f.body.path.as_str()).or_default() += 1;
+    }
     for (g, function) in super::all_graphs(model) {
-        if function.is_some() {
+        let scope = match function.and_then(|i| model.functions.get(i)) {
+            None => Scope::Model,
+            Some(f) if paths.get(f.body.path.as_str()).copied().unwrap_or(0) > 1 => continue,
+            Some(f) if std::ptr::eq(g, &f.body) => Scope::Body,
+            Some(_) => Scope::InFunction,
+        };
+        if scope == Scope::Body && !body_entries {
             continue;
         }
         let Some(s) = by_path.get(g.path.as_str()) else {
             continue;
         };
-        annotate_graph(g, s, opts, &mut namer, &mut out);
+        let before = out.added + out.refined;
+        annotate_graph(g, s, scope, opts, &mut namer, &mut out);
+        if scope != Scope::Model {
+            out.in_functions += out.added + out.refined - before;
+        }
     }
     out
 }
@@ -134,30 +173,59 @@ fn edit_of<'e>(root: &'e mut Edit, g: &Graph) -> &'e mut Edit {
     edit
 }
 
-/// Whether value `id` is computed by a node of `g` (not a graph input, initializer or outer value).
-fn computed(g: &Graph, id: ValueId) -> bool {
+/// Whether value `id` gets an entry in a graph of `scope`: a value computed by a node of `g` (not
+/// a graph input, initializer or outer value), or in a function body an input too.
+fn wanted(g: &Graph, id: ValueId, scope: Scope) -> bool {
     let Some(v) = g.values.get(id) else {
         return false;
     };
-    matches!(
-        g.dag.node_weight(v.producer.0).map(|n| &n.kind),
-        Some(NodeKind::Op(_))
-    )
+    match g.dag.node_weight(v.producer.0).map(|n| &n.kind) {
+        Some(NodeKind::Op(_)) => true,
+        Some(NodeKind::Input(_)) => scope == Scope::Body,
+        _ => false,
+    }
+}
+
+/// What inference knows of value `i` that may be written in a graph of `scope`: in a function, a
+/// symbolic size is a caller's symbol, and says nothing of the body by itself.
+fn known(shapes: &GraphShapes, i: usize, scope: Scope) -> Option<std::borrow::Cow<'_, ValueInfo>> {
+    let info = shapes.info(i)?;
+    if scope == Scope::Model
+        || !info
+            .shape
+            .iter()
+            .flatten()
+            .any(|d| matches!(d, Dim::Sym(_)))
+    {
+        return Some(std::borrow::Cow::Borrowed(info));
+    }
+    let mut own = info.clone();
+    for d in own.shape.iter_mut().flatten() {
+        if matches!(d, Dim::Sym(_)) {
+            *d = Dim::Unknown;
+        }
+    }
+    Some(std::borrow::Cow::Owned(own))
 }
 
 fn annotate_graph(
     g: &Graph,
     shapes: &GraphShapes,
+    scope: Scope,
     opts: &Options,
     namer: &mut Namer,
     out: &mut Outcome,
 ) {
-    let outputs: HashSet<&str> = g
-        .header
-        .output
-        .iter()
-        .filter_map(|o| o.name.as_deref())
-        .collect();
+    // A function's outputs have no declared type: their entries are in `value_info`.
+    let outputs: HashSet<&str> = if scope == Scope::Body {
+        HashSet::new()
+    } else {
+        g.header
+            .output
+            .iter()
+            .filter_map(|o| o.name.as_deref())
+            .collect()
+    };
     let field = value_info_field(g);
     // Values that have an entry already (the first entry of a name is the one refined).
     let mut declared: HashSet<ValueId> = HashSet::new();
@@ -168,13 +236,16 @@ fn annotate_graph(
         place,
         why,
     };
-    if opts.outputs_too {
+    if opts.outputs_too && scope != Scope::Body {
         for (k, o) in g.header.output.iter().enumerate() {
             let name = o.name.as_deref().unwrap_or_default();
-            let Some(info) = g.lookup(name).and_then(|id| shapes.info(id.index())) else {
+            let Some(info) = g
+                .lookup(name)
+                .and_then(|id| known(shapes, id.index(), scope))
+            else {
                 continue;
             };
-            match refine(o.r#type.as_ref(), info, namer) {
+            match refine(o.r#type.as_ref(), &info, namer) {
                 Err(why) => out.left.push(left(name, "output", why)),
                 Ok(None) => {}
                 Ok(Some(t)) => {
@@ -189,13 +260,13 @@ fn annotate_graph(
         let Some(id) = g.lookup(name) else {
             continue;
         };
-        if !computed(g, id) || outputs.contains(name) || !declared.insert(id) {
+        if !wanted(g, id, scope) || outputs.contains(name) || !declared.insert(id) {
             continue;
         }
-        let Some(info) = shapes.info(id.index()) else {
+        let Some(info) = known(shapes, id.index(), scope) else {
             continue;
         };
-        match refine(vi.r#type.as_ref(), info, namer) {
+        match refine(vi.r#type.as_ref(), &info, namer) {
             Err(why) => out.left.push(left(name, "value_info", why)),
             Ok(None) => {}
             Ok(Some(t)) => {
@@ -210,11 +281,11 @@ fn annotate_graph(
         if v.name.is_empty()
             || declared.contains(&id)
             || outputs.contains(v.name)
-            || !computed(g, id)
+            || !wanted(g, id, scope)
         {
             continue;
         }
-        let Some(t) = shapes.info(i).and_then(|info| type_of(info, namer)) else {
+        let Some(t) = known(shapes, i, scope).and_then(|info| type_of(&info, namer)) else {
             continue;
         };
         let vi = ValueInfoProto {

@@ -393,9 +393,14 @@ impl<'m> Driver<'m> {
 
     /// Keeps what is known of a graph's values. A graph inferred more than once (a function called
     /// from several places) keeps what all its inferences agree on.
+    ///
+    /// A function body's values keep only what holds in every call: a kind or element type the calls
+    /// differ on is not kept (`annotate` writes the body's types into the function, for any call).
     fn record(&mut self, new: GraphShapes) {
         if let Some(&i) = self.recorded.get(&new.path) {
+            let in_function = new.path.starts_with(crate::ir::FUNCTION_PATH);
             self.out.graphs[i].update(|old, v| match (old, new.info(v)) {
+                (Some(a), Some(b)) if in_function && (a.kind != b.kind || a.elem != b.elem) => None,
                 (Some(a), Some(b)) => Some(super::ops::control_flow::join(a, b)),
                 _ => None,
             });
@@ -404,6 +409,21 @@ impl<'m> Driver<'m> {
         self.recorded
             .insert(new.path.clone(), self.out.graphs.len());
         self.out.graphs.push(new);
+    }
+
+    /// A call of function `index` not followed: nothing is known of its body's values in that call,
+    /// so nothing is kept of them as true of every call.
+    fn forget_body(&mut self, index: usize) {
+        if self.keep == Keep::Nothing {
+            return;
+        }
+        let mut graphs = Vec::new();
+        self.model.functions[index]
+            .body
+            .walk(&mut |x| graphs.push(GraphShapes::unnamed(x.path.clone(), x.values.len())));
+        for g in graphs {
+            self.record(g);
+        }
     }
 
     fn seed_sources(
@@ -593,6 +613,7 @@ impl<'m> Driver<'m> {
         let model = self.model;
         let f = &model.functions[index];
         if self.calls.contains(&index) {
+            self.forget_body(index);
             return Vec::new(); // recursion: the structural check reports it; shapes stay unknown
         }
         let call = site.cloned().unwrap_or_else(|| CallSite {
@@ -606,9 +627,11 @@ impl<'m> Driver<'m> {
                 depth: true,
                 site: call,
             });
+            self.forget_body(index);
             return Vec::new();
         }
         if self.work > MAX_FUNCTION_WORK {
+            self.forget_body(index);
             return Vec::new(); // the budget is spent (reported once)
         }
         let formal: Vec<ValueInfo> = (0..f.header.input.len())
