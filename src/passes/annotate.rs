@@ -18,8 +18,9 @@
 //!   sizes it cannot name (one name per distinct expression, so equal sizes keep equal names);
 //! - an unknown size as a dimension without a value;
 //! - an entry already there is refined (its unknown sizes filled, a symbol inference knows the value
-//!   of replaced by it), never made less precise; one that contradicts inference is left as it is and
-//!   returned in [`Outcome::left`] (inference reports it as T004);
+//!   of replaced by it, a name that relates to no input size, such as a converter's `unk__0`, replaced
+//!   by inference's size in the inputs' symbols), never made less precise; one that contradicts
+//!   inference is left as it is and returned in [`Outcome::left`] (inference reports it as T004);
 //! - in a function body (and its subgraphs), only what holds whatever the call: inference keeps of a
 //!   body what every call agrees on (the element type, and each size all calls infer the same), and a
 //!   symbolic size, which is a caller's symbol, is written as unknown. The body's inputs and outputs
@@ -35,7 +36,7 @@ use crate::proto::type_proto::{self, Value as TypeValue};
 use crate::proto::{TensorShapeProto, TypeProto, ValueInfoProto};
 use crate::shape::dim::{Dim, SymExpr};
 use crate::shape::infer::GraphShapes;
-use crate::shape::value::{ANONYMOUS, Kind, ValueInfo};
+use crate::shape::value::{ANONYMOUS, Kind, ValueInfo, dim_from_proto};
 use prost::Message;
 use std::collections::{HashMap, HashSet};
 
@@ -275,7 +276,9 @@ fn annotate_graph(
             }
         }
     }
-    let mut append = Vec::new();
+    // Room for an entry of ~40 bytes per value: grown by doubling, the 33 MB the 1M-node model's
+    // entries take were copied into fresh memory at each step. Pages never written are never touched.
+    let mut append = Vec::with_capacity(g.values.len().saturating_mul(40));
     for (i, v) in g.values.iter().enumerate() {
         let id = ValueId::new(i);
         if v.name.is_empty()
@@ -303,7 +306,11 @@ fn annotate_graph(
     for (f, k, bytes) in replaced {
         edit.at(f, k).action = Action::Replace(bytes);
     }
-    edit.append.extend_from_slice(&append);
+    if edit.append.is_empty() {
+        edit.append = append;
+    } else {
+        edit.append.extend_from_slice(&append);
+    }
 }
 
 /// The record of field `field` holding `vi` with its type replaced by `t` (its name, doc string
@@ -456,6 +463,14 @@ fn refine_dim(d: &mut Dimension, x: &Dim, namer: &mut Namer) -> Result<(), i64> 
             d.value = namer.dim(x).value;
             Ok(())
         }
+        // A name that relates to no input size says less than an expression in the inputs'
+        // symbols (inference reads such a name as unknown).
+        (Some(DimValue::DimParam(p)), Dim::Sym(s))
+            if !p.is_empty() && p != ANONYMOUS && !namer.relates(d) && namer.names_in_inputs(s) =>
+        {
+            d.value = namer.dim(x).value;
+            Ok(())
+        }
         (Some(DimValue::DimParam(p)), _) if !p.is_empty() && p != ANONYMOUS => Ok(()),
         // No size, a negative one (written for "unknown") or `?`: whatever inference knows.
         _ => {
@@ -486,6 +501,8 @@ pub struct Namer {
     /// Every `dim_param` the model declares: an `unk__N` must not be one of them.
     taken: HashSet<String>,
     next: usize,
+    /// The symbols of the main graph's input sizes (see [`Namer::relates`]).
+    inputs: HashSet<String>,
 }
 
 impl Namer {
@@ -510,7 +527,31 @@ impl Namer {
             given: HashMap::new(),
             taken,
             next: 0,
+            inputs: model
+                .graph
+                .as_ref()
+                .map(crate::shape::infer::input_symbols)
+                .unwrap_or_default(),
         }
+    }
+
+    /// Whether a declared symbolic size is in the symbols of the main graph's input sizes, as
+    /// inference reads it: another name is a size the declaration does not relate to the inputs.
+    fn relates(&self, d: &Dimension) -> bool {
+        match dim_from_proto(d) {
+            Dim::Sym(e) => self.relates_expr(&e),
+            _ => true,
+        }
+    }
+
+    fn relates_expr(&self, e: &SymExpr) -> bool {
+        crate::shape::infer::in_symbols(e, &self.inputs)
+    }
+
+    /// Whether `e` is written as a size in the inputs' symbols (without expressions, an expression
+    /// is written as an `unk__N` name, which relates to nothing).
+    fn names_in_inputs(&self, e: &SymExpr) -> bool {
+        (self.expressions || matches!(e, SymExpr::Var(_))) && self.relates_expr(e)
     }
 
     /// The dimension that says `d`.
@@ -555,14 +596,15 @@ impl Namer {
 mod tests {
     use super::*;
     use crate::shape::poly::Poly;
-    use crate::shape::value::dim_from_proto;
 
+    /// A namer for a model whose inputs have the sizes `batch`, `n` and `m`.
     fn namer() -> Namer {
         Namer {
             expressions: true,
             given: HashMap::new(),
             taken: HashSet::new(),
             next: 0,
+            inputs: ["batch", "n", "m"].into_iter().map(String::from).collect(),
         }
     }
 
@@ -630,6 +672,36 @@ mod tests {
         );
         // Nothing more to say: no change.
         assert_eq!(refine(Some(&t), &i, &mut namer()), Ok(None));
+    }
+
+    #[test]
+    fn a_name_that_relates_to_no_input_size_is_replaced_by_the_inferred_expression() {
+        let d = declared(vec![
+            Some(DimValue::DimParam("unk__0".into())),
+            Some(DimValue::DimParam("n".into())),
+            Some(DimValue::DimParam("unk__1".into())),
+        ]);
+        let twice = Poly::of(&SymExpr::var("batch"))
+            .mul(&Poly::constant(2))
+            .and_then(Poly::into_expr)
+            .unwrap();
+        // `unk__1` stays: inference's size is in a symbol of no input either.
+        let i = inferred(vec![
+            Dim::Sym(twice.clone()),
+            Dim::sym("m"),
+            Dim::sym("other"),
+        ]);
+        let mut n = namer();
+        let t = refine(Some(&d), &i, &mut n).unwrap().unwrap();
+        assert_eq!(
+            dims_of(&t),
+            [Dim::Sym(twice), Dim::sym("n"), Dim::sym("unk__1")]
+        );
+        assert_eq!(
+            refine(Some(&t), &i, &mut n),
+            Ok(None),
+            "nothing more to say"
+        );
     }
 
     #[test]

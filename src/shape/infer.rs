@@ -815,16 +815,10 @@ impl<'m> Driver<'m> {
     /// A name that spells an input's symbol in text the parser does not read as an expression
     /// (`((32*Min(64, sequence))//sequence)`) stays: it is a size of what the user feeds.
     fn in_input_symbols(&self, mut info: ValueInfo) -> ValueInfo {
-        let fed = |name: &str| {
-            self.input_symbols.contains(name)
-                || name
-                    .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-                    .any(|word| self.input_symbols.contains(word))
-        };
         if let Some(dims) = info.shape.as_mut() {
             for d in dims {
                 if let Dim::Sym(e) = d
-                    && !e.symbols().iter().all(|s| fed(s))
+                    && !in_symbols(e, &self.input_symbols)
                 {
                     *d = Dim::Unknown;
                 }
@@ -842,7 +836,20 @@ impl<'m> Driver<'m> {
 }
 
 /// The symbols in the declared shapes of `g`'s inputs, an anonymous axis's own name (`x[2]`) too.
-fn input_symbols(g: &Graph) -> HashSet<String> {
+/// Whether every symbol of `e` is one of `symbols` (the graph inputs' sizes), or a name made of them
+/// (`x[2]`, a word of which is `x`).
+pub(crate) fn in_symbols(e: &SymExpr, symbols: &HashSet<String>) -> bool {
+    let fed = |name: &str| {
+        symbols.contains(name)
+            || name
+                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .any(|word| symbols.contains(word))
+    };
+    e.symbols().iter().all(|s| fed(s))
+}
+
+/// The symbols of the sizes of `g`'s inputs (an axis declared `?` by its own name, `x[2]`).
+pub(crate) fn input_symbols(g: &Graph) -> HashSet<String> {
     let mut symbols = HashSet::new();
     for vi in &g.header.input {
         let Some(t) = &vi.r#type else { continue };
