@@ -530,7 +530,7 @@ impl Namer {
             inputs: model
                 .graph
                 .as_ref()
-                .map(crate::shape::infer::input_symbols)
+                .map(crate::shape::inputs::input_symbols)
                 .unwrap_or_default(),
         }
     }
@@ -545,7 +545,7 @@ impl Namer {
     }
 
     fn relates_expr(&self, e: &SymExpr) -> bool {
-        crate::shape::infer::in_symbols(e, &self.inputs)
+        crate::shape::inputs::in_symbols(e, &self.inputs)
     }
 
     /// Whether `e` is written as a size in the inputs' symbols (without expressions, an expression

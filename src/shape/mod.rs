@@ -12,6 +12,7 @@ pub mod dim_parse;
 pub mod domains;
 pub mod facts;
 pub mod infer;
+pub mod inputs;
 pub mod kept;
 pub mod ops;
 pub mod poly;
