@@ -276,29 +276,18 @@ fn annotate_graph(
             }
         }
     }
-    // Room for an entry of ~40 bytes per value: grown by doubling, the 33 MB the 1M-node model's
-    // entries take were copied into fresh memory at each step. Pages never written are never touched.
-    let mut append = Vec::with_capacity(g.values.len().saturating_mul(40));
-    for (i, v) in g.values.iter().enumerate() {
-        let id = ValueId::new(i);
-        if v.name.is_empty()
-            || declared.contains(&id)
-            || outputs.contains(v.name)
-            || !wanted(g, id, scope)
-        {
-            continue;
+    // The values that have an entry already or are graph outputs, by id.
+    let mut skip = vec![false; g.values.len()];
+    for id in declared
+        .iter()
+        .copied()
+        .chain(outputs.iter().filter_map(|n| g.lookup(n)))
+    {
+        if let Some(s) = skip.get_mut(id.index()) {
+            *s = true;
         }
-        let Some(t) = known(shapes, i, scope).and_then(|info| type_of(&info, namer)) else {
-            continue;
-        };
-        let vi = ValueInfoProto {
-            name: Some(v.name.to_owned()),
-            r#type: Some(t),
-            ..Default::default()
-        };
-        write_len_record(&mut append, field, &vi.encode_to_vec());
-        out.added += 1;
     }
+    let append = new_entries(g, shapes, scope, field, &skip, namer, &mut out.added);
     if replaced.is_empty() && append.is_empty() {
         return;
     }
@@ -311,6 +300,53 @@ fn annotate_graph(
     } else {
         edit.append.extend_from_slice(&append);
     }
+}
+
+/// The entries (records of field `field`) of the values of `g` that get one and have none (`skip`),
+/// one after the other; counts them in `added`.
+fn new_entries(
+    g: &Graph,
+    shapes: &GraphShapes,
+    scope: Scope,
+    field: u32,
+    skip: &[bool],
+    namer: &mut Namer,
+    added: &mut usize,
+) -> Vec<u8> {
+    // Room for an entry of ~40 bytes per value: grown by doubling, the 33 MB the 1M-node model's
+    // entries take were copied into fresh memory at each step. Pages never written are never touched.
+    let mut append = Vec::with_capacity(g.values.len().saturating_mul(40));
+    // Each distinct type is made and encoded once: the values of a graph share a few types (a
+    // million values of the 1M-node model, a handful of types), and `namer` names a type's sizes the
+    // same whenever it is asked.
+    let mut encoded: Vec<Option<Option<Vec<u8>>>> = Vec::new();
+    let mut entry = Vec::new();
+    for (i, v) in g.values.iter().enumerate() {
+        let id = ValueId::new(i);
+        if v.name.is_empty() || skip.get(i).copied().unwrap_or(true) || !wanted(g, id, scope) {
+            continue;
+        }
+        let Some(t) = shapes.type_id(i).map(|t| t as usize) else {
+            continue;
+        };
+        if encoded.len() <= t {
+            encoded.resize(t + 1, None);
+        }
+        let Some(bytes) = encoded[t].get_or_insert_with(|| {
+            known(shapes, i, scope)
+                .and_then(|info| type_of(&info, namer))
+                .map(|t| t.encode_to_vec())
+        }) else {
+            continue;
+        };
+        // A `ValueInfoProto` of the name (field 1) and the type (field 2).
+        entry.clear();
+        write_len_record(&mut entry, 1, v.name.as_bytes());
+        write_len_record(&mut entry, 2, bytes);
+        write_len_record(&mut append, field, &entry);
+        *added += 1;
+    }
+    append
 }
 
 /// The record of field `field` holding `vi` with its type replaced by `t` (its name, doc string
