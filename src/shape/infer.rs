@@ -18,9 +18,10 @@ use super::ctx::{NodeCtx, NodeRef};
 use super::dim::{Dim, SymExpr};
 use super::domains::missing_rule_findings;
 use super::facts::{Fact, Facts};
+use super::inputs::{in_symbols, input_symbols, name_anonymous_dims};
 use super::ranges::Ranges;
 use super::registry::registry;
-use super::value::{ANONYMOUS, ValueInfo, anonymous_symbol, from_tensor, from_type_proto};
+use super::value::{ValueInfo, from_tensor, from_type_proto};
 use crate::diagnostics::{Code, Diagnostic, Severity};
 use crate::ir::{Graph, Model, NodeKind, OpNode, ValueId, opset_domain};
 use crate::proto::TypeProto;
@@ -397,9 +398,14 @@ impl<'m> Driver<'m> {
 
     /// Keeps what is known of a graph's values. A graph inferred more than once (a function called
     /// from several places) keeps what all its inferences agree on.
+    ///
+    /// A function body's values keep only what holds in every call: a kind or element type the calls
+    /// differ on is not kept (`annotate` writes the body's types into the function, for any call).
     fn record(&mut self, new: GraphShapes) {
         if let Some(&i) = self.recorded.get(&new.path) {
+            let in_function = new.path.starts_with(crate::ir::FUNCTION_PATH);
             self.out.graphs[i].update(|old, v| match (old, new.info(v)) {
+                (Some(a), Some(b)) if in_function && (a.kind != b.kind || a.elem != b.elem) => None,
                 (Some(a), Some(b)) => Some(super::ops::control_flow::join(a, b)),
                 _ => None,
             });
@@ -408,6 +414,21 @@ impl<'m> Driver<'m> {
         self.recorded
             .insert(new.path.clone(), self.out.graphs.len());
         self.out.graphs.push(new);
+    }
+
+    /// A call of function `index` not followed: nothing is known of its body's values in that call,
+    /// so nothing is kept of them as true of every call.
+    fn forget_body(&mut self, index: usize) {
+        if self.keep == Keep::Nothing {
+            return;
+        }
+        let mut graphs = Vec::new();
+        self.model.functions[index]
+            .body
+            .walk(&mut |x| graphs.push(GraphShapes::unnamed(x.path.clone(), x.values.len())));
+        for g in graphs {
+            self.record(g);
+        }
     }
 
     fn seed_sources(
@@ -597,6 +618,7 @@ impl<'m> Driver<'m> {
         let model = self.model;
         let f = &model.functions[index];
         if self.calls.contains(&index) {
+            self.forget_body(index);
             return Vec::new(); // recursion: the structural check reports it; shapes stay unknown
         }
         let call = site.cloned().unwrap_or_else(|| CallSite {
@@ -610,9 +632,11 @@ impl<'m> Driver<'m> {
                 depth: true,
                 site: call,
             });
+            self.forget_body(index);
             return Vec::new();
         }
         if self.work > MAX_FUNCTION_WORK {
+            self.forget_body(index);
             return Vec::new(); // the budget is spent (reported once)
         }
         let formal: Vec<ValueInfo> = (0..f.header.input.len())
@@ -806,16 +830,10 @@ impl<'m> Driver<'m> {
     /// A name that spells an input's symbol in text the parser does not read as an expression
     /// (`((32*Min(64, sequence))//sequence)`) stays: it is a size of what the user feeds.
     fn in_input_symbols(&self, mut info: ValueInfo) -> ValueInfo {
-        let fed = |name: &str| {
-            self.input_symbols.contains(name)
-                || name
-                    .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-                    .any(|word| self.input_symbols.contains(word))
-        };
         if let Some(dims) = info.shape.as_mut() {
             for d in dims {
                 if let Dim::Sym(e) = d
-                    && !e.symbols().iter().all(|s| fed(s))
+                    && !in_symbols(e, &self.input_symbols)
                 {
                     *d = Dim::Unknown;
                 }
@@ -829,40 +847,6 @@ impl<'m> Driver<'m> {
         let d = Diagnostic::new(Code::DeclaredShape, "", msg);
         let d = locate(d, &g.path, &label, op.op_type(), site);
         self.out.diagnostics.push(d);
-    }
-}
-
-/// The symbols in the declared shapes of `g`'s inputs, an anonymous axis's own name (`x[2]`) too.
-fn input_symbols(g: &Graph) -> HashSet<String> {
-    let mut symbols = HashSet::new();
-    for vi in &g.header.input {
-        let Some(t) = &vi.r#type else { continue };
-        let mut info = from_type_proto(t);
-        name_anonymous_dims(vi.name(), t, &mut info);
-        for d in info.shape.iter().flatten() {
-            if let Dim::Sym(e) = d {
-                symbols.extend(e.symbols().into_iter().map(str::to_owned));
-            }
-        }
-    }
-    symbols
-}
-
-/// Gives each axis of a graph input declared `?` a symbol of its own (`x[2]`, `x[3]`), so sizes
-/// computed from it stay exact without assuming two such axes equal.
-fn name_anonymous_dims(name: &str, proto: &crate::proto::TypeProto, info: &mut ValueInfo) {
-    use crate::proto::tensor_shape_proto::dimension::Value as DimValue;
-    use crate::proto::type_proto::Value as V;
-    let (Some(V::TensorType(t)), Some(dims)) = (&proto.value, info.shape.as_mut()) else {
-        return;
-    };
-    let Some(shape) = &t.shape else {
-        return;
-    };
-    for (axis, (d, p)) in dims.iter_mut().zip(&shape.dim).enumerate() {
-        if matches!(&p.value, Some(DimValue::DimParam(s)) if s == ANONYMOUS) {
-            *d = anonymous_symbol(name, axis);
-        }
     }
 }
 

@@ -94,6 +94,12 @@ impl GraphShapes {
         self.distinct.get(t.checked_sub(1)? as usize)
     }
 
+    /// Which of the graph's distinct types value `i` has (equal for two values of equal types), if
+    /// anything is known of it.
+    pub fn type_id(&self, i: usize) -> Option<u32> {
+        self.types.get(i)?.checked_sub(1)
+    }
+
     /// Every value's name and what is known of it, in value-id order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = (&str, Option<&ValueInfo>)> + '_ {
         (0..self.len()).map(|i| (self.name(i), self.info(i)))

@@ -13,6 +13,7 @@ pub mod dim_parse;
 pub mod domains;
 pub mod facts;
 pub mod infer;
+pub mod inputs;
 pub mod interface;
 pub mod kept;
 pub mod ops;

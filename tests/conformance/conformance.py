@@ -46,7 +46,7 @@ class Model:
 
     path: Path
     rel: str
-    # The real corpus only: the model's entry of real/corpus.json.
+    # The real corpus: the model's entry of real/corpus.json; a made model (FUNCTION_CASES): its case.
     spec: Any = field(default=None, compare=False)
 
     @property
@@ -98,7 +98,8 @@ class Check:
     run: Callable[[Context, Model], Outcome]
     summarize: Callable[[Results, int], list[str]] | None = None
     # "corpus": the models under the cache; "examples": the repository's `models/*.onnx`; "real": the
-    # real-model corpus of real/corpus.json; "bindings": the real corpus and real_bindings.py's generated models.
+    # real-model corpus of real/corpus.json; "bindings": the real corpus and real_bindings.py's generated models;
+    # "functions": the models of FUNCTION_CASES, made for the run.
     source: str = "corpus"
 
 
@@ -2692,24 +2693,36 @@ def summarize_real_expand(results: Results, show: int) -> list[str]:
 def check_real_annotate(ctx: Context, model: Model) -> Outcome:
     """`annotate MODEL -o OUT --outputs-too` exits 0 (or 1, refusing a model with errors); OUT runs bit-identically to
     MODEL in onnxruntime (ORT_DISABLE_ALL) on the seeded inputs of both sizes; onnx.checker's full check
-    passes on OUT wherever it passes on MODEL. Counts the main-graph node outputs whose every size is
-    stated (a number or a dim_param) in OUT, in onnx's infer_shapes(data_prop=True) output and in
-    symbolic_shape_infer's (auto_merge): the coverage of the written file against both."""
+    passes on OUT wherever it passes on MODEL; every size OUT's main graph states in `value_info` and
+    `output` (numbers, and dim_params evaluated at the run's binding) equals onnxruntime's at both sizes.
+    Counts the main-graph node outputs whose every size is known (a number, or an expression in the input
+    symbols: real-dims' `size_known`) in OUT, in onnx's infer_shapes(data_prop=True) output and in
+    symbolic_shape_infer's (auto_merge): fails where ours knows fewer than either. An entry annotate left as
+    the model declared it is the model's statement: compared and counted apart, not a failure."""
     import onnx
 
     missing = real_missing(model)
     if missing:
         return missing
-    feeds = [real_feed(model, k) for k in range(len(real_bindings(model)))]
+    bindings = real_bindings(model)
+    feeds = [real_feed(model, k) for k in range(len(bindings))]
     proto = real_proto(model)
     outputs = [name for name, _, _ in node_outputs(proto)]
 
-    def covered(shapes: dict[str, list[Any] | None] | None) -> int:
+    symbols = real_symbols(model)
+
+    def covered(shapes: dict[str, list[Any] | None] | None, loose: bool = False) -> int:
+        """Node outputs whose every size is known: a number, or an expression in the input symbols
+        (`size_known`: a placeholder name, onnx's `unk__3` or a -1, says nothing of the size); `loose`:
+        any dim_param or number at all."""
         if shapes is None:
             return 0
-        return sum(1 for n in outputs if shapes.get(n) is not None and all(d is not None for d in shapes[n]))
+        known = (lambda d: d is not None) if loose else (lambda d: size_known(d, symbols))
+        return sum(1 for n in outputs if shapes.get(n) is not None and all(known(d) for d in shapes[n]))
 
-    data: dict[str, Any] = {"ort": None, "checker": None, "coverage": {}, "values": len(outputs)}
+    data: dict[str, Any] = {"ort": None, "checker": None, "coverage": {}, "loose": {}, "values": len(outputs),
+                            "sizes": Counter(), "declared": Counter(), "contradictions": [],
+                            "declared_contradictions": []}
     problems = []
     with tempfile.TemporaryDirectory(prefix="onnx-lint-conformance-") as tmp:
         out = Path(tmp) / "model.onnx"
@@ -2732,39 +2745,204 @@ def check_real_annotate(ctx: Context, model: Model) -> Outcome:
             before = True
         except Exception:  # noqa: BLE001 - onnx raises several types
             before = False
+        written = onnx.load(str(out))
         try:
-            onnx.checker.check_model(onnx.load(str(out)), full_check=True)
+            onnx.checker.check_model(written, full_check=True)
             data["checker"] = "pass"
         except Exception as e:  # noqa: BLE001
             data["checker"] = "fail" if before else "fails on MODEL too"
             if before:
                 problems.append(f"onnx.checker passes on MODEL, not on OUT: {exception_text(e)}")
-        data["coverage"]["ours"] = covered(proto_shapes(onnx.load(str(out)).graph))
+        data["coverage"]["ours"] = covered(proto_shapes(written.graph))
+        data["loose"]["ours"] = covered(proto_shapes(written.graph), loose=True)
+        stated = written_shapes(written.graph)
+        # An entry annotate left as the model declared it is the model's statement, counted apart.
+        kept = {vi.name: vi.SerializeToString() for vi in [*proto.graph.value_info, *proto.graph.output]}
+        unchanged = {vi.name for vi in [*written.graph.value_info, *written.graph.output]
+                     if kept.get(vi.name) == vi.SerializeToString()}
+    # The written shapes against the sizes onnxruntime computes, at both bindings (real-shapes' machinery).
+    for k, binding in enumerate(bindings):
+        actual = real_runtime(model, k)
+        for name, dims in stated.items():
+            if name not in actual:
+                continue
+            classes = compare_sizes(dims, actual[name], binding)
+            own = name in unchanged
+            data["declared" if own else "sizes"].update(classes)
+            listed = data["declared_contradictions" if own else "contradictions"]
+            if "contradict" in classes and len(listed) < 20:
+                listed.append(f"run {k} {binding}: '{name}' {'declared' if own else 'written'} {format_dims(dims)}, "
+                              f"onnxruntime {format_dims(list(actual[name]))}")
+    if data["sizes"]["contradict"]:
+        problems.append(f"{data['sizes']['contradict']} written sizes contradict onnxruntime, first: "
+                        f"{data['contradictions'][0]}")
     for which in ("onnx", "ssi"):
         try:
-            data["coverage"][which] = covered(anchor_shapes(model, which))
+            shapes = anchor_shapes(model, which)
         except Exception:  # noqa: BLE001 - an anchor that raises covers nothing
-            data["coverage"][which] = 0
+            shapes = None
+        data["coverage"][which] = covered(shapes)
+        data["loose"][which] = covered(shapes, loose=True)
+    cov = data["coverage"]
+    behind = [ANCHOR_NAMES[w] for w in ("onnx", "ssi") if cov["ours"] < cov[w]]
+    if behind:
+        problems.append(f"knows every size of {cov['ours']} node outputs, fewer than {' and '.join(behind)} "
+                        f"({cov['onnx']}, {cov['ssi']})")
     if problems:
         return failed("; ".join(problems), data=data)
     return passed(data=data)
 
 
+def written_shapes(graph: Any) -> dict[str, list[Any]]:
+    """name -> dims (int, dim_param string, None) of every tensor entry with a shape in the main graph's
+    `value_info` and `output` (the first entry of a name)."""
+    shapes: dict[str, list[Any]] = {}
+    for vi in [*graph.value_info, *graph.output]:
+        if vi.name in shapes or vi.type.WhichOneof("value") != "tensor_type":
+            continue
+        tt = vi.type.tensor_type
+        if tt.HasField("shape"):
+            # A negative size (a converter's -1) is the model saying it does not know.
+            shapes[vi.name] = [
+                (d.dim_value if d.dim_value >= 0 else None) if d.HasField("dim_value") else (d.dim_param or None)
+                for d in tt.shape.dim
+            ]
+    return shapes
+
+
 def summarize_real_annotate(results: Results, show: int) -> list[str]:
-    data = [o.data for _, o in results if o.data is not None]
-    c = Counter(d["ort"] for d in data)
-    k = Counter(d["checker"] for d in data)
-    cov = {w: sum(d["coverage"].get(w, 0) for d in data) for w in ("ours", "onnx", "ssi")}
-    below = sum(
-        1 for d in data if d["coverage"] and d["coverage"].get("ours", 0) < max(d["coverage"].get("onnx", 0), d["coverage"].get("ssi", 0))
-    )
-    return [
+    data = [(m, o.data) for m, o in results if o.data is not None]
+    c = Counter(d["ort"] for _, d in data)
+    k = Counter(d["checker"] for _, d in data)
+    cov = {w: sum(d["coverage"].get(w, 0) for _, d in data) for w in ("ours", "onnx", "ssi")}
+    loose = {w: sum(d.get("loose", {}).get(w, 0) for _, d in data) for w in ("ours", "onnx", "ssi")}
+    below = [m for m, d in data if d["coverage"] and d["coverage"]["ours"] < max(d["coverage"]["onnx"],
+                                                                                 d["coverage"]["ssi"])]
+    sizes: Counter[str] = Counter()
+    declared: Counter[str] = Counter()
+    for _, d in data:
+        sizes.update(d.get("sizes", {}))
+        declared.update(d.get("declared", {}))
+    not_eval = {c: sizes[c] for c in SIZE_CLASSES[3:] if sizes[c]}
+    lines = [
         f"real-annotate: onnxruntime bit-identical {c['verified']}, mismatch {c['mismatch']}, unsupported "
         f"{c['unsupported']}, refused (errors) {c['refused']}; onnx.checker full_check pass {k['pass']}, fail "
-        f"{k['fail']}, fails on MODEL too {k['fails on MODEL too']}; node outputs with every size stated: ours "
-        f"{cov['ours']}, onnx {cov['onnx']}, symbolic_shape_infer {cov['ssi']} of "
-        f"{sum(d['values'] for d in data)}; models where ours covers fewer than an anchor: {below}"
+        f"{k['fail']}, fails on MODEL too {k['fails on MODEL too']}",
+        f"real-annotate: node outputs with every size known (a number, or an expression in the input symbols): "
+        f"ours {cov['ours']}, onnx {cov['onnx']}, symbolic_shape_infer {cov['ssi']} of "
+        f"{sum(d['values'] for _, d in data)}; models where ours knows fewer than an anchor: {len(below)}; "
+        f"counting any dim_param as known (placeholders such as unk__3, and -1): ours {loose['ours']}, onnx "
+        f"{loose['onnx']}, symbolic_shape_infer {loose['ssi']}",
+        f"real-annotate: sizes OUT states (main graph value_info and outputs) compared with onnxruntime's at both "
+        f"sizes: {sum(sizes.values())}; agree {sizes['agree']}, contradict {sizes['contradict']}, unknown (no "
+        f"size) {sizes['unknown']}, not evaluable {sum(not_eval.values())} {not_eval or ''}".rstrip()
+        + f"; entries left as the model declared them: {sum(declared.values())}, agree {declared['agree']}, "
+        f"contradict {declared['contradict']}",
     ]
+    for m in below[:show]:
+        lines.append(f"  below {m.rel}")
+    for key, label in (("contradictions", "contradiction"), ("declared_contradictions", "model's own")):
+        listed = [(m, x) for m, d in data for x in d.get(key, [])]
+        for m, x in listed[:show]:
+            lines.append(f"  {label} {m.rel}: {x}")
+    lines.append("real-annotate per model (node outputs with every size known): | model | ours | onnx | "
+                 "symbolic_shape_infer | node outputs |")
+    for m, d in data:
+        if d["coverage"]:
+            lines.append(f"  | {m.rel.split('/')[-1]} | {d['coverage']['ours']} | {d['coverage']['onnx']} | "
+                         f"{d['coverage']['ssi']} | {d['values']} |")
+    return lines
+
+
+# --- annotate of function bodies
+
+FUNCTION_CASES = {
+    # name: the inputs (name, element type, dims) each calling `local.F` once, the IR version, and the
+    # function's value_info annotate must write: name -> (element type, dims, `?` for an unknown size)
+    "called_twice": ([("x0", "FLOAT", [2, 3]), ("x1", "FLOAT", [2, 5])], 10,
+                     {"a": ("FLOAT", [2, "?"]), "s": ("FLOAT", [2, "?"]), "b": ("FLOAT", [2, "?"]),
+                      "k": ("INT64", [2])}),
+    "called_once": ([("x0", "FLOAT", ["batch", 3])], 10,
+                    {"a": ("FLOAT", ["?", 3]), "s": ("FLOAT", ["?", 3]), "b": ("FLOAT", ["?", 3]),
+                     "k": ("INT64", [2])}),
+    "two_element_types": ([("x0", "FLOAT", [2, 3]), ("x1", "DOUBLE", [2, 3])], 10, {"k": ("INT64", [2])}),
+    "ir9": ([("x0", "FLOAT", [2, 3])], 9, {}),
+}
+
+
+def function_models(folder: Path, substr: str | None, limit: int | None) -> list[Model]:
+    """FUNCTION_CASES written to `folder`: `local.F(a) -> b` (s = Add(a, a), b = Relu(s), k = Shape(a))
+    called once per input, each call's output a graph output of the input's type. Named `functions/<case>`."""
+    import onnx
+    from onnx import helper
+
+    models = []
+    for name, (inputs, ir, _) in FUNCTION_CASES.items():
+        f = helper.make_function(
+            "local", "F", ["a"], ["b"],
+            [helper.make_node("Add", ["a", "a"], ["s"]), helper.make_node("Relu", ["s"], ["b"]),
+             helper.make_node("Shape", ["a"], ["k"])],
+            [helper.make_opsetid("", 17)],
+        )
+        calls = [helper.make_node("F", [x], [f"u{i}"], domain="local", name=f"call{i}")
+                 for i, (x, _, _) in enumerate(inputs)]
+        typed = [(x, getattr(onnx.TensorProto, t), d) for x, t, d in inputs]
+        graph = helper.make_graph(calls, "g", [helper.make_tensor_value_info(x, t, d) for x, t, d in typed],
+                                  [helper.make_tensor_value_info(f"u{i}", t, d) for i, (_, t, d) in enumerate(typed)])
+        m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("local", 1)],
+                              functions=[f])
+        m.ir_version = ir
+        path = folder / name / "model.onnx"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        onnx.save(m, str(path))
+        models.append(Model(path, f"functions/{name}", {"case": name}))
+    if substr:
+        models = [m for m in models if substr in m.rel]
+    return models[:limit] if limit is not None else models
+
+
+def check_annotate_functions(ctx: Context, model: Model) -> Outcome:
+    """`annotate MODEL -o OUT` of a model calling a local function writes into the FunctionProto's
+    value_info exactly the types that hold whatever the call (FUNCTION_CASES), none before IR 10; onnx's
+    full check passes on OUT as on MODEL; onnxruntime runs OUT bit-identically to MODEL, at ORT_DISABLE_ALL
+    and ORT_ENABLE_ALL (the level that inlines functions and reads the types), on seeded inputs."""
+    import numpy as np
+    import onnx
+    import onnxruntime as ort
+
+    inputs, _, want = FUNCTION_CASES[model.spec["case"]]
+    with tempfile.TemporaryDirectory(prefix="onnx-lint-conformance-") as tmp:
+        out = Path(tmp) / "model.onnx"
+        run = run_binary(ctx, "annotate", model.path, "-o", out)
+        if run.returncode != 0 or not out.is_file():
+            return failed(f"annotate: exit {run.returncode}: {crash_reason(ctx, run) or tool_message(run)}")
+        written = onnx.load(str(out))
+        got = {
+            vi.name: (onnx.TensorProto.DataType.Name(vi.type.tensor_type.elem_type),
+                      [d.dim_value if d.HasField("dim_value") else (d.dim_param or "?")
+                       for d in vi.type.tensor_type.shape.dim])
+            for vi in written.functions[0].value_info
+        }
+        if got != want:
+            return failed(f"function value_info {got}, expected {want}")
+        onnx.checker.check_model(onnx.load(str(model.path)), full_check=True)
+        try:
+            onnx.checker.check_model(written, full_check=True)
+        except Exception as e:  # noqa: BLE001 - onnx raises several types
+            return failed(f"onnx.checker passes on MODEL, not on OUT: {exception_text(e)}")
+        rng = np.random.default_rng(REAL_SEED)
+        feed = {x: rng.standard_normal([d if isinstance(d, int) else 4 for d in dims]).astype(
+            onnx.helper.tensor_dtype_to_np_dtype(getattr(onnx.TensorProto, t))) for x, t, dims in inputs}
+        for level in (ort.GraphOptimizationLevel.ORT_DISABLE_ALL, ort.GraphOptimizationLevel.ORT_ENABLE_ALL):
+            results = []
+            for path in (model.path, out):
+                options = ort.SessionOptions()
+                options.graph_optimization_level = level
+                session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+                results.append(session.run(None, feed))
+            if not all(np.array_equal(a, b) for a, b in zip(*results)):
+                return failed(f"onnxruntime ({level.name}): OUT's outputs differ from MODEL's")
+    return passed(note=f"{len(got)} function value_info entries")
 
 
 # real_bindings.py imports this module by name; run as a script it is `__main__`: the same module, one memo.
@@ -2887,6 +3065,13 @@ CHECKS: list[Check] = [
         source="examples",
     ),
     Check(
+        "annotate-functions",
+        "models calling a local function: annotate writes into the function's value_info what holds for every "
+        "call (none before IR 10); onnx's full check and onnxruntime (bit-identical) accept OUT",
+        check_annotate_functions,
+        source="functions",
+    ),
+    Check(
         "real-load",
         "real corpus: onnxruntime runs the model at both sizes, and check --format json MODEL reports no error",
         check_real_load,
@@ -2943,7 +3128,8 @@ CHECKS: list[Check] = [
     Check(
         "real-annotate",
         "real corpus: annotate MODEL -o OUT runs bit-identically in onnxruntime, passes onnx.checker where MODEL "
-        "does, and states at least as many node outputs' shapes as onnx's inference and symbolic_shape_infer",
+        "does, every size it writes equals onnxruntime's at both sizes, and it knows at least as many node "
+        "outputs' shapes as onnx's inference and symbolic_shape_infer",
         check_real_annotate,
         summarize_real_annotate,
         source="real",
@@ -3081,13 +3267,17 @@ def main(argv: list[str] | None = None) -> int:
         "corpus": find_models(args.cache.resolve(), args.filter, args.limit),
         "examples": find_examples(args.models.resolve(), args.filter, args.limit),
         "real": find_real_models(args.cache.resolve(), args.filter, args.limit),
+        "functions": [],
     }
     if any(c.source == "bindings" for c in checks):
         models["bindings"] = models["real"] + bindings_check.generated_models(args.filter, args.limit)
+    made = tempfile.TemporaryDirectory(prefix="onnx-lint-conformance-made-")
+    if any(c.source == "functions" for c in checks):
+        models["functions"] = function_models(Path(made.name), args.filter, args.limit)
     if not any(models[c.source] for c in checks):
         print("conformance: no models selected", file=sys.stderr)
         return 2
-    sources = [s for s in ("corpus", "examples", "real", "bindings") if any(c.source == s for c in checks)]
+    sources = [s for s in ("corpus", "examples", "real", "bindings", "functions") if any(c.source == s for c in checks)]
     counts = " + ".join(f"{len(models[s])} {s}" for s in sources)
     print(
         f"conformance: {len(checks)} check(s) ({', '.join(c.name for c in checks)}) over {counts} models, "
@@ -3102,6 +3292,7 @@ def main(argv: list[str] | None = None) -> int:
     print_real_table(results)
     if total_errors:
         print(f"harness errors: {total_errors}")
+    made.cleanup()
     print(f"time: {time.monotonic() - start:.1f} s")
     print(f"conformance: {total_pass} passed, {total_fail} failed")
     return 1 if total_fail else 0

@@ -5,11 +5,13 @@
 
 use crate::support::binary::{self, command, run_fed};
 use crate::support::paths::{repo_model, root, s, tempdir};
-use crate::support::proto::{graph, model_of, node, typed, vi};
+use crate::support::proto::{graph, model_of, node, opset, typed, vi};
 use onnx_lint::proto::attribute_proto::AttributeType;
 use onnx_lint::proto::tensor_proto::DataType;
 use onnx_lint::proto::tensor_shape_proto::dimension::Value as DimValue;
-use onnx_lint::proto::{AttributeProto, GraphProto, ModelProto, ValueInfoProto, type_proto};
+use onnx_lint::proto::{
+    AttributeProto, FunctionProto, GraphProto, ModelProto, ValueInfoProto, type_proto,
+};
 use prost::Message;
 use std::path::{Path, PathBuf};
 
@@ -329,4 +331,142 @@ fn the_input_is_overwritten_only_in_place_and_standard_streams_work() {
     let r = run_fed(command(&args), &args, &original, binary::DEADLINE);
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert_eq!(r.stdout_bytes, written);
+}
+
+/// The function `local.F(a) -> b`: `s = Add(a, a)`, `b = Relu(s)`, `k = Shape(a)`, called once per
+/// input of `inputs` (`u0 = F(x0)`, ...), in a model of IR version `ir`.
+fn function_model(ir: i64, inputs: Vec<ValueInfoProto>) -> ModelProto {
+    let function = FunctionProto {
+        name: Some("F".into()),
+        domain: Some("local".into()),
+        input: vec!["a".into()],
+        output: vec!["b".into()],
+        node: vec![
+            node("Add", "add", &["a", "a"], &["s"]),
+            node("Relu", "relu", &["s"], &["b"]),
+            node("Shape", "shape", &["a"], &["k"]),
+        ],
+        opset_import: vec![opset("", 17)],
+        ..Default::default()
+    };
+    let calls = (0..inputs.len())
+        .map(|i| {
+            let mut call = node(
+                "F",
+                &format!("call{i}"),
+                &[inputs[i].name()],
+                &[&format!("u{i}")],
+            );
+            call.domain = Some("local".into());
+            call
+        })
+        .collect();
+    let outputs: Vec<String> = (0..inputs.len()).map(|i| format!("u{i}")).collect();
+    let outputs: Vec<&str> = outputs.iter().map(String::as_str).collect();
+    let mut g = graph(calls, &[], &outputs);
+    g.input = inputs;
+    let mut m = model_of(ir, None, g);
+    m.opset_import.push(opset("local", 1));
+    m.functions = vec![function];
+    m
+}
+
+/// Annotates `m` and returns the function's value_info (name and dims, `elem:` first) and stderr;
+/// checks that inference reads the same from the result, and that a second annotate adds nothing.
+fn annotate_function(m: &ModelProto) -> (Vec<(String, Vec<String>)>, String) {
+    let (dir, src) = crate::support::paths::temp_model("f.onnx", &m.encode_to_vec());
+    let out = dir.path().join("out.onnx");
+    let (code, err) = annotate(&src, &out, &[]);
+    assert_eq!(code, 0, "{err}");
+    let before = binary::run(&["shapes", s(&src)]);
+    let after = binary::run(&["shapes", s(&out)]);
+    assert_eq!(before.stdout, after.stdout, "inference reads what it wrote");
+    let again = dir.path().join("again.onnx");
+    let (code, again_err) = annotate(&out, &again, &[]);
+    assert_eq!(code, 0, "{again_err}");
+    assert!(again_err.contains("(0 added, 0 refined)"), "{again_err}");
+    let f = &read(&out).functions[0];
+    let entries = f
+        .value_info
+        .iter()
+        .map(|v| {
+            let elem = match v.r#type.as_ref().and_then(|t| t.value.as_ref()) {
+                Some(type_proto::Value::TensorType(t)) => t.elem_type(),
+                _ => 0,
+            };
+            let mut d = vec![format!("elem:{elem}")];
+            d.extend(dims(v));
+            (v.name().to_owned(), d)
+        })
+        .collect();
+    (entries, err)
+}
+
+fn entries(list: &[(&str, &[&str])]) -> Vec<(String, Vec<String>)> {
+    list.iter()
+        .map(|(n, d)| (n.to_string(), d.iter().map(|x| x.to_string()).collect()))
+        .collect()
+}
+
+const F32: &str = "elem:1";
+const I64: &str = "elem:7";
+
+#[test]
+fn a_function_called_twice_gets_what_both_calls_agree_on() {
+    let m = function_model(
+        10,
+        vec![
+            typed("x0", DataType::Float, &["2", "3"]),
+            typed("x1", DataType::Float, &["2", "5"]),
+        ],
+    );
+    let (got, err) = annotate_function(&m);
+    assert!(err.contains("4 of them in function bodies"), "{err}");
+    assert_eq!(
+        got,
+        entries(&[
+            ("a", &[F32, "2", "?"]),
+            ("s", &[F32, "2", "?"]),
+            ("b", &[F32, "2", "?"]),
+            ("k", &[I64, "2"]),
+        ])
+    );
+}
+
+#[test]
+fn a_function_called_once_gets_its_call_s_sizes_but_not_the_caller_s_symbols() {
+    let m = function_model(10, vec![typed("x0", DataType::Float, &["batch", "3"])]);
+    let (got, _) = annotate_function(&m);
+    assert_eq!(
+        got,
+        entries(&[
+            ("a", &[F32, "?", "3"]),
+            ("s", &[F32, "?", "3"]),
+            ("b", &[F32, "?", "3"]),
+            ("k", &[I64, "2"]),
+        ])
+    );
+}
+
+#[test]
+fn a_function_called_with_two_element_types_gets_only_what_does_not_depend_on_them() {
+    let m = function_model(
+        10,
+        vec![
+            typed("x0", DataType::Float, &["2", "3"]),
+            typed("x1", DataType::Double, &["2", "3"]),
+        ],
+    );
+    let (got, _) = annotate_function(&m);
+    assert_eq!(got, entries(&[("k", &[I64, "2"])]));
+}
+
+#[test]
+fn a_model_before_ir_10_gets_no_function_value_info() {
+    let m = function_model(9, vec![typed("x0", DataType::Float, &["2", "3"])]);
+    let (got, err) = annotate_function(&m);
+    assert!(got.is_empty(), "{got:?}");
+    assert!(!err.contains("function bodies"), "{err}");
+    // The main graph is annotated as ever: its one computed value is a graph output.
+    assert!(err.contains("0 types written"), "{err}");
 }
