@@ -94,7 +94,7 @@ fn bindings(
     for (name, value) in table {
         let domain = value
             .domain()
-            .map_err(|e| in_key(file, &format!("{key}.{name}"), SettingsError::BadDim(e)))?;
+            .map_err(|e| in_key(file, &format!("{key}.{name}"), SettingsError::BadDim(e.to_string())))?;
         out.insert(name.clone(), domain);
     }
     Ok(out)

@@ -13,6 +13,7 @@
 //! calls and says so (I003).
 
 use super::bindings::Bindings;
+use super::conditions::{Condition, Conditions};
 use super::ctx::{NodeCtx, NodeRef};
 use super::dim::{Dim, SymExpr};
 use super::domains::missing_rule_findings;
@@ -90,6 +91,25 @@ pub fn infer_bound(model: &Model, keep: Keep, dims: Option<&Bindings>) -> Infere
     let ranges = dims
         .filter(|b| b.has_ranges())
         .map(|b| Ranges::new(b.clone()));
+    infer_all(model, keep, dims, ranges.as_ref(), None)
+}
+
+/// Infers `model` with its input symbols bound as `dims` gives them, but no range judged (a symbol
+/// bound to a range, a positional name among them, is a symbol like any other), recording every
+/// condition the rules decide in `conditions`: what the sizes report reads
+/// ([`super::sizes`]). Each value's type is freed after its last reader.
+pub fn infer_recording(model: &Model, dims: &Bindings, conditions: &Conditions) -> Inference {
+    let dims = Some(dims).filter(|b| !b.is_empty());
+    infer_all(model, Keep::Nothing, dims, None, Some(conditions))
+}
+
+fn infer_all(
+    model: &Model,
+    keep: Keep,
+    dims: Option<&Bindings>,
+    ranges: Option<&Ranges>,
+    conditions: Option<&Conditions>,
+) -> Inference {
     let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
     for (i, f) in model.functions.iter().enumerate() {
         by_name.entry(f.name()).or_default().push(i);
@@ -108,7 +128,8 @@ pub fn infer_bound(model: &Model, keep: Keep, dims: Option<&Bindings>) -> Infere
         facts: Vec::new(),
         input_symbols: model.graph.as_ref().map(input_symbols).unwrap_or_default(),
         dims,
-        ranges: ranges.as_ref(),
+        ranges,
+        conditions,
     };
     if let Some(g) = &model.graph {
         let imports = model.opset_imports(None);
@@ -134,7 +155,7 @@ pub fn infer_bound(model: &Model, keep: Keep, dims: Option<&Bindings>) -> Infere
     let missing = std::mem::take(&mut d.out.missing_rules);
     d.out.diagnostics.extend(missing_rule_findings(&missing));
     d.out.missing_rules = missing;
-    d.out.proven = ranges.as_ref().map_or(0, Ranges::proven);
+    d.out.proven = ranges.map_or(0, Ranges::proven);
     d.out
 }
 
@@ -235,6 +256,8 @@ struct Driver<'m> {
     dims: Option<&'m Bindings>,
     /// The ranges among them, which the rules judge W1 and W2 over.
     ranges: Option<&'m Ranges>,
+    /// Where the rules record the conditions they decide (the sizes report); `None` in a check.
+    conditions: Option<&'m Conditions>,
 }
 
 /// One inferred call: its inputs, what it gave, and its findings as reported at `site`.
@@ -242,6 +265,8 @@ struct Memo {
     formal: Vec<ValueInfo>,
     outputs: Vec<ValueInfo>,
     findings: Vec<Diagnostic>,
+    /// The conditions recorded in the call, as located at `site` (empty when none are recorded).
+    conditions: Vec<Condition>,
     site: CallSite,
 }
 
@@ -519,6 +544,8 @@ impl<'m> Driver<'m> {
         // Moved out for the rule, since the subgraph closure holds the driver; what a subgraph's
         // nodes learn is dropped with what they leave in `self.facts`.
         let facts = Facts::new(std::mem::take(&mut self.facts));
+        let conditions = self.conditions;
+        let mark = conditions.map_or(0, Conditions::len);
         let (outputs, findings) = {
             let ranges = self.ranges;
             let this = &mut *self;
@@ -529,10 +556,13 @@ impl<'m> Driver<'m> {
                         .is_some_and(|a| a.name() == name)
                 })?;
                 let before = this.out.diagnostics.len();
+                let recorded = conditions.map_or(0, Conditions::len);
                 let outputs = this.infer_graph(&sub.graph, imports, Some(formal), &frame, site);
                 let found = this.out.diagnostics.drain(before..);
                 if reached {
                     sub_findings.extend(found);
+                } else if let Some(c) = conditions {
+                    c.truncate(recorded);
                 }
                 Some(outputs)
             };
@@ -544,12 +574,16 @@ impl<'m> Driver<'m> {
                 findings: Vec::new(),
                 facts: &facts,
                 ranges,
+                conditions,
                 subgraph: &mut subgraph,
             };
             let outputs = rule(&mut ctx);
             (outputs, ctx.findings)
         };
         self.facts = facts.into_inner();
+        if let Some(c) = conditions {
+            c.locate_since(mark, |c| locate_condition(c, &g.path, &label, op.op_type(), site));
+        }
         // One root cause, one finding: past a broken contract the runtime makes no output at all, so
         // nothing downstream is checked against a shape the rule made up.
         let outputs = if findings.iter().any(super::contract::breaks_node) {
@@ -647,6 +681,14 @@ impl<'m> Driver<'m> {
                 .collect();
             let outputs = m.outputs.clone();
             self.out.diagnostics.extend(replayed);
+            if let Some(c) = self.conditions {
+                c.extend(m.conditions.iter().cloned().map(|mut c| {
+                    c.graph = call.graph.clone();
+                    c.node = Some(call.node.clone());
+                    c.op_type = Some(call.op_type.clone());
+                    c
+                }));
+            }
             return outputs;
         }
         let imports = model.opset_imports(Some(index));
@@ -654,12 +696,14 @@ impl<'m> Driver<'m> {
         let body = with_call_attributes(f, op);
         let graph = body.as_ref().unwrap_or(&f.body);
         let before = self.out.diagnostics.len();
+        let recorded = self.conditions.map_or(0, Conditions::len);
         let outputs = self.infer_graph(graph, &imports, Some(&formal), &Env::root(), Some(&call));
         self.calls.pop();
         self.memo.entry(key).or_default().push(Memo {
             formal,
             outputs: outputs.clone(),
             findings: self.out.diagnostics[before..].to_vec(),
+            conditions: self.conditions.map_or_else(Vec::new, |c| c.since(recorded)),
             site: call,
         });
         outputs
@@ -885,6 +929,29 @@ fn locate(
         d.severity = d.code.severity();
     }
     d
+}
+
+/// Fills in where a recorded condition is, as [`locate`] does for a finding.
+fn locate_condition(
+    c: &mut Condition,
+    graph: &str,
+    label: &str,
+    op_type: &str,
+    site: Option<&CallSite>,
+) {
+    match site {
+        None => {
+            c.graph = graph.to_owned();
+            c.node = Some(label.to_owned());
+            c.op_type = Some(op_type.to_owned());
+        }
+        Some(s) => {
+            c.graph = s.graph.clone();
+            c.node = Some(s.node.clone());
+            c.op_type = Some(s.op_type.clone());
+            c.inner_node = Some(label.to_owned());
+        }
+    }
 }
 
 /// True when an initializer's type does not contradict a declaration (same rank, no differing size).

@@ -4,6 +4,7 @@
 
 pub mod bindings;
 pub mod broadcast;
+pub mod conditions;
 pub mod contract;
 pub mod counterexample;
 pub mod ctx;
@@ -18,4 +19,5 @@ pub mod poly;
 pub mod ranges;
 pub mod registry;
 pub mod sites;
+pub mod sizes;
 pub mod value;
