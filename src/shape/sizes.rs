@@ -14,7 +14,8 @@
 
 use super::bindings::{Bindings, Domain};
 use super::conditions::{Condition, Conditions, Decided};
-use super::counterexample::fails_with;
+use super::counterexample::{Validity, fails_with};
+use std::collections::HashMap;
 use super::dim::Dim;
 use super::infer::infer_recording;
 use super::ranges::{PER_SYMBOL, SetForm, Verdict, judge, set_form};
@@ -135,6 +136,8 @@ pub fn report(model: &Model, dims: &Bindings) -> Report {
             over.insert(n.clone(), d);
         }
     }
+    // The same condition recurs at every layer of a network: judged once.
+    let mut judged: HashMap<(Vec<Dim>, Validity), Option<Verdict>> = HashMap::new();
     let conditions: Vec<Judged> = recorder
         .into_inner()
         .into_iter()
@@ -145,10 +148,13 @@ pub fn report(model: &Model, dims: &Bindings) -> Report {
             let verdict = match condition.decided {
                 // No value satisfies it: whatever the domain.
                 Decided::Never => Some(Verdict::FailsAll(String::new())),
-                _ if inputs_only => {
-                    let dims: Vec<&Dim> = condition.dims.iter().collect();
-                    judge(&dims, condition.validity, &over)
-                }
+                _ if inputs_only => judged
+                    .entry((condition.dims.clone(), condition.validity))
+                    .or_insert_with(|| {
+                        let dims: Vec<&Dim> = condition.dims.iter().collect();
+                        judge(&dims, condition.validity, &over)
+                    })
+                    .clone(),
                 _ => None,
             };
             Judged {
@@ -211,19 +217,25 @@ pub fn report(model: &Model, dims: &Bindings) -> Report {
 fn passing(name: &str, lo: u64, hi: Option<u64>, alone: &[usize], all: &[Judged]) -> ValueSet {
     let last = lo.saturating_add(PER_SYMBOL - 1);
     let to = hi.map_or(last, |h| h.min(last));
+    let never = alone.iter().any(|&i| all[i].condition.decided == Decided::Never);
+    // Each distinct condition once.
+    let mut distinct: Vec<(Vec<&Dim>, Validity)> = Vec::new();
+    for &i in alone {
+        let c = &all[i].condition;
+        let key = (c.dims.iter().collect::<Vec<_>>(), c.validity);
+        if !distinct.contains(&key) {
+            distinct.push(key);
+        }
+    }
     let mut sizes = Vec::new();
     let members: Vec<bool> = (lo..=to)
         .map(|v| {
             let v = i64::try_from(v).ok();
-            alone.iter().all(|&i| {
-                let c = &all[i].condition;
-                if c.decided == Decided::Never {
-                    return false;
-                }
-                let dims: Vec<&Dim> = c.dims.iter().collect();
-                let env = |s: &str| if s == name { v } else { None };
-                fails_with(&dims, c.validity, &env, &mut sizes).is_none()
-            })
+            let env = |s: &str| if s == name { v } else { None };
+            !never
+                && distinct
+                    .iter()
+                    .all(|(dims, rule)| fails_with(dims, *rule, &env, &mut sizes).is_none())
         })
         .collect();
     let runs = super::ranges::runs(lo, &members);

@@ -6,6 +6,7 @@ mod check_many;
 mod color;
 mod completions;
 mod dims;
+mod sizes_report;
 mod example_pipeline;
 mod graph;
 mod pipeline;
