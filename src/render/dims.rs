@@ -175,12 +175,17 @@ fn values_line(s: &SymbolReport) -> String {
         _ => {}
     }
     if set.count == 0 {
-        return format!("no value without a finding: every value fails a condition on it ({tried})");
+        return format!(
+            "no value without a finding: every value fails a condition on it ({tried})"
+        );
     }
     if set.count == set.to - set.from + 1 {
         return format!("no finding for any value ({tried}){shared}");
     }
-    format!("no finding for {} ({tried}){shared}", set_text(&s.name, set))
+    format!(
+        "no finding for {} ({tried}){shared}",
+        set_text(&s.name, set)
+    )
 }
 
 fn tried_text(name: &str, domain: Domain, set: &ValueSet) -> String {
@@ -196,7 +201,8 @@ fn tried_text(name: &str, domain: Domain, set: &ValueSet) -> String {
 
 /// A set of values of `name`, as the check's texts say sets.
 pub fn set_text(name: &str, set: &ValueSet) -> String {
-    let intervals = |runs: &[(u64, u64)]| list(&runs.iter().map(|r| run_text(*r)).collect::<Vec<_>>());
+    let intervals =
+        |runs: &[(u64, u64)]| list(&runs.iter().map(|r| run_text(*r)).collect::<Vec<_>>());
     match &set.form {
         // Single values: `N = 1 or 4`.
         SetForm::Intervals(runs) if runs.iter().all(|(a, b)| a == b) => {
@@ -223,10 +229,17 @@ pub fn set_text(name: &str, set: &ValueSet) -> String {
             parts.push(periodic_text(name, *from, *to, *period, residues));
             format!("{name} in {}", list(&parts))
         }
-        SetForm::Counted { intervals: n, first } => format!(
+        SetForm::Counted {
+            intervals: n,
+            first,
+        } => format!(
             "{} values of {name}, in {n} intervals, the first {}",
             set.count,
-            first.iter().map(|r| run_text(*r)).collect::<Vec<_>>().join(", ")
+            first
+                .iter()
+                .map(|r| run_text(*r))
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
     }
 }

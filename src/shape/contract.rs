@@ -22,9 +22,9 @@
 
 use super::broadcast::{and_list, names};
 use super::conditions::Decided;
-use super::ctx::Rule;
 use super::counterexample::{self, Validity};
 use super::ctx::NodeCtx;
+use super::ctx::Rule;
 use super::dim::{Dim, Poly, SymExpr, format_shape};
 use crate::diagnostics::{Code, Diagnostic};
 use std::fmt::Display;
@@ -319,7 +319,14 @@ impl NodeCtx<'_> {
             Decided::Finding
         };
         let dims = dims.iter().map(|d| (*d).clone()).collect();
-        self.record(Rule::Contract(c), None, dims, rule, text.to_owned(), decided);
+        self.record(
+            Rule::Contract(c),
+            None,
+            dims,
+            rule,
+            text.to_owned(),
+            decided,
+        );
     }
 
     fn possible(&mut self, c: Contract, operands: &[&Operand], detail: &str) {

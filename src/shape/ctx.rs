@@ -302,7 +302,14 @@ impl<'a> NodeCtx<'a> {
                     format!("{text}: never valid, whatever the values of the symbols")
                 };
                 let validity = validity_of(rule);
-                self.record(rule, Some(c.axis_from_end), dims, validity, text, Decided::Never);
+                self.record(
+                    rule,
+                    Some(c.axis_from_end),
+                    dims,
+                    validity,
+                    text,
+                    Decided::Never,
+                );
             }
             let mut d = self.algebra_finding(rule, true, slots, &detail);
             d.axis = Some(c.axis_from_end);

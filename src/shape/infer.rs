@@ -582,7 +582,9 @@ impl<'m> Driver<'m> {
         };
         self.facts = facts.into_inner();
         if let Some(c) = conditions {
-            c.locate_since(mark, |c| locate_condition(c, &g.path, &label, op.op_type(), site));
+            c.locate_since(mark, |c| {
+                locate_condition(c, &g.path, &label, op.op_type(), site)
+            });
         }
         // One root cause, one finding: past a broken contract the runtime makes no output at all, so
         // nothing downstream is checked against a shape the rule made up.

@@ -237,7 +237,13 @@ fn one_symbol(name: &str, lo: u64, fails: &[bool], tried: &Tried<'_>) -> Verdict
 }
 
 /// `33..=640 where W mod 32 is 1..=16 or 20`.
-pub fn periodic_text(name: &str, from: u64, to: u64, period: u64, residues: &[(u64, u64)]) -> String {
+pub fn periodic_text(
+    name: &str,
+    from: u64,
+    to: u64,
+    period: u64,
+    residues: &[(u64, u64)],
+) -> String {
     // Joined by "or": an outer list is joined by commas and "and".
     let residues = residues
         .iter()
@@ -266,7 +272,10 @@ pub enum SetForm {
         residues: Vec<(u64, u64)>,
     },
     /// Too irregular for the above: how many intervals (the first [`FEW`] kept).
-    Counted { intervals: usize, first: Vec<(u64, u64)> },
+    Counted {
+        intervals: usize,
+        first: Vec<(u64, u64)>,
+    },
 }
 
 /// The form of the set of values `v` from `lo` with `members[v - lo]`; `residue` asks for a class

@@ -15,7 +15,6 @@
 use super::bindings::{Bindings, Domain};
 use super::conditions::{Condition, Conditions, Decided};
 use super::counterexample::{Validity, fails_with};
-use std::collections::HashMap;
 use super::dim::Dim;
 use super::infer::infer_recording;
 use super::ranges::{PER_SYMBOL, SetForm, Verdict, judge, set_form};
@@ -23,6 +22,7 @@ use super::value::{ANONYMOUS, dim_from_proto};
 use crate::diagnostics::{Diagnostic, Severity};
 use crate::ir::Model;
 use crate::proto::tensor_shape_proto::dimension::Value as DimValue;
+use std::collections::HashMap;
 
 /// The values of a symbol nobody binds: the sizes the report tries (as many as `check --dim`
 /// tries of one range, every one).
@@ -142,8 +142,7 @@ pub fn report(model: &Model, dims: &Bindings) -> Report {
         .into_inner()
         .into_iter()
         .map(|condition| {
-            let symbols: Vec<String> =
-                condition.symbols().into_iter().map(str::to_owned).collect();
+            let symbols: Vec<String> = condition.symbols().into_iter().map(str::to_owned).collect();
             let inputs_only = symbols.iter().all(|s| names.contains(s));
             let verdict = match condition.decided {
                 // No value satisfies it: whatever the domain.
@@ -217,7 +216,9 @@ pub fn report(model: &Model, dims: &Bindings) -> Report {
 fn passing(name: &str, lo: u64, hi: Option<u64>, alone: &[usize], all: &[Judged]) -> ValueSet {
     let last = lo.saturating_add(PER_SYMBOL - 1);
     let to = hi.map_or(last, |h| h.min(last));
-    let never = alone.iter().any(|&i| all[i].condition.decided == Decided::Never);
+    let never = alone
+        .iter()
+        .any(|&i| all[i].condition.decided == Decided::Never);
     // Each distinct condition once.
     let mut distinct: Vec<(Vec<&Dim>, Validity)> = Vec::new();
     for &i in alone {

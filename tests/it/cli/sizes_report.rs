@@ -92,7 +92,12 @@ fn position_embedding(dir: &Path) -> PathBuf {
         node: vec![
             node("Shape", "shape", &["x"], &["s"]),
             node("Gather", "seq_len", &["s", "one"], &["len"]),
-            node("Slice", "positions", &["table", "zero", "len", "zero"], &["pos"]),
+            node(
+                "Slice",
+                "positions",
+                &["table", "zero", "len", "zero"],
+                &["pos"],
+            ),
             node("Add", "add_pos", &["x", "pos"], &["y"]),
         ],
         input: vec![typed("x", DataType::Float, &["batch", "seq", "8"])],
@@ -247,7 +252,10 @@ fn a_reshape_by_32_wants_a_multiple_of_32() {
     );
     let v = json(&m, &[]);
     let set = &symbol(&v, "L")["no_finding"];
-    assert_eq!(set["residue"], serde_json::json!({"modulus": 32, "remainder": 0}));
+    assert_eq!(
+        set["residue"],
+        serde_json::json!({"modulus": 32, "remainder": 0})
+    );
     assert_eq!(set["count"], 65536 / 32);
     assert_eq!(set["intervals_total"], 65536 / 32);
     assert_eq!(set["intervals"].as_array().unwrap().len(), 64);
@@ -306,11 +314,7 @@ fn axes_without_a_name_are_reported_by_their_positional_name() {
     assert!(x < u, "{out}");
     assert!(out.contains("x[0] must be 1 or 4"), "{out}");
     assert!(out.contains("u[0] must be 1 or 4"), "{out}");
-    assert_eq!(
-        out.matches("no finding for ").count(),
-        2,
-        "{out}"
-    );
+    assert_eq!(out.matches("no finding for ").count(), 2, "{out}");
     assert!(out.contains("no finding for u[0] = 1 or 4"), "{out}");
     let v = json(&m, &["--dim", "u[0]=2..8"]);
     let u = symbol(&v, "u[0]");
@@ -327,9 +331,7 @@ fn the_fpn_needs_sizes_that_repeat_every_32() {
     // The values with no finding are exactly those at which `check --dim W=N` has none.
     let ok: Vec<u64> = (1..=640)
         .filter(|&n| {
-            let interval = |i: &Value| {
-                i[0].as_u64().unwrap() <= n && n <= i[1].as_u64().unwrap()
-            };
+            let interval = |i: &Value| i[0].as_u64().unwrap() <= n && n <= i[1].as_u64().unwrap();
             w["no_finding"]["intervals"]
                 .as_array()
                 .unwrap()
@@ -338,7 +340,10 @@ fn the_fpn_needs_sizes_that_repeat_every_32() {
         })
         .collect();
     assert_eq!(w["no_finding"]["count"], ok.len());
-    assert_eq!(w["no_finding"]["intervals_total"].as_u64().unwrap() <= 64, true);
+    assert_eq!(
+        w["no_finding"]["intervals_total"].as_u64().unwrap() <= 64,
+        true
+    );
     for n in [1, 8, 9, 24, 25, 32, 33, 48, 49, 57, 64, 96, 100, 640] {
         let (code, out, _) = run(&[
             "check",
@@ -378,7 +383,10 @@ fn errors_at_any_size_are_said_and_bad_input_exits_2() {
     );
     let (code, _, err) = run(&["dims", m.to_str().unwrap(), "--dim", "N=9..3"]);
     assert_eq!(code, 2);
-    assert_eq!(err, "error: --dim N: the range 9..3 is empty (3 is below 9)\n");
+    assert_eq!(
+        err,
+        "error: --dim N: the range 9..3 is empty (3 is below 9)\n"
+    );
     let dir = tempdir();
     let junk = dir.path().join("junk.onnx");
     fs::write(&junk, b"\xff\xff\xff").unwrap();
