@@ -77,6 +77,15 @@ impl Condition {
         }
     }
 
+    /// Places it at `node` (of op type `op_type`) in graph `graph`; `inner` is the node of a
+    /// function body when `node` is the call.
+    pub fn at(&mut self, graph: &str, node: &str, op_type: &str, inner: Option<&str>) {
+        self.graph = graph.to_owned();
+        self.node = Some(node.to_owned());
+        self.op_type = Some(op_type.to_owned());
+        self.inner_node = inner.map(str::to_owned);
+    }
+
     /// The symbols of its sizes, sorted, once each.
     pub fn symbols(&self) -> Vec<&str> {
         let mut out: Vec<&str> = self

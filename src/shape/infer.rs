@@ -13,6 +13,7 @@
 //! calls and says so (I003).
 
 use super::bindings::Bindings;
+use super::calls::{called_functions, signature_hash, with_call_attributes};
 use super::conditions::{Condition, Conditions};
 use super::ctx::{NodeCtx, NodeRef};
 use super::dim::{Dim, SymExpr};
@@ -23,7 +24,7 @@ use super::registry::registry;
 use super::value::{ANONYMOUS, ValueInfo, anonymous_symbol, from_tensor, from_type_proto};
 use crate::diagnostics::{Code, Diagnostic, Severity};
 use crate::ir::{Graph, Model, NodeKind, OpNode, ValueId, opset_domain};
-use crate::proto::{NodeProto, TypeProto};
+use crate::proto::TypeProto;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// How deep model-local functions may call each other before inference stops following calls.
@@ -176,17 +177,6 @@ fn readers_left(g: &Graph) -> Vec<u32> {
     left
 }
 
-/// The (domain, op_type) of every node of the model: one pass, where a scan per function was
-/// quadratic in a model of many functions.
-fn called_functions(model: &Model) -> HashSet<(&str, &str)> {
-    model
-        .graphs()
-        .iter()
-        .flat_map(|g| g.ops.iter().filter_map(|&id| g.op(id)))
-        .map(|op| (op.domain(), op.op_type()))
-        .collect()
-}
-
 /// What a rule sees of an input nothing is known of.
 static UNKNOWN: ValueInfo = ValueInfo::unknown();
 
@@ -296,20 +286,6 @@ impl Limit {
         d.op_type = Some(self.site.op_type.clone());
         d
     }
-}
-
-/// A hash of what a call's inputs are known to be; equal inputs hash equal (the memo compares them
-/// in full after).
-fn signature_hash(formal: &[ValueInfo]) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    for v in formal {
-        std::mem::discriminant(&v.kind).hash(&mut h);
-        v.elem.hash(&mut h);
-        v.shape.hash(&mut h);
-        v.data.as_ref().map(|d| d.len()).hash(&mut h);
-    }
-    h.finish()
 }
 
 /// A finding of a memoized call, moved from the call site it was found at to `to`'s.
@@ -582,8 +558,10 @@ impl<'m> Driver<'m> {
         };
         self.facts = facts.into_inner();
         if let Some(c) = conditions {
-            c.locate_since(mark, |c| {
-                locate_condition(c, &g.path, &label, op.op_type(), site)
+            // Where a finding is ([`locate`]): at the node, or at the call, inside a function body.
+            c.locate_since(mark, |c| match site {
+                None => c.at(&g.path, &label, op.op_type(), None),
+                Some(s) => c.at(&s.graph, &s.node, &s.op_type, Some(&label)),
             });
         }
         // One root cause, one finding: past a broken contract the runtime makes no output at all, so
@@ -685,9 +663,8 @@ impl<'m> Driver<'m> {
             self.out.diagnostics.extend(replayed);
             if let Some(c) = self.conditions {
                 c.extend(m.conditions.iter().cloned().map(|mut c| {
-                    c.graph = call.graph.clone();
-                    c.node = Some(call.node.clone());
-                    c.op_type = Some(call.op_type.clone());
+                    let inner = c.inner_node.take();
+                    c.at(&call.graph, &call.node, &call.op_type, inner.as_deref());
                     c
                 }));
             }
@@ -933,29 +910,6 @@ fn locate(
     d
 }
 
-/// Fills in where a recorded condition is, as [`locate`] does for a finding.
-fn locate_condition(
-    c: &mut Condition,
-    graph: &str,
-    label: &str,
-    op_type: &str,
-    site: Option<&CallSite>,
-) {
-    match site {
-        None => {
-            c.graph = graph.to_owned();
-            c.node = Some(label.to_owned());
-            c.op_type = Some(op_type.to_owned());
-        }
-        Some(s) => {
-            c.graph = s.graph.clone();
-            c.node = Some(s.node.clone());
-            c.op_type = Some(s.op_type.clone());
-            c.inner_node = Some(label.to_owned());
-        }
-    }
-}
-
 /// True when an initializer's type does not contradict a declaration (same rank, no differing size).
 fn compatible(init: &ValueInfo, declared: &ValueInfo) -> bool {
     match (&init.shape, &declared.shape) {
@@ -982,59 +936,4 @@ fn prefer_known(a: Option<ValueInfo>, b: Option<ValueInfo>) -> Option<ValueInfo>
         (Some(x), Some(y)) => Some(if score(&y) > score(&x) { y } else { x }),
         (x, y) => x.or(y),
     }
-}
-
-/// A function body whose attribute references (`ref_attr_name`) are replaced by the call's attribute
-/// values or the function's defaults; `None` when the body has none.
-fn with_call_attributes(f: &crate::ir::Function, call: &OpNode) -> Option<Graph> {
-    let uses_refs = f
-        .body
-        .ops
-        .iter()
-        .filter_map(|&id| f.body.op(id))
-        .any(|op| op.attributes().iter().any(|a| a.ref_attr_name.is_some()));
-    if !uses_refs {
-        return None;
-    }
-    let mut proto = f.body.header.clone();
-    proto.node = f
-        .body
-        .ops
-        .iter()
-        .filter_map(|&id| f.body.op(id))
-        .map(|op| substitute(f.body.node_proto(op), call, f))
-        .collect();
-    let mut sink = Vec::new();
-    let (g, _) = crate::ir::build_graph(
-        proto,
-        f.body.path.clone(),
-        f.body.wire.clone(),
-        f.body.node_field,
-        None,
-        &mut sink,
-    );
-    Some(g)
-}
-
-fn substitute(mut n: NodeProto, call: &OpNode, f: &crate::ir::Function) -> NodeProto {
-    n.attribute.retain_mut(|a| {
-        let Some(r) = a.ref_attr_name.clone() else {
-            return true;
-        };
-        let value = call
-            .attributes()
-            .iter()
-            .find(|c| c.name() == r)
-            .or_else(|| f.header.attribute_proto.iter().find(|c| c.name() == r));
-        match value {
-            Some(v) => {
-                let name = a.name.clone();
-                *a = v.clone();
-                a.name = name;
-                true
-            }
-            None => false,
-        }
-    });
-    n
 }

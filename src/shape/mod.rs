@@ -4,6 +4,7 @@
 
 pub mod bindings;
 pub mod broadcast;
+pub mod calls;
 pub mod conditions;
 pub mod contract;
 pub mod counterexample;
