@@ -420,3 +420,84 @@ fn the_schema_refuses_a_report_of_another_shape() {
     v["symbols"][1]["no_finding"]["intervals"] = serde_json::json!([[1]]);
     assert!(!validator.is_valid(&v));
 }
+
+/// `AddTable(x)` = `x + table [4, 3]` as a model-local function, called on `a [N, 3]` and on
+/// `b [N, 3]`: the second call replays the first's inference (same signature).
+fn function_called_twice(dir: &Path) -> PathBuf {
+    use onnx_lint::proto::FunctionProto;
+    let call = |name: &str, input: &str, output: &str| {
+        let mut n = node("AddTable", name, &[input], &[output]);
+        n.domain = Some("local".into());
+        n
+    };
+    let g = GraphProto {
+        name: Some("g".into()),
+        node: vec![call("first", "a", "y"), call("second", "b", "z")],
+        input: vec![
+            typed("a", DataType::Float, &["N", "3"]),
+            typed("b", DataType::Float, &["N", "3"]),
+        ],
+        output: vec![
+            typed("y", DataType::Float, &["4", "3"]),
+            typed("z", DataType::Float, &["4", "3"]),
+        ],
+        ..Default::default()
+    };
+    let mut table = floats("table", &[4, 3]);
+    table.name = None;
+    let mut constant = node("Constant", "table", &[], &["t"]);
+    constant.attribute = vec![onnx_lint::proto::AttributeProto {
+        name: Some("value".into()),
+        r#type: Some(onnx_lint::proto::attribute_proto::AttributeType::Tensor as i32),
+        t: Some(table),
+        ..Default::default()
+    }];
+    let f = FunctionProto {
+        name: Some("AddTable".into()),
+        domain: Some("local".into()),
+        input: vec!["X".into()],
+        output: vec!["Y".into()],
+        opset_import: vec![opset("", 17)],
+        node: vec![constant, node("Add", "add_table", &["X", "t"], &["Y"])],
+        ..Default::default()
+    };
+    let m = ModelProto {
+        ir_version: Some(9),
+        opset_import: vec![opset("", 17), opset("local", 1)],
+        graph: Some(g),
+        functions: vec![f],
+        ..Default::default()
+    };
+    let path = dir.join("calls.onnx");
+    fs::write(&path, m.encode_to_vec()).unwrap();
+    path
+}
+
+#[test]
+fn a_condition_in_a_function_is_placed_at_each_call() {
+    let dir = tempdir();
+    let m = function_called_twice(dir.path());
+    let (_, check, _) = run(&["check", m.to_str().unwrap()]);
+    assert_eq!(check.matches("warning[W1]").count(), 2, "{check}");
+    let v = json(&m, &[]);
+    let n = symbol(&v, "N");
+    let at: Vec<(&str, &str)> = conditions_of(&v, n)
+        .iter()
+        .map(|c| {
+            (
+                c["node"].as_str().unwrap(),
+                c["inner_node"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(at, [("first", "add_table"), ("second", "add_table")], "{v}");
+    assert_eq!(
+        n["no_finding"]["intervals"],
+        serde_json::json!([[1, 1], [4, 4]])
+    );
+    let (_, out, _) = run(&["dims", m.to_str().unwrap()]);
+    assert!(
+        out.contains("  W1 'second' (AddTable) (node 'add_table' of its function), multidirectional (numpy) broadcasting, axis -2: N must be 1 or 4"),
+        "{out}"
+    );
+}
