@@ -17,6 +17,7 @@ use crate::file::{Origin, read};
 use crate::ir::{Model, NodeBatch};
 use crate::shape::bindings::Bindings;
 use crate::shape::infer::{GraphShapes, Inference, Keep, infer_bound};
+use crate::shape::interface::{self, Interface};
 use crate::shape::sizes::Report;
 use anyhow::Result;
 use bytes::Bytes;
@@ -25,7 +26,8 @@ use bytes::Bytes;
 #[derive(Debug, Default)]
 pub struct Findings {
     /// Every finding, in a stable order: structural problems met while building the IR, then the
-    /// structural checks, then shape inference (broadcast errors...); at most
+    /// structural checks, then shape inference (broadcast errors...), then the interface contract's
+    /// differences (C001, with [`LoadOptions::interface`]); at most
     /// [`MAX_PER_CODE_AND_GRAPH`] of each code in each graph.
     pub diagnostics: Vec<Diagnostic>,
     /// What shape inference knows of every value of every graph inferred in its own right (empty
@@ -54,6 +56,9 @@ pub struct LoadOptions {
     /// through inference, ranges decide W1 and W2 (see [`crate::shape::bindings`]). A name the model
     /// has no input dim of makes the load fail, naming those it has.
     pub dims: Option<std::sync::Arc<Bindings>>,
+    /// The interface the configuration states (`interface`): the model's inputs and outputs are
+    /// compared with it after inference, each difference a C001 finding. `None`: not compared.
+    pub interface: Option<std::sync::Arc<Interface>>,
 }
 
 impl LoadOptions {
@@ -81,6 +86,7 @@ impl Default for LoadOptions {
             keep_names: true,
             parallel: true,
             dims: None,
+            interface: None,
         }
     }
 }
@@ -216,6 +222,14 @@ pub fn run_beside<T: Send>(
     let mut all = built;
     all.extend(found);
     all.extend(inference.diagnostics);
+    if let Some(contract) = &opts.interface {
+        all.extend(interface::check(
+            model,
+            contract,
+            &inference.outputs,
+            opts.dims.as_deref(),
+        ));
+    }
     let findings = Findings {
         diagnostics: cap(all, MAX_PER_CODE_AND_GRAPH),
         shapes: inference.graphs,

@@ -3,7 +3,8 @@
 //! A code never changes meaning once published. Families: `M` model header, `G` graph structure,
 //! `T` tensors and types, `X` external data, `E`/`W` shapes: E1/W1 broadcasting (E1 is the spec's error
 //! code), E2/W2 the other shape contracts of operators, E3 constant values out of range; `I`
-//! information about the analysis itself.
+//! information about the analysis itself; `C` the model against the interface the configuration
+//! states; `S` the settings themselves.
 
 use super::Severity;
 use serde::{Serialize, Serializer};
@@ -71,6 +72,7 @@ codes! {
     NoShapeRule = "I001", "no-shape-rule", Info, "Some operators have no shape rule: their outputs are unknown, so checks downstream of them are incomplete.";
     SymbolBinding = "I002", "symbol-binding", Info, "A symbolic size is bound to a number (off by default; `--extend-select I002`): a declared shape gives a size where inference has a symbol or expression (or the reverse). Reported once per symbol and size.";
     InferenceLimit = "I003", "inference-limit", Warning, "Model-local functions call each other too deep, or call for too much work in all, for inference to follow every call: the outputs of the calls not followed are unknown.";
+    InterfaceContract = "C001", "interface-contract", Error, "The model's inputs or outputs differ from the interface the configuration states (`interface`): a name missing or unexpected, an element type, a rank or a size.";
     UnusedSuppression = "S001", "unused-suppression", Warning, "A suppression in the configuration silenced no finding of the models it applies to: the finding is gone, or its pattern is wrong.";
     ExternalData = "X001", "external-data", Error, "An external-data reference is unsafe or does not resolve to a region of a regular file inside the model's folder.";
 }

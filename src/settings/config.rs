@@ -6,6 +6,7 @@
 //! configuration, and paths in it are relative to that folder.
 
 use super::SettingsError;
+use super::interface::InterfaceTable;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -43,6 +44,11 @@ pub struct ConfigFile {
     /// Glob of model paths -> `dims` for those models, over the file's `dims`.
     #[serde(default)]
     pub per_file_dims: BTreeMap<String, BTreeMap<String, DimValue>>,
+    /// The inputs and outputs every model is expected to have (C001 for each difference).
+    pub interface: Option<InterfaceTable>,
+    /// Glob of model paths -> `interface` for those models: each side it gives replaces the file's.
+    #[serde(default)]
+    pub per_file_interface: BTreeMap<String, InterfaceTable>,
 }
 
 /// A value of the `dims` table: a size (`seq = 128`) or a range as text (`seq = "1..8192"`).

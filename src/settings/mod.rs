@@ -9,11 +9,13 @@
 pub mod baseline;
 pub mod config;
 mod error;
+pub mod interface;
 pub mod pattern;
 pub mod selector;
 
 use crate::diagnostics::{Code, Diagnostic};
 use crate::shape::bindings::Bindings;
+use crate::shape::interface::Interface;
 use config::ConfigFile;
 pub use error::SettingsError;
 use pattern::{NamePattern, PathPattern};
@@ -82,6 +84,9 @@ pub struct Settings {
     /// The configuration's `dims`, and its `per-file-dims` (applied over them, in file order).
     dims: Bindings,
     per_file_dims: Vec<(PathPattern, Bindings)>,
+    /// The configuration's `interface`, and its `per-file-interface` (applied over it, in file order).
+    interface: Interface,
+    per_file_interface: Vec<(PathPattern, Interface)>,
 }
 
 /// The bindings of a `dims` table (`key` names it in errors).
@@ -190,9 +195,22 @@ impl Settings {
             let key = format!("per-file-dims.\"{glob}\"");
             per_file_dims.push((pattern, bindings(&file, &key, table)?));
         }
+        let interface = c
+            .interface
+            .as_ref()
+            .map(|t| t.contract())
+            .unwrap_or_default();
+        let mut per_file_interface = Vec::new();
+        for (glob, table) in &c.per_file_interface {
+            let pattern =
+                PathPattern::new(glob).map_err(|e| in_key(&file, "per-file-interface", e))?;
+            per_file_interface.push((pattern, table.contract()));
+        }
         Ok(Settings {
             dims,
             per_file_dims,
+            interface,
+            per_file_interface,
             rules: Rules::resolve([&layer, cli]),
             uses: Mutex::new(vec![Use::default(); suppressions.len()]),
             config: file,
@@ -216,6 +234,8 @@ impl Settings {
             uses: Mutex::new(Vec::new()),
             dims: Bindings::default(),
             per_file_dims: Vec::new(),
+            interface: Interface::default(),
+            per_file_interface: Vec::new(),
         }
     }
 
@@ -229,6 +249,18 @@ impl Settings {
             }
         }
         out
+    }
+
+    /// The interface the model at `model` is expected to have: the configuration's `interface` with
+    /// the sides of its matching `per-file-interface` tables over it; `None` when it states none.
+    pub fn interface_for(&self, model: Option<&Path>) -> Option<Interface> {
+        let mut out = self.interface.clone();
+        for (pattern, i) in &self.per_file_interface {
+            if pattern.matches(&self.root, model) {
+                out = out.with(i);
+            }
+        }
+        (!out.is_empty()).then_some(out)
     }
 
     /// The rules for the model at `model` (absolute and canonical; `None` for standard input): the
@@ -344,6 +376,13 @@ impl Settings {
         if !dims.is_empty() {
             let listed: Vec<String> = dims.iter().map(|(n, d)| format!("{n} = {d}")).collect();
             let _ = writeln!(out, "dims (before --dim): {}", listed.join(", "));
+        }
+        if let Some(i) = self.interface_for(model) {
+            for (side, ports) in [("inputs", &i.inputs), ("outputs", &i.outputs)] {
+                let Some(ports) = ports else { continue };
+                let listed: Vec<String> = ports.iter().map(|p| p.to_string()).collect();
+                let _ = writeln!(out, "interface {side}: {}", listed.join(", "));
+            }
         }
         let rules = self.rules_for(model);
         let _ = writeln!(out, "rules reported:");

@@ -191,6 +191,13 @@ impl<'a> NodeCtx<'a> {
         self.attr(name)?.t.as_ref()
     }
 
+    /// True when the run binds every symbol of `d` to a range (`--dim seq=1..8192`), so that a
+    /// condition on `d` is judged over the ranges ([`super::ranges`]).
+    pub fn ranged(&self, d: &Dim) -> bool {
+        self.ranges
+            .is_some_and(|r| super::bindings::ranged_symbols(&[d], &r.bindings).is_some())
+    }
+
     /// Records that this node binds the symbolic size `expr` to `size` (a Reshape to known sizes, a
     /// MatMul contraction): inference goes on with the number, and the binding is reported (I002).
     pub fn bind(&mut self, expr: &Dim, size: u64, how: &str) {

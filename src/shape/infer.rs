@@ -13,7 +13,8 @@
 //! calls and says so (I003).
 
 use super::bindings::Bindings;
-use super::calls::{called_functions, signature_hash, with_call_attributes};
+use super::call_body::with_call_attributes;
+use super::calls::{called_functions, signature_hash};
 use super::conditions::{Condition, Conditions};
 use super::ctx::{NodeCtx, NodeRef};
 use super::dim::{Dim, SymExpr};
@@ -46,6 +47,9 @@ pub struct Inference {
     pub missing_rules: BTreeSet<(String, String, i64)>,
     /// Conditions (W1, W2) that hold at every value of the ranges the run binds: not reported.
     pub proven: usize,
+    /// What is known of the main graph's outputs, in order: their declared types merged with the
+    /// inferred ones (the interface contract reads them where the model declares nothing).
+    pub outputs: Vec<ValueInfo>,
 }
 
 pub use super::kept::GraphShapes;
@@ -135,7 +139,7 @@ fn infer_all(
     if let Some(g) = &model.graph {
         let imports = model.opset_imports(None);
         let env = Env::root();
-        d.infer_graph(g, &imports, None, &env, None);
+        d.out.outputs = d.infer_graph(g, &imports, None, &env, None);
     }
     // Functions nobody calls are still checked, with their inputs unknown. (The set of calls is made
     // only for a model with functions: on the 1M-node model it cost 6% of `check`, bench/ab.py.)
@@ -707,6 +711,7 @@ impl<'m> Driver<'m> {
         output: bool,
         site: Option<&CallSite>,
     ) -> Option<ValueInfo> {
+        let proto = declared;
         let mut declared = declared.map(from_type_proto);
         if let (Some(b), Some(d)) = (self.dims, declared.as_mut()) {
             b.bind_declared(d);
@@ -750,7 +755,8 @@ impl<'m> Driver<'m> {
                             *x = y.clone();
                         }
                         (Dim::Known(p), Dim::Sym(s)) => {
-                            bound.push(Binding::Inferred(s.clone(), *p))
+                            let text = proto.and_then(|t| declared_text(t, i));
+                            bound.push(Binding::Inferred(s.clone(), *p, text))
                         }
                         _ => {}
                     }
@@ -788,7 +794,7 @@ impl<'m> Driver<'m> {
         site: Option<&CallSite>,
     ) {
         let (sym, size) = match &binding {
-            Binding::Declared(s, n) | Binding::Inferred(s, n) => (s.to_string(), *n),
+            Binding::Declared(s, n) | Binding::Inferred(s, n, _) => (s.to_string(), *n),
         };
         if !self.bindings.insert((sym.clone(), size)) {
             return;
@@ -798,9 +804,17 @@ impl<'m> Driver<'m> {
             Binding::Declared(..) => format!(
                 "symbol {sym} is bound to {size} by the declared shape of value '{name}' (node '{label}')"
             ),
-            Binding::Inferred(..) => format!(
-                "symbol {sym} of the declared shape of value '{name}' is bound to {size} by inference (node '{label}')"
-            ),
+            Binding::Inferred(_, _, text) => {
+                // The exporter's own spelling beside ours where they differ (`((h - 1)//2) + 1`
+                // is read as `floor((h - 1)/2) + 1`), so the user finds the name in the file.
+                let spelled = match text {
+                    Some(t) if t != sym => format!(" (declared as '{t}')"),
+                    _ => String::new(),
+                };
+                format!(
+                    "symbol {sym}{spelled} of the declared shape of value '{name}' is bound to {size} by inference (node '{label}')"
+                )
+            }
         };
         let d = Diagnostic::new(Code::SymbolBinding, "", msg)
             .note(format!("inference continues with {size} for this value"));
@@ -879,7 +893,20 @@ fn name_anonymous_dims(name: &str, proto: &crate::proto::TypeProto, info: &mut V
 /// (`Declared`) or the symbol (`Inferred`: inference knows the number).
 enum Binding {
     Declared(SymExpr, u64),
-    Inferred(SymExpr, u64),
+    Inferred(SymExpr, u64, Option<String>),
+}
+
+/// The `dim_param` text a declared type gives axis `axis`, as the file spells it.
+fn declared_text(t: &TypeProto, axis: usize) -> Option<String> {
+    use crate::proto::tensor_shape_proto::dimension::Value as DimValue;
+    use crate::proto::type_proto::Value as V;
+    let Some(V::TensorType(t)) = &t.value else {
+        return None;
+    };
+    match &t.shape.as_ref()?.dim.get(axis)?.value {
+        Some(DimValue::DimParam(p)) => Some(p.clone()),
+        _ => None,
+    }
 }
 
 /// Fills in where a finding is: at the node, or at the call when inferring a function body.

@@ -4,7 +4,8 @@
 
 pub mod bindings;
 pub mod broadcast;
-pub mod calls;
+mod call_body;
+mod calls;
 pub mod conditions;
 pub mod contract;
 pub mod counterexample;
@@ -14,6 +15,7 @@ pub mod dim_parse;
 pub mod domains;
 pub mod facts;
 pub mod infer;
+pub mod interface;
 pub mod kept;
 pub mod ops;
 pub mod poly;

@@ -118,6 +118,9 @@ fn check_one(
         keep_names: false,
         parallel,
         dims: (!dims.is_empty()).then(|| std::sync::Arc::new(dims)),
+        interface: settings
+            .interface_for(at.as_deref())
+            .map(std::sync::Arc::new),
     };
     let mut proven = 0;
     let mut suppressed = 0;

@@ -329,3 +329,61 @@ fn contract_conditions_are_judged_over_the_ranges_too() {
         "{out}{err}"
     );
 }
+
+/// `x [N, 4]` reshaped to `[8]`: the count `N*4` against 8, a binding (I002) without ranges.
+fn reshape_to_known(dir: &Path) -> PathBuf {
+    let g = GraphProto {
+        name: Some("g".into()),
+        node: vec![node("Reshape", "flat", &["x", "shape"], &["y"])],
+        input: vec![typed("x", DataType::Float, &["N", "4"])],
+        output: vec![typed("y", DataType::Float, &["8"])],
+        initializer: vec![onnx_lint::proto::TensorProto {
+            name: Some("shape".into()),
+            data_type: Some(DataType::Int64 as i32),
+            dims: vec![1],
+            int64_data: vec![8],
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    let m = ModelProto {
+        ir_version: Some(9),
+        opset_import: vec![opset("", 17)],
+        graph: Some(g),
+        ..Default::default()
+    };
+    let path = dir.join("reshape_to_known.onnx");
+    fs::write(&path, m.encode_to_vec()).unwrap();
+    path
+}
+
+#[test]
+fn a_count_reshaped_to_known_sizes_is_judged_over_the_ranges() {
+    let dir = tempdir();
+    let m = reshape_to_known(dir.path());
+    let m = m.to_str().unwrap();
+    // Without ranges the reshape says what N is.
+    let (code, out, _) = run(&["check", m, "--extend-select", "I002"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("info[I002]") && !out.contains("[W2]"), "{out}");
+    // Under a range, the count is a condition with the sizes that fail, not an assumption.
+    let (code, out, _) = run(&["check", m, "--extend-select", "I002", "--dim", "N=1..4"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("warning[W2]")
+            && out.contains(
+                "N*4 must be 8; within the bound sizes, fails for N in 1 and 3..=4 (smallest 1)"
+            )
+            && !out.contains("[I002]"),
+        "{out}"
+    );
+    let (code, out, _) = run(&["check", m, "--dim", "N=3..9"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("error[E2]") && out.contains("fails for every N in 3..=9 (the bound sizes)"),
+        "{out}"
+    );
+    let (code, out, err) = run(&["check", m, "--dim", "N=2..2"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(!out.contains("[W2]") && !out.contains("[E2]"), "{out}{err}");
+}

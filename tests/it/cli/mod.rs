@@ -8,6 +8,7 @@ mod completions;
 mod dims;
 mod example_pipeline;
 mod graph;
+mod interface;
 mod pipeline;
 mod pre_commit;
 mod settings;

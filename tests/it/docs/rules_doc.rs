@@ -449,6 +449,36 @@ fn examples() -> Vec<(&'static str, ModelProto)> {
         },
     ));
 
+    // C001 (with docs/examples/c001.toml): the mask is int32 where the contract says int64, and the
+    // output's axis 1 is `seq` where the contract fixes it at 128.
+    let typed = |name: &str, elem: DataType, shape: &[&str]| ValueInfoProto {
+        name: Some(name.into()),
+        r#type: Some(tensor_type(elem as i32, shape)),
+        ..Default::default()
+    };
+    let mut cast = node("Cast", "cast_mask", &["attention_mask"], &["mask"]);
+    cast.attribute = vec![AttributeProto {
+        name: Some("to".into()),
+        r#type: Some(AttributeType::Int as i32),
+        i: Some(DataType::Int64 as i64),
+        ..Default::default()
+    }];
+    out.push((
+        "c001.onnx",
+        model(graph(
+            "c001",
+            vec![
+                cast,
+                node("Mul", "apply_mask", &["input_ids", "mask"], &["masked"]),
+            ],
+            vec![
+                typed("input_ids", DataType::Int64, &["batch", "seq"]),
+                typed("attention_mask", DataType::Int32, &["batch", "seq"]),
+            ],
+            vec![typed("masked", DataType::Int64, &["batch", "seq"])],
+        )),
+    ));
+
     // X001: an initializer whose external data is `../weights.bin`, outside the model's folder.
     let mut g = graph(
         "x001",
@@ -707,6 +737,25 @@ fn the_readme_links_the_rule_docs() {
         "README links docs/rules.md"
     );
     assert!(Path::new(&root().join("docs/rules.md")).is_file());
+}
+
+/// The README's codes table names every code, so a new one cannot be left out of the overview; and
+/// the README stays an overview (issue 37: at most 15 KB, the topics in `docs/`).
+#[test]
+fn the_readme_names_every_code_and_stays_short() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    for &c in Code::ALL {
+        let entry = format!("{} {}", c.as_str(), c.name());
+        assert!(
+            readme.contains(&entry),
+            "README's codes table lacks `{entry}`"
+        );
+    }
+    assert!(
+        readme.len() <= 15_000,
+        "README.md is {} bytes: move a topic to docs/",
+        readme.len()
+    );
 }
 
 /// The contracts the rule files state (`Contract::new("name", ...)` outside their unit tests), by

@@ -282,6 +282,7 @@ fn expression_bindings_and_impossible_sizes() {
         node("Relu", "relu", &["x"], &["r"]),
         node("Identity", "id", &["w"], &["w2"]),
         node("Identity", "id3", &["w"], &["w3"]),
+        node("Identity", "id4", &["w"], &["w4"]),
     ];
     let m = load(Graph {
         nodes,
@@ -299,6 +300,8 @@ fn expression_bindings_and_impossible_sizes() {
             float("w2", &["batch", "3"]),
             // A symbol no input has is no size a user feeds: read as unknown, it binds nothing.
             float("w3", &["K", "3"]),
+            // An exporter's expression: named in its own spelling beside ours.
+            float("w4", &["((batch - 1)//2) + 1", "3"]),
         ],
         initializers: vec![ints("target", &[0, -1, 64], false)],
     });
@@ -311,6 +314,8 @@ fn expression_bindings_and_impossible_sizes() {
         bound,
         vec![
             "symbol batch of the declared shape of value 'w2' is bound to 2 by inference (node 'id')",
+            "symbol ceil(batch/2) (declared as '((batch - 1)//2) + 1') of the declared \
+             shape of value 'w4' is bound to 2 by inference (node 'id4')",
             "symbol seq is bound to 0 by the declared shape of value 'r' (node 'relu')",
             "symbol seq*12 is bound to 120 by the declared shape of value 'h' (node 'heads')",
         ]

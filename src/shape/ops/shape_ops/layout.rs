@@ -13,7 +13,8 @@
 //! - Reshape: [`RESHAPE_TARGET`] (no size below -1, one -1 at most), [`RESHAPE_ZERO`] (a copying 0
 //!   within the input's rank) and [`RESHAPE_COUNT`] (the element count kept; a -1 beside sizes whose
 //!   product is 0, as `allowzero`'s 0 gives, is refused). A symbolic count reshaped to known sizes is a binding (I002), as before: a Reshape to
-//!   `[1, 150528]` is how a model says its batch is 1.
+//!   `[1, 150528]` is how a model says its batch is 1; under `--dim` ranges of its symbols it is
+//!   the condition `count = 150528`, judged over them (W2 with the sizes that fail, E2, or proven).
 //! - Flatten: [`FLATTEN_AXIS`], in `[-rank, rank]`.
 //! - Transpose: [`TRANSPOSE_PERM`], a permutation of the input's axes (onnxruntime refuses a negative
 //!   or repeated entry when it builds the kernel, a length other than the rank when it runs).
@@ -133,8 +134,12 @@ fn reshape_contracts(
         let count = product(&out);
         if let (Dim::Sym(s), Dim::Known(n)) = (&total.dim, &count)
             && s.can_equal(*n)
+            && !ctx.ranged(&total.dim)
         {
-            // A symbolic count reshaped to known sizes only is bound to their product.
+            // A symbolic count reshaped to known sizes only is bound to their product. Not where
+            // the run binds its symbols to ranges (`--dim`): there the deployment says which sizes
+            // come, and the count is judged over them as any condition is (which of them the
+            // reshape refuses), not assumed.
             ctx.bind(&total.dim, *n, "the reshape");
             return true;
         }
