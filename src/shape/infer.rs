@@ -22,7 +22,9 @@ use super::domains::missing_rule_findings;
 use super::facts::{Fact, Facts};
 use super::ranges::Ranges;
 use super::registry::registry;
-use super::value::{ANONYMOUS, ValueInfo, anonymous_symbol, from_tensor, from_type_proto};
+use super::value::{
+    ANONYMOUS, ValueInfo, anonymous_symbol, compatible, from_tensor, from_type_proto, prefer_known,
+};
 use crate::diagnostics::{Code, Diagnostic, Severity};
 use crate::ir::{Graph, Model, NodeKind, OpNode, ValueId, opset_domain};
 use crate::proto::TypeProto;
@@ -935,32 +937,4 @@ fn locate(
         d.severity = d.code.severity();
     }
     d
-}
-
-/// True when an initializer's type does not contradict a declaration (same rank, no differing size).
-fn compatible(init: &ValueInfo, declared: &ValueInfo) -> bool {
-    match (&init.shape, &declared.shape) {
-        (Some(a), Some(b)) => {
-            a.len() == b.len()
-                && a.iter().zip(b).all(|(x, y)| match (x, y) {
-                    (Dim::Known(p), Dim::Known(q)) => p == q,
-                    _ => true,
-                })
-        }
-        _ => true,
-    }
-}
-
-/// Of two infos of one value, the one with the more known shape (the first on a tie).
-fn prefer_known(a: Option<ValueInfo>, b: Option<ValueInfo>) -> Option<ValueInfo> {
-    let score = |v: &ValueInfo| -> usize {
-        match &v.shape {
-            None => 0,
-            Some(s) => 1 + s.iter().filter(|d| !matches!(d, Dim::Unknown)).count(),
-        }
-    };
-    match (a, b) {
-        (Some(x), Some(y)) => Some(if score(&y) > score(&x) { y } else { x }),
-        (x, y) => x.or(y),
-    }
 }
