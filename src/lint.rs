@@ -18,6 +18,7 @@ use crate::ir::{Model, NodeBatch};
 use crate::shape::bindings::Bindings;
 use crate::shape::infer::{GraphShapes, Inference, Keep, infer_bound};
 use crate::shape::interface::{self, Interface};
+use crate::shape::sizes::Report;
 use anyhow::Result;
 use bytes::Bytes;
 
@@ -110,7 +111,7 @@ pub fn load_with(origin: Origin, opts: &LoadOptions) -> Result<(Model, Findings)
 /// `Err` when [`LoadOptions::dims`] names a symbol the model's inputs do not have.
 pub fn check_dims(model: &Model, opts: &LoadOptions) -> Result<()> {
     match &opts.dims {
-        Some(b) => b.check_names(model).map_err(anyhow::Error::msg),
+        Some(b) => b.check_names(model).map_err(anyhow::Error::from),
         None => Ok(()),
     }
 }
@@ -176,6 +177,29 @@ pub fn from_bytes_with(
     let findings = run(&model, built, opts);
     crate::file::read::unchanged(&model.source, None, None, &model.origin)?;
     Ok((model, findings))
+}
+
+/// The sizes report of the model at `origin` (`onnx-lint dims`, see [`crate::shape::sizes`]), its
+/// input symbols bound as `dims` says. `Err` when it cannot be loaded or `dims` names a symbol its
+/// inputs do not have.
+pub fn sizes(origin: Origin, dims: &Bindings) -> Result<Report> {
+    let Built { model, .. } = build(origin)?;
+    dims.check_names(&model)?;
+    let report = crate::shape::sizes::report(&model, dims);
+    unchanged(&model)?;
+    Ok(report)
+}
+
+/// [`sizes`] of a model held in memory.
+pub fn sizes_from_bytes(bytes: Bytes, origin: Origin, dims: &Bindings) -> Result<Report> {
+    let decoded = decode_bytes_split::<NodeBatch>(&bytes);
+    crate::file::read::unchanged(&bytes, None, None, &origin)?;
+    let d = decoded?;
+    let (model, _) = Model::build(d.model, d.main_nodes, bytes, origin);
+    dims.check_names(&model)?;
+    let report = crate::shape::sizes::report(&model, dims);
+    crate::file::read::unchanged(&model.source, None, None, &model.origin)?;
+    Ok(report)
 }
 
 /// Runs the structural checks and shape inference on a model built with [`Model::build`] (for a

@@ -32,6 +32,7 @@ __all__ = [
     "ValueShape",
     "annotate",
     "check",
+    "dims",
     "expand",
     "fold",
     "shapes",
@@ -348,6 +349,31 @@ def shapes(model: ModelLike) -> Shapes:
         out.graphs.setdefault(graph, {}).setdefault(name, ValueShape(elem, shape))
     out.update(out.graphs.get(_MAIN, {}))
     return out
+
+
+def dims(model: ModelLike, dims: Optional[Mapping[str, Union[int, str, range]]] = None) -> Dict[str, Any]:
+    """The sizes report of a model, as ``onnx-lint dims --format json`` writes it: every input symbol
+    with the conditions the model puts on it, where each comes from, and the values at which the
+    model has no finding (see ``docs/sizes-report.md`` for every field).
+
+    Args:
+        model: as :func:`check` takes it.
+        dims: the values the symbols are judged over, as :func:`check` takes them: an int fixes a
+            symbol (its sizes become numbers), a range (``"1..8192"``, ``range(1, 8193)``) is the set
+            its values are judged over; a symbol not named is judged over 1..=65536.
+
+    Returns:
+        A dict of plain lists, dicts, str, int, bool and None: ``"symbols"`` (each with ``"name"``,
+        ``"appears"``, ``"domain"``, the indices of its conditions in ``"alone"`` and ``"joint"``,
+        ``"no_finding"`` and ``"text"``), ``"conditions"``, ``"other"`` and ``"errors"``.
+
+    Raises what :func:`check` raises (a ``dims`` name the model's inputs lack is a LoadError).
+    """
+    import json
+
+    path, data, name = _source(model)
+    report: Dict[str, Any] = json.loads(_onnx_lint.dims(path, data, name, _dims(dims)))
+    return report
 
 
 #: The path of the main graph (the library names it so; subgraphs are paths under it).

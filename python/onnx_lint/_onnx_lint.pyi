@@ -26,6 +26,12 @@ def check(
     dims: List[Tuple[str, str]] = ...,
 ) -> Report: ...
 def shapes(path: Optional[str], data: Optional[Union[bytes, bytearray, memoryview]]) -> List[Tuple[str, str, Optional[str], Shape]]: ...
+def dims(
+    path: Optional[str],
+    data: Optional[Union[bytes, bytearray, memoryview]],
+    file: str,
+    dims: List[Tuple[str, str]] = ...,
+) -> str: ...
 def expand(
     path: Optional[str],
     data: Optional[Union[bytes, bytearray, memoryview]],

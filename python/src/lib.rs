@@ -561,6 +561,32 @@ fn shapes(
     listed.map_err(|e| load_error(&e, source.path()))
 }
 
+/// `dims(path, data, file, dims)`: the sizes report of a model as `onnx-lint dims --format json`
+/// writes it (a JSON text); see `onnx_lint.dims`.
+#[pyfunction]
+#[pyo3(signature = (path, data, file, dims=Vec::new()))]
+fn dims(
+    py: Python<'_>,
+    path: Option<PathBuf>,
+    data: Option<Bound<'_, PyAny>>,
+    file: OsString,
+    dims: Vec<(String, String)>,
+) -> PyResult<String> {
+    let dims = bindings(dims)?.map(|b| (*b).clone()).unwrap_or_default();
+    let source = Source::new(path, data)?;
+    let file = shown(file);
+    let made = work_on(py, source.release(), || {
+        let report = match &source {
+            Source::Path(p) => lint::sizes(Origin::File(p.clone()), &dims),
+            Source::Data { bytes, .. } => {
+                lint::sizes_from_bytes(bytes.clone(), Origin::Stdin, &dims)
+            }
+        }?;
+        Ok::<_, anyhow::Error>(render::dims_json(&file, &report).to_string())
+    })?;
+    made.map_err(|e| load_error(&e, source.path()))
+}
+
 /// Which rewrite to run.
 enum Pass {
     Expand(explicit_broadcast::Options),
@@ -748,6 +774,7 @@ fn _onnx_lint(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Report>()?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(shapes, m)?)?;
+    m.add_function(wrap_pyfunction!(dims, m)?)?;
     m.add_function(wrap_pyfunction!(expand, m)?)?;
     m.add_function(wrap_pyfunction!(fold, m)?)?;
     m.add_function(wrap_pyfunction!(annotate, m)?)?;

@@ -11,6 +11,7 @@ use crate::render;
 use crate::write::{WriteOptions, write_model};
 mod annotate;
 mod check;
+mod dims;
 mod expand;
 mod explain;
 mod fold;
@@ -131,6 +132,25 @@ pub enum Command {
         /// from it become numbers), `NAME=LO..HI` (both ends included) or `NAME=LO..` limits it, and a
         /// W1 or W2 then says exactly which of those values fail. NAME is a `dim_param` of a graph input
         /// or the positional name of an axis declared without one (`x[3]`). Repeatable
+        #[arg(
+            long = "dim",
+            value_name = "NAME=VALUE|NAME=LO..HI",
+            help_heading = "Symbolic sizes"
+        )]
+        dims: Vec<String>,
+    },
+    /// List every input symbol with the conditions the model puts on it, where each comes from,
+    /// and the values at which the model has no finding
+    Dims {
+        /// Model file (`-` reads standard input)
+        model: PathBuf,
+        /// Output format
+        #[arg(long, value_enum, default_value_t = ShapesFormat::Text)]
+        format: ShapesFormat,
+        /// Give an input symbol the values a deployment uses: `NAME=VALUE` fixes it, `NAME=LO..HI`
+        /// (both ends included) or `NAME=LO..` is the range its values are judged over (else
+        /// 1..=65536). NAME is a `dim_param` of a graph input or the positional name of an axis
+        /// declared without one (`x[3]`). Repeatable
         #[arg(
             long = "dim",
             value_name = "NAME=VALUE|NAME=LO..HI",
@@ -387,6 +407,11 @@ pub fn run(cli: Cli) -> u8 {
             format,
             dims,
         } => shapes::shapes(&model, format, &dims),
+        Command::Dims {
+            model,
+            format,
+            dims,
+        } => dims::dims(&model, format, &dims),
         Command::Graph {
             model,
             output,
@@ -404,7 +429,9 @@ pub fn run(cli: Cli) -> u8 {
 }
 
 /// The bindings of `--dim` arguments, or the error that says which is malformed.
-fn parse_dims(args: &[String]) -> Result<crate::shape::bindings::Bindings, String> {
+fn parse_dims(
+    args: &[String],
+) -> Result<crate::shape::bindings::Bindings, crate::shape::bindings::BindingError> {
     let mut b = crate::shape::bindings::Bindings::default();
     for a in args {
         let (name, domain) = crate::shape::bindings::Bindings::parse_arg(a)?;

@@ -9,7 +9,7 @@ pub(super) fn shapes(model: &std::path::Path, format: ShapesFormat, dims: &[Stri
     let dims = match parse_dims(dims) {
         Ok(d) => d,
         Err(e) => {
-            eprintln!("error: {}", crate::render::escape(&e));
+            eprintln!("error: {}", crate::render::escape(&e.to_string()));
             return EXIT_UNLOADABLE;
         }
     };

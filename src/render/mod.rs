@@ -1,12 +1,14 @@
 //! Renderers: turn the diagnostics of one run (several files) into text, GitHub workflow commands, JSON
 //! or SARIF. Detection never formats; rendering never decides.
 
+mod dims;
 mod github;
 mod json;
 mod sarif;
 mod shapes;
 mod text;
 
+pub use dims::{dims_json, dims_text};
 pub use github::{github, github_file};
 pub use json::json;
 pub use sarif::sarif;

@@ -61,7 +61,9 @@ pub enum DimValue {
 
 impl DimValue {
     /// The domain it gives, or why it gives none.
-    pub fn domain(&self) -> Result<crate::shape::bindings::Domain, String> {
+    pub fn domain(
+        &self,
+    ) -> Result<crate::shape::bindings::Domain, crate::shape::bindings::BindingError> {
         match self {
             DimValue::Size(v) => crate::shape::bindings::Domain::parse(&v.to_string()),
             DimValue::Text(t) => crate::shape::bindings::Domain::parse(t),

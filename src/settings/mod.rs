@@ -97,9 +97,13 @@ fn bindings(
 ) -> Result<Bindings, SettingsError> {
     let mut out = Bindings::default();
     for (name, value) in table {
-        let domain = value
-            .domain()
-            .map_err(|e| in_key(file, &format!("{key}.{name}"), SettingsError::BadDim(e)))?;
+        let domain = value.domain().map_err(|e| {
+            in_key(
+                file,
+                &format!("{key}.{name}"),
+                SettingsError::BadDim(e.to_string()),
+            )
+        })?;
         out.insert(name.clone(), domain);
     }
     Ok(out)

@@ -17,6 +17,43 @@ use crate::proto::tensor_shape_proto::dimension::Value as DimValue;
 use std::collections::BTreeMap;
 use std::fmt;
 
+/// Why a binding cannot be had: a value that is no size or range, an argument that is not
+/// `NAME=VALUE`, or names the model's inputs do not have. The message is the whole one the command
+/// line prints after `error: `.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BindingError {
+    /// A value that is not a whole number in the range sizes are evaluated in.
+    #[error("'{0}' is not a size (a whole number from 0 to {max})", max = i64::MAX)]
+    NotASize(String),
+    /// `LO..HI` with `HI` below `LO`.
+    #[error("the range {text} is empty ({hi} is below {lo})")]
+    EmptyRange { text: String, lo: u64, hi: u64 },
+    /// A `--dim` argument without `NAME=`.
+    #[error("'{0}' is not NAME=VALUE or NAME=LO..HI (as in seq=128 or seq=1..8192)")]
+    NotAnArgument(String),
+    /// A `--dim NAME=VALUE` whose value is bad.
+    #[error("--dim {name}: {cause}")]
+    InArgument {
+        name: String,
+        cause: Box<BindingError>,
+    },
+    /// Bound names no input dim of the model has; `have` are those it has.
+    #[error("no input dim of the model is named {} (--dim, dims); {}", .missing.join(", "), have_text(.have))]
+    UnknownNames {
+        missing: Vec<String>,
+        have: Vec<String>,
+    },
+}
+
+/// `it has a, b`, or that it has none.
+fn have_text(have: &[String]) -> String {
+    if have.is_empty() {
+        "it has none (every input size is a number)".to_owned()
+    } else {
+        format!("it has {}", have.join(", "))
+    }
+}
+
 /// The values one symbol may take.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Domain {
@@ -29,7 +66,7 @@ pub enum Domain {
 impl Domain {
     /// Parses `8`, `1..64` or `1..=64` (both inclusive: the sizes a deployment names are the ends it
     /// uses), or `513..` (open above).
-    pub fn parse(text: &str) -> Result<Domain, String> {
+    pub fn parse(text: &str) -> Result<Domain, BindingError> {
         let t = text.trim();
         // Sizes are evaluated as i64: a larger one could not be told from an overflow.
         let number = |s: &str| {
@@ -37,12 +74,7 @@ impl Domain {
                 .parse::<u64>()
                 .ok()
                 .filter(|&v| i64::try_from(v).is_ok())
-                .ok_or_else(|| {
-                    format!(
-                        "'{s}' is not a size (a whole number from 0 to {})",
-                        i64::MAX
-                    )
-                })
+                .ok_or_else(|| BindingError::NotASize(s.to_owned()))
         };
         let Some((lo, hi)) = t.split_once("..") else {
             return number(t).map(Domain::Fixed);
@@ -54,7 +86,11 @@ impl Domain {
         }
         let hi = number(hi)?;
         if hi < lo {
-            return Err(format!("the range {t} is empty ({hi} is below {lo})"));
+            return Err(BindingError::EmptyRange {
+                text: t.to_owned(),
+                lo,
+                hi,
+            });
         }
         // A range of one value is that value: it flows through inference as a number.
         Ok(if hi == lo {
@@ -83,14 +119,15 @@ pub struct Bindings {
 
 impl Bindings {
     /// Parses one `NAME=VALUE` or `NAME=LO..HI` of the command line.
-    pub fn parse_arg(arg: &str) -> Result<(String, Domain), String> {
+    pub fn parse_arg(arg: &str) -> Result<(String, Domain), BindingError> {
         // The first `=`: a range's `..=` comes after it.
         let Some((name, value)) = arg.split_once('=').filter(|(n, _)| !n.trim().is_empty()) else {
-            return Err(format!(
-                "'{arg}' is not NAME=VALUE or NAME=LO..HI (as in seq=128 or seq=1..8192)"
-            ));
+            return Err(BindingError::NotAnArgument(arg.to_owned()));
         };
-        let domain = Domain::parse(value).map_err(|e| format!("--dim {}: {e}", name.trim()))?;
+        let domain = Domain::parse(value).map_err(|e| BindingError::InArgument {
+            name: name.trim().to_owned(),
+            cause: Box::new(e),
+        })?;
         Ok((name.trim().to_owned(), domain))
     }
 
@@ -135,26 +172,18 @@ impl Bindings {
     }
 
     /// `Err` naming the bound names the model has no input dim of, with the names it has.
-    pub fn check_names(&self, model: &Model) -> Result<(), String> {
+    pub fn check_names(&self, model: &Model) -> Result<(), BindingError> {
         let have = input_dim_names(model);
-        let missing: Vec<&str> = self
+        let missing: Vec<String> = self
             .map
             .keys()
-            .map(String::as_str)
-            .filter(|n| !have.iter().any(|h| h == n))
+            .filter(|n| !have.iter().any(|h| h == *n))
+            .cloned()
             .collect();
         if missing.is_empty() {
             return Ok(());
         }
-        let listed = if have.is_empty() {
-            "it has none (every input size is a number)".to_owned()
-        } else {
-            format!("it has {}", have.join(", "))
-        };
-        Err(format!(
-            "no input dim of the model is named {} (--dim, dims); {listed}",
-            missing.join(", ")
-        ))
+        Err(BindingError::UnknownNames { missing, have })
     }
 
     /// Applies the bindings to the declared type `info` of graph input `input` (after its `?` axes

@@ -21,8 +21,10 @@
 //! Unknown sizes never break a contract: they may be whatever makes the model valid.
 
 use super::broadcast::{and_list, names};
+use super::conditions::Decided;
 use super::counterexample::{self, Validity};
 use super::ctx::NodeCtx;
+use super::ctx::Rule;
 use super::dim::{Dim, Poly, SymExpr, format_shape};
 use crate::diagnostics::{Code, Diagnostic};
 use std::fmt::Display;
@@ -125,6 +127,20 @@ impl NodeCtx<'_> {
             _ => true,
         };
         if never {
+            let dims: Vec<Dim> = present.iter().map(|o| o.dim.clone()).collect();
+            let text = if syms.is_empty() {
+                format!("{detail}: never equal")
+            } else {
+                format!("{detail}: never equal, whatever the values of the symbols")
+            };
+            self.record(
+                Rule::Contract(c),
+                None,
+                dims,
+                Validity::Equal,
+                text,
+                Decided::Never,
+            );
             let mut d = self.contract_finding(Code::ShapeContract, c, &present, &detail);
             d.sizes = known;
             self.findings.push(d);
@@ -150,6 +166,7 @@ impl NodeCtx<'_> {
             return ok;
         }
         let failure = counterexample::search_given(&dims, Validity::Equal, self.facts);
+        self.record_searched(c, &dims, Validity::Equal, &condition, &failure);
         if !failure.holds_as_far_as_searched() {
             self.facts.learn(&dims, Validity::Equal);
             let clause = failure.clause();
@@ -178,6 +195,8 @@ impl NodeCtx<'_> {
                         return ok;
                     }
                     let failure = counterexample::search_given(&[&operand.dim], rule, self.facts);
+                    let text = format!("{s} must be a multiple of {k}");
+                    self.record_searched(c, &[&operand.dim], rule, &text, &failure);
                     if !failure.holds_as_far_as_searched() {
                         self.facts.learn(&[&operand.dim], rule);
                         let clause = failure.clause();
@@ -189,6 +208,10 @@ impl NodeCtx<'_> {
             },
         };
         if never {
+            let text = format!("{}: never a multiple of {k}", operand.dim);
+            let rule = Validity::MultipleOf(k);
+            let dims = vec![operand.dim.clone()];
+            self.record(Rule::Contract(c), None, dims, rule, text, Decided::Never);
             let detail = format!("{operand} is not a multiple of {k}");
             let mut d = self.contract_finding(Code::ShapeContract, c, &[operand], &detail);
             d.sizes = operand.dim.known().into_iter().collect();
@@ -246,7 +269,19 @@ impl NodeCtx<'_> {
     ) -> Option<bool> {
         use super::ranges::Verdict;
         let ranges = self.ranges?;
-        let (code, detail) = match ranges.judge(dims, rule)? {
+        let verdict = ranges.judge(dims, rule)?;
+        if self.conditions.is_some() {
+            let decided = match verdict {
+                Verdict::Holds => Decided::Quiet,
+                Verdict::FailsAll(_) => Decided::Never,
+                Verdict::Clause(_) => Decided::Finding,
+            };
+            // The head is `sizes: condition`; the report prints the condition.
+            let text = head.rsplit_once(": ").map_or(head, |(_, t)| t).to_owned();
+            let owned = dims.iter().map(|d| (*d).clone()).collect();
+            self.record(Rule::Contract(c), None, owned, rule, text, decided);
+        }
+        let (code, detail) = match verdict {
             Verdict::Holds => {
                 ranges.prove();
                 return Some(true);
@@ -263,6 +298,35 @@ impl NodeCtx<'_> {
         let d = self.contract_finding(code, c, operands, &detail);
         self.findings.push(d);
         Some(code == Code::PossibleShapeContract)
+    }
+
+    /// Records a contract's condition as the search decided it: a W2 where some values fail, none
+    /// where it holds as far as searched.
+    fn record_searched(
+        &self,
+        c: Contract,
+        dims: &[&Dim],
+        rule: Validity,
+        text: &str,
+        failure: &counterexample::Search,
+    ) {
+        if self.conditions.is_none() {
+            return;
+        }
+        let decided = if failure.holds_as_far_as_searched() {
+            Decided::Quiet
+        } else {
+            Decided::Finding
+        };
+        let dims = dims.iter().map(|d| (*d).clone()).collect();
+        self.record(
+            Rule::Contract(c),
+            None,
+            dims,
+            rule,
+            text.to_owned(),
+            decided,
+        );
     }
 
     fn possible(&mut self, c: Contract, operands: &[&Operand], detail: &str) {

@@ -2,7 +2,9 @@
 //! how it reports findings (broadcast errors) and asks for a subgraph to be inferred.
 
 use super::broadcast::Outcome;
+use super::conditions::{Condition, Conditions, Decided, Source};
 use super::contract::Contract;
+use super::counterexample::Validity;
 use super::dim::{Dim, Shape};
 use super::facts::Facts;
 use super::value::{Data, ValueInfo};
@@ -69,6 +71,9 @@ pub struct NodeCtx<'a> {
     /// The ranges of the symbols the run binds (`--dim seq=1..8192`), which W1 and W2 conditions are
     /// judged over; `None` (every run without ranges) leaves them as the search found them.
     pub ranges: Option<&'a super::ranges::Ranges>,
+    /// Where the conditions decided here are recorded for the sizes report; `None` in a run that
+    /// does not ask for them.
+    pub conditions: Option<&'a Conditions>,
     pub(super) subgraph: &'a mut SubgraphFn<'a>,
 }
 
@@ -287,6 +292,32 @@ impl<'a> NodeCtx<'a> {
                     inputs,
                 )
             };
+            if self.conditions.is_some() {
+                let dims: Vec<Dim> = if c.exprs.is_empty() {
+                    c.sizes.iter().map(|(_, n)| Dim::Known(*n)).collect()
+                } else {
+                    c.exprs.iter().map(|(_, d)| d.clone()).collect()
+                };
+                let text = dims
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(" vs ");
+                let text = if c.exprs.is_empty() {
+                    format!("{text}: never valid")
+                } else {
+                    format!("{text}: never valid, whatever the values of the symbols")
+                };
+                let validity = validity_of(rule);
+                self.record(
+                    rule,
+                    Some(c.axis_from_end),
+                    dims,
+                    validity,
+                    text,
+                    Decided::Never,
+                );
+            }
             let mut d = self.algebra_finding(rule, true, slots, &detail);
             d.axis = Some(c.axis_from_end);
             d.sizes = sizes;
@@ -304,7 +335,18 @@ impl<'a> NodeCtx<'a> {
                 continue;
             }
             // A contract's condition always ends with its first failing values.
-            let Some(condition) = p.finding(self.facts, matches!(rule, Rule::Contract(_))) else {
+            let found = p.finding(self.facts, matches!(rule, Rule::Contract(_)));
+            if self.conditions.is_some() {
+                let decided = if found.is_some() {
+                    Decided::Finding
+                } else {
+                    Decided::Quiet
+                };
+                let dims = p.dims.iter().map(|(_, d)| d.clone()).collect();
+                let text = p.condition.clone();
+                self.record(rule, Some(p.axis_from_end), dims, p.validity, text, decided);
+            }
+            let Some(condition) = found else {
                 continue;
             };
             let dims: Vec<String> = p.dims.iter().map(|(_, d)| d.to_string()).collect();
@@ -347,6 +389,16 @@ impl<'a> NodeCtx<'a> {
             p.axis_from_end,
             dims.join(" vs ")
         );
+        if self.conditions.is_some() {
+            let decided = match verdict {
+                Verdict::Holds => Decided::Quiet,
+                Verdict::FailsAll(_) => Decided::Never,
+                Verdict::Clause(_) => Decided::Finding,
+            };
+            let dims = p.dims.iter().map(|(_, d)| d.clone()).collect();
+            let text = p.condition.clone();
+            self.record(rule, Some(p.axis_from_end), dims, p.validity, text, decided);
+        }
         let (definite, detail) = match verdict {
             Verdict::Holds => {
                 ranges.prove();
@@ -367,6 +419,28 @@ impl<'a> NodeCtx<'a> {
             .collect();
         self.findings.push(d);
         true
+    }
+
+    /// Records a condition of `rule` decided at this node, when the run records them.
+    pub(super) fn record(
+        &self,
+        rule: Rule,
+        axis: Option<i64>,
+        dims: Vec<Dim>,
+        validity: Validity,
+        text: String,
+        decided: Decided,
+    ) {
+        let Some(conditions) = self.conditions else {
+            return;
+        };
+        let source = match rule {
+            Rule::Contract(c) => Source::Contract(c),
+            other => Source::Broadcast(other.describe()),
+        };
+        let mut c = Condition::new(dims, validity, text, source, decided);
+        c.axis = axis;
+        conditions.record(c);
     }
 
     /// A finding of the broadcast algebra under `rule` (`definite`: an error, else a condition),
@@ -413,6 +487,15 @@ impl<'a> NodeCtx<'a> {
             Code::PossibleShapeContract
         };
         self.contract_diagnostic(code, c, slots, detail)
+    }
+}
+
+/// When the sizes on one axis are valid under `rule`: what a definite conflict broke.
+fn validity_of(rule: Rule) -> Validity {
+    match rule {
+        Rule::Unidirectional | Rule::LegacyAxis => Validity::Onto,
+        Rule::None | Rule::Contract(_) => Validity::Equal,
+        Rule::Multidirectional | Rule::Bidirectional => Validity::Multi,
     }
 }
 

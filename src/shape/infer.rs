@@ -14,6 +14,8 @@
 
 use super::bindings::Bindings;
 use super::call_body::with_call_attributes;
+use super::calls::{called_functions, signature_hash};
+use super::conditions::{Condition, Conditions};
 use super::ctx::{NodeCtx, NodeRef};
 use super::dim::{Dim, SymExpr};
 use super::domains::missing_rule_findings;
@@ -21,7 +23,7 @@ use super::facts::{Fact, Facts};
 use super::inputs::{in_symbols, input_symbols, name_anonymous_dims};
 use super::ranges::Ranges;
 use super::registry::registry;
-use super::value::{ValueInfo, from_tensor, from_type_proto};
+use super::value::{ValueInfo, compatible, from_tensor, from_type_proto, prefer_known};
 use crate::diagnostics::{Code, Diagnostic, Severity};
 use crate::ir::{Graph, Model, NodeKind, OpNode, ValueId, opset_domain};
 use crate::proto::TypeProto;
@@ -95,6 +97,25 @@ pub fn infer_bound(model: &Model, keep: Keep, dims: Option<&Bindings>) -> Infere
     let ranges = dims
         .filter(|b| b.has_ranges())
         .map(|b| Ranges::new(b.clone()));
+    infer_all(model, keep, dims, ranges.as_ref(), None)
+}
+
+/// Infers `model` with its input symbols bound as `dims` gives them, but no range judged (a symbol
+/// bound to a range, a positional name among them, is a symbol like any other), recording every
+/// condition the rules decide in `conditions`: what the sizes report reads
+/// ([`super::sizes`]). Each value's type is freed after its last reader.
+pub fn infer_recording(model: &Model, dims: &Bindings, conditions: &Conditions) -> Inference {
+    let dims = Some(dims).filter(|b| !b.is_empty());
+    infer_all(model, Keep::Nothing, dims, None, Some(conditions))
+}
+
+fn infer_all(
+    model: &Model,
+    keep: Keep,
+    dims: Option<&Bindings>,
+    ranges: Option<&Ranges>,
+    conditions: Option<&Conditions>,
+) -> Inference {
     let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
     for (i, f) in model.functions.iter().enumerate() {
         by_name.entry(f.name()).or_default().push(i);
@@ -113,7 +134,8 @@ pub fn infer_bound(model: &Model, keep: Keep, dims: Option<&Bindings>) -> Infere
         facts: Vec::new(),
         input_symbols: model.graph.as_ref().map(input_symbols).unwrap_or_default(),
         dims,
-        ranges: ranges.as_ref(),
+        ranges,
+        conditions,
     };
     if let Some(g) = &model.graph {
         let imports = model.opset_imports(None);
@@ -139,7 +161,7 @@ pub fn infer_bound(model: &Model, keep: Keep, dims: Option<&Bindings>) -> Infere
     let missing = std::mem::take(&mut d.out.missing_rules);
     d.out.diagnostics.extend(missing_rule_findings(&missing));
     d.out.missing_rules = missing;
-    d.out.proven = ranges.as_ref().map_or(0, Ranges::proven);
+    d.out.proven = ranges.map_or(0, Ranges::proven);
     d.out
 }
 
@@ -158,17 +180,6 @@ fn readers_left(g: &Graph) -> Vec<u32> {
         }
     }
     left
-}
-
-/// The (domain, op_type) of every node of the model: one pass, where a scan per function was
-/// quadratic in a model of many functions.
-fn called_functions(model: &Model) -> HashSet<(&str, &str)> {
-    model
-        .graphs()
-        .iter()
-        .flat_map(|g| g.ops.iter().filter_map(|&id| g.op(id)))
-        .map(|op| (op.domain(), op.op_type()))
-        .collect()
 }
 
 /// What a rule sees of an input nothing is known of.
@@ -240,6 +251,8 @@ struct Driver<'m> {
     dims: Option<&'m Bindings>,
     /// The ranges among them, which the rules judge W1 and W2 over.
     ranges: Option<&'m Ranges>,
+    /// Where the rules record the conditions they decide (the sizes report); `None` in a check.
+    conditions: Option<&'m Conditions>,
 }
 
 /// One inferred call: its inputs, what it gave, and its findings as reported at `site`.
@@ -247,6 +260,8 @@ struct Memo {
     formal: Vec<ValueInfo>,
     outputs: Vec<ValueInfo>,
     findings: Vec<Diagnostic>,
+    /// The conditions recorded in the call, as located at `site` (empty when none are recorded).
+    conditions: Vec<Condition>,
     site: CallSite,
 }
 
@@ -276,20 +291,6 @@ impl Limit {
         d.op_type = Some(self.site.op_type.clone());
         d
     }
-}
-
-/// A hash of what a call's inputs are known to be; equal inputs hash equal (the memo compares them
-/// in full after).
-fn signature_hash(formal: &[ValueInfo]) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    for v in formal {
-        std::mem::discriminant(&v.kind).hash(&mut h);
-        v.elem.hash(&mut h);
-        v.shape.hash(&mut h);
-        v.data.as_ref().map(|d| d.len()).hash(&mut h);
-    }
-    h.finish()
 }
 
 /// A finding of a memoized call, moved from the call site it was found at to `to`'s.
@@ -544,6 +545,8 @@ impl<'m> Driver<'m> {
         // Moved out for the rule, since the subgraph closure holds the driver; what a subgraph's
         // nodes learn is dropped with what they leave in `self.facts`.
         let facts = Facts::new(std::mem::take(&mut self.facts));
+        let conditions = self.conditions;
+        let mark = conditions.map_or(0, Conditions::len);
         let (outputs, findings) = {
             let ranges = self.ranges;
             let this = &mut *self;
@@ -554,10 +557,13 @@ impl<'m> Driver<'m> {
                         .is_some_and(|a| a.name() == name)
                 })?;
                 let before = this.out.diagnostics.len();
+                let recorded = conditions.map_or(0, Conditions::len);
                 let outputs = this.infer_graph(&sub.graph, imports, Some(formal), &frame, site);
                 let found = this.out.diagnostics.drain(before..);
                 if reached {
                     sub_findings.extend(found);
+                } else if let Some(c) = conditions {
+                    c.truncate(recorded);
                 }
                 Some(outputs)
             };
@@ -569,12 +575,20 @@ impl<'m> Driver<'m> {
                 findings: Vec::new(),
                 facts: &facts,
                 ranges,
+                conditions,
                 subgraph: &mut subgraph,
             };
             let outputs = rule(&mut ctx);
             (outputs, ctx.findings)
         };
         self.facts = facts.into_inner();
+        if let Some(c) = conditions {
+            // Where a finding is ([`locate`]): at the node, or at the call, inside a function body.
+            c.locate_since(mark, |c| match site {
+                None => c.at(&g.path, &label, op.op_type(), None),
+                Some(s) => c.at(&s.graph, &s.node, &s.op_type, Some(&label)),
+            });
+        }
         // One root cause, one finding: past a broken contract the runtime makes no output at all, so
         // nothing downstream is checked against a shape the rule made up.
         let outputs = if findings.iter().any(super::contract::breaks_node) {
@@ -675,6 +689,13 @@ impl<'m> Driver<'m> {
                 .collect();
             let outputs = m.outputs.clone();
             self.out.diagnostics.extend(replayed);
+            if let Some(c) = self.conditions {
+                c.extend(m.conditions.iter().cloned().map(|mut c| {
+                    let inner = c.inner_node.take();
+                    c.at(&call.graph, &call.node, &call.op_type, inner.as_deref());
+                    c
+                }));
+            }
             return outputs;
         }
         let imports = model.opset_imports(Some(index));
@@ -682,12 +703,14 @@ impl<'m> Driver<'m> {
         let body = with_call_attributes(f, op);
         let graph = body.as_ref().unwrap_or(&f.body);
         let before = self.out.diagnostics.len();
+        let recorded = self.conditions.map_or(0, Conditions::len);
         let outputs = self.infer_graph(graph, &imports, Some(&formal), &Env::root(), Some(&call));
         self.calls.pop();
         self.memo.entry(key).or_default().push(Memo {
             formal,
             outputs: outputs.clone(),
             findings: self.out.diagnostics[before..].to_vec(),
+            conditions: self.conditions.map_or_else(Vec::new, |c| c.since(recorded)),
             site: call,
         });
         outputs
@@ -896,32 +919,4 @@ fn locate(
         d.severity = d.code.severity();
     }
     d
-}
-
-/// True when an initializer's type does not contradict a declaration (same rank, no differing size).
-fn compatible(init: &ValueInfo, declared: &ValueInfo) -> bool {
-    match (&init.shape, &declared.shape) {
-        (Some(a), Some(b)) => {
-            a.len() == b.len()
-                && a.iter().zip(b).all(|(x, y)| match (x, y) {
-                    (Dim::Known(p), Dim::Known(q)) => p == q,
-                    _ => true,
-                })
-        }
-        _ => true,
-    }
-}
-
-/// Of two infos of one value, the one with the more known shape (the first on a tie).
-fn prefer_known(a: Option<ValueInfo>, b: Option<ValueInfo>) -> Option<ValueInfo> {
-    let score = |v: &ValueInfo| -> usize {
-        match &v.shape {
-            None => 0,
-            Some(s) => 1 + s.iter().filter(|d| !matches!(d, Dim::Unknown)).count(),
-        }
-    };
-    match (a, b) {
-        (Some(x), Some(y)) => Some(if score(&y) > score(&x) { y } else { x }),
-        (x, y) => x.or(y),
-    }
 }

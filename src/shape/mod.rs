@@ -5,6 +5,8 @@
 pub mod bindings;
 pub mod broadcast;
 mod call_body;
+mod calls;
+pub mod conditions;
 pub mod contract;
 pub mod counterexample;
 pub mod ctx;
@@ -21,4 +23,5 @@ pub mod poly;
 pub mod ranges;
 pub mod registry;
 pub mod sites;
+pub mod sizes;
 pub mod value;

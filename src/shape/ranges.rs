@@ -194,52 +194,125 @@ fn one_symbol(name: &str, lo: u64, fails: &[bool], tried: &Tried<'_>) -> Verdict
         };
     }
     let smallest = lo + first as u64;
-    let runs = runs(lo, fails);
-    let residue = || residue(lo, fails);
-    let text = if runs.len() == 1 && runs[0].0 == runs[0].1 {
-        format!("fails for {name} = {smallest}")
-    } else if runs.len() <= FEW {
-        format!(
+    let text = match set_form(lo, fails, false) {
+        SetForm::Intervals(runs) if runs.len() == 1 && runs[0].0 == runs[0].1 => {
+            format!("fails for {name} = {smallest}")
+        }
+        SetForm::Intervals(runs) => format!(
             "fails for {name} in {} (smallest {smallest})",
             list(&runs.iter().map(|r| run_text(*r)).collect::<Vec<_>>())
-        )
-    } else if let Some((k, r)) = residue() {
-        if r == 0 {
+        ),
+        SetForm::AllBut { k, r: 0 } => {
             format!("fails unless {name} is a multiple of {k} (smallest {smallest})")
-        } else {
+        }
+        SetForm::AllBut { k, r } => {
             format!("fails unless {name} mod {k} is {r} (smallest {smallest})")
         }
-    } else if let Some(p) = periodic(lo, fails) {
-        let mut parts: Vec<String> = p.before.iter().map(|r| run_text(*r)).collect();
-        // Joined by "or": the outer list is joined by commas and "and".
-        let residues = p
-            .residues
-            .iter()
-            .map(|r| run_text(*r))
-            .collect::<Vec<_>>()
-            .join(" or ");
-        parts.push(format!(
-            "{}..={} where {name} mod {} is {residues}",
-            p.from, p.to, p.period
-        ));
-        format!("fails for {name} in {} (smallest {smallest})", list(&parts))
-    } else {
-        let count = fails.iter().filter(|&&f| f).count();
-        let first: Vec<String> = runs.iter().take(FEW).map(|r| run_text(*r)).collect();
-        format!(
-            "fails for {count} of the {} values of {name} in {lo}..={}, in {} intervals, the \
-             first {} (smallest {smallest})",
-            fails.len(),
-            lo + fails.len() as u64 - 1,
-            runs.len(),
-            first.join(", ")
-        )
+        // Not asked for: a failing set is said by the values that pass.
+        SetForm::Residue { .. } => unreachable!("set_form without residue gives no Residue"),
+        SetForm::Periodic {
+            before,
+            from,
+            to,
+            period,
+            residues,
+        } => {
+            let mut parts: Vec<String> = before.iter().map(|r| run_text(*r)).collect();
+            parts.push(periodic_text(name, from, to, period, &residues));
+            format!("fails for {name} in {} (smallest {smallest})", list(&parts))
+        }
+        SetForm::Counted { intervals, first } => {
+            let count = fails.iter().filter(|&&f| f).count();
+            let first: Vec<String> = first.iter().map(|r| run_text(*r)).collect();
+            format!(
+                "fails for {count} of the {} values of {name} in {lo}..={}, in {intervals} \
+                 intervals, the first {} (smallest {smallest})",
+                fails.len(),
+                lo + fails.len() as u64 - 1,
+                first.join(", ")
+            )
+        }
     };
     Verdict::Clause(text + &note)
 }
 
-/// The failing values as maximal intervals `(first, last)`.
-fn runs(lo: u64, fails: &[bool]) -> Vec<(u64, u64)> {
+/// `33..=640 where W mod 32 is 1..=16 or 20`.
+pub fn periodic_text(
+    name: &str,
+    from: u64,
+    to: u64,
+    period: u64,
+    residues: &[(u64, u64)],
+) -> String {
+    // Joined by "or": an outer list is joined by commas and "and".
+    let residues = residues
+        .iter()
+        .map(|r| run_text(*r))
+        .collect::<Vec<_>>()
+        .join(" or ");
+    format!("{from}..={to} where {name} mod {period} is {residues}")
+}
+
+/// A set of values of one symbol, as the texts say it: its intervals when they are few, a class of
+/// remainders, a part that repeats, or its count.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SetForm {
+    /// At most [`FEW`] intervals (none: the empty set).
+    Intervals(Vec<(u64, u64)>),
+    /// Exactly the values `v` with `v mod k = r`.
+    Residue { k: u64, r: u64 },
+    /// Every value but those with `v mod k = r`.
+    AllBut { k: u64, r: u64 },
+    /// The intervals before a part that repeats, and that part.
+    Periodic {
+        before: Vec<(u64, u64)>,
+        from: u64,
+        to: u64,
+        period: u64,
+        residues: Vec<(u64, u64)>,
+    },
+    /// Too irregular for the above: how many intervals (the first [`FEW`] kept).
+    Counted {
+        intervals: usize,
+        first: Vec<(u64, u64)>,
+    },
+}
+
+/// The form of the set of values `v` from `lo` with `members[v - lo]`; `residue` asks for a class
+/// of remainders (`Residue`) to be tried before the part that repeats (the failing sets of the
+/// check's texts are said by the values that pass: `AllBut`, always tried).
+pub fn set_form(lo: u64, members: &[bool], residue: bool) -> SetForm {
+    let runs = runs(lo, members);
+    if runs.len() <= FEW {
+        return SetForm::Intervals(runs);
+    }
+    // `residue` finds the class of the values a set leaves out.
+    if let Some((k, r)) = self::residue(lo, members) {
+        return SetForm::AllBut { k, r };
+    }
+    if residue {
+        let outside: Vec<bool> = members.iter().map(|m| !m).collect();
+        if let Some((k, r)) = self::residue(lo, &outside) {
+            return SetForm::Residue { k, r };
+        }
+    }
+    if let Some(p) = periodic(lo, members) {
+        return SetForm::Periodic {
+            before: p.before,
+            from: p.from,
+            to: p.to,
+            period: p.period,
+            residues: p.residues,
+        };
+    }
+    SetForm::Counted {
+        intervals: runs.len(),
+        first: runs.into_iter().take(FEW).collect(),
+    }
+}
+
+/// The values `v` from `lo` with `members[v - lo]`, as maximal intervals `(first, last)`.
+pub fn runs(lo: u64, fails: &[bool]) -> Vec<(u64, u64)> {
     let mut out: Vec<(u64, u64)> = Vec::new();
     for (i, &f) in fails.iter().enumerate() {
         if !f {
@@ -254,7 +327,8 @@ fn runs(lo: u64, fails: &[bool]) -> Vec<(u64, u64)> {
     out
 }
 
-fn run_text((a, b): (u64, u64)) -> String {
+/// `7` or `1..=512`.
+pub fn run_text((a, b): (u64, u64)) -> String {
     if a == b {
         a.to_string()
     } else {
@@ -263,7 +337,7 @@ fn run_text((a, b): (u64, u64)) -> String {
 }
 
 /// `a`, `a and b`, `a, b and c`.
-fn list(items: &[String]) -> String {
+pub fn list(items: &[String]) -> String {
     match items {
         [] => String::new(),
         [one] => one.clone(),

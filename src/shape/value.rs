@@ -408,6 +408,34 @@ fn fits_f16(v: f64) -> bool {
     (v / quantum).fract() == 0.0
 }
 
+/// True when an initializer's type does not contradict a declaration (same rank, no differing size).
+pub(super) fn compatible(init: &ValueInfo, declared: &ValueInfo) -> bool {
+    match (&init.shape, &declared.shape) {
+        (Some(a), Some(b)) => {
+            a.len() == b.len()
+                && a.iter().zip(b).all(|(x, y)| match (x, y) {
+                    (Dim::Known(p), Dim::Known(q)) => p == q,
+                    _ => true,
+                })
+        }
+        _ => true,
+    }
+}
+
+/// Of two infos of one value, the one with the more known shape (the first on a tie).
+pub(super) fn prefer_known(a: Option<ValueInfo>, b: Option<ValueInfo>) -> Option<ValueInfo> {
+    let score = |v: &ValueInfo| -> usize {
+        match &v.shape {
+            None => 0,
+            Some(s) => 1 + s.iter().filter(|d| !matches!(d, Dim::Unknown)).count(),
+        }
+    };
+    match (a, b) {
+        (Some(x), Some(y)) => Some(if score(&y) > score(&x) { y } else { x }),
+        (x, y) => x.or(y),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -365,6 +365,7 @@ pub(crate) mod test_util {
             findings: Vec::new(),
             facts: &crate::shape::facts::Facts::default(),
             ranges: None,
+            conditions: None,
             subgraph: &mut sub,
         };
         let out = rule(&mut ctx);

@@ -375,6 +375,7 @@ fn nhwc_max_pool(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         findings: Vec::new(),
         facts: ctx.facts,
         ranges: ctx.ranges,
+        conditions: ctx.conditions,
         subgraph: &mut sub,
     };
     let y = pool(&mut view).into_iter().next().and_then(|v| v.shape);

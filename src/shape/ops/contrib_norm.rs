@@ -536,6 +536,7 @@ fn ms_range(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         findings: Vec::new(),
         facts: ctx.facts,
         ranges: ctx.ranges,
+        conditions: ctx.conditions,
         subgraph: &mut sub,
     };
     let out = rule(&mut inner);

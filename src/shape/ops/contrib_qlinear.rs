@@ -96,6 +96,7 @@ pub(super) fn delegate(
         findings: Vec::new(),
         facts: ctx.facts,
         ranges: ctx.ranges,
+        conditions: ctx.conditions,
         subgraph: &mut sub,
     };
     let out = rule(&mut inner);

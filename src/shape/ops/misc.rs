@@ -160,6 +160,7 @@ mod tests {
             findings: Vec::new(),
             facts: &crate::shape::facts::Facts::default(),
             ranges: None,
+            conditions: None,
             subgraph: &mut sub,
         };
         swiglu(&mut ctx);

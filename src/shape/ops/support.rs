@@ -335,6 +335,7 @@ mod hostile {
                                 findings: Vec::new(),
                                 facts: &crate::shape::facts::Facts::default(),
                                 ranges: None,
+                                conditions: None,
                                 subgraph: &mut sub,
                             };
                             rule(&mut ctx);

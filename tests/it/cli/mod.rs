@@ -13,3 +13,4 @@ mod pipeline;
 mod pre_commit;
 mod settings;
 mod shapes_listing;
+mod sizes_report;
