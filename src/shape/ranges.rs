@@ -208,8 +208,11 @@ fn one_symbol(name: &str, lo: u64, fails: &[bool], tried: &Tried<'_>) -> Verdict
         SetForm::AllBut { k, r } => {
             format!("fails unless {name} mod {k} is {r} (smallest {smallest})")
         }
-        // Not asked for: a failing set is said by the values that pass.
-        SetForm::Residue { .. } => unreachable!("set_form without residue gives no Residue"),
+        // Not asked of set_form here (a failing set is said by the values that pass), but said
+        // plainly rather than trusted away: no input may panic.
+        SetForm::Residue { k, r } => {
+            format!("fails for {name} with {name} mod {k} = {r} (smallest {smallest})")
+        }
         SetForm::Periodic {
             before,
             from,
