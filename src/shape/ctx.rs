@@ -349,21 +349,27 @@ impl<'a> NodeCtx<'a> {
             let Some(condition) = found else {
                 continue;
             };
-            let dims: Vec<String> = p.dims.iter().map(|(_, d)| d.to_string()).collect();
-            let detail = format!(
-                "axis {}: {}; {condition}",
-                p.axis_from_end,
-                dims.join(" vs "),
-            );
-            let mut d = self.algebra_finding(rule, false, slots, &detail);
-            d.axis = Some(p.axis_from_end);
-            d.inputs = p
-                .dims
-                .iter()
-                .map(|(i, dim)| (slot_of(slots, *i), dim.to_string()))
-                .collect();
-            self.findings.push(d);
+            self.push_possible(rule, false, slots, p, &conflict_head(p, &condition));
         }
+    }
+
+    /// Reports the conflict `p` may be at this node: a W1/W2, or an error when `definite`.
+    fn push_possible(
+        &mut self,
+        rule: Rule,
+        definite: bool,
+        slots: &[usize],
+        p: &super::broadcast::PossibleConflict,
+        detail: &str,
+    ) {
+        let mut d = self.algebra_finding(rule, definite, slots, detail);
+        d.axis = Some(p.axis_from_end);
+        d.inputs = p
+            .dims
+            .iter()
+            .map(|(i, dim)| (slot_of(slots, *i), dim.to_string()))
+            .collect();
+        self.findings.push(d);
     }
 
     /// Judges `p` over the ranges the run binds ([`super::ranges`]); true when that settled it: it
@@ -382,13 +388,7 @@ impl<'a> NodeCtx<'a> {
             return false;
         };
         // The condition holds no clause of the unbounded search: the verdict gives the failing set.
-        let condition = &p.condition;
-        let dims: Vec<String> = p.dims.iter().map(|(_, d)| d.to_string()).collect();
-        let head = format!(
-            "axis {}: {}; {condition}",
-            p.axis_from_end,
-            dims.join(" vs ")
-        );
+        let head = conflict_head(p, &p.condition);
         if self.conditions.is_some() {
             let decided = match verdict {
                 Verdict::Holds => Decided::Quiet,
@@ -410,14 +410,7 @@ impl<'a> NodeCtx<'a> {
             ),
             Verdict::Clause(clause) => (false, format!("{head}; within the bound sizes, {clause}")),
         };
-        let mut d = self.algebra_finding(rule, definite, slots, &detail);
-        d.axis = Some(p.axis_from_end);
-        d.inputs = p
-            .dims
-            .iter()
-            .map(|(i, dim)| (slot_of(slots, *i), dim.to_string()))
-            .collect();
-        self.findings.push(d);
+        self.push_possible(rule, definite, slots, p, &detail);
         true
     }
 
@@ -503,4 +496,14 @@ fn validity_of(rule: Rule) -> Validity {
 /// target shape read from input 1's values: operand 1 is then slot 1.
 fn slot_of(slots: &[usize], i: usize) -> usize {
     slots.get(i).copied().unwrap_or(i)
+}
+
+/// `axis -1: N vs 4; CONDITION`: how a possible conflict's message begins.
+fn conflict_head(p: &super::broadcast::PossibleConflict, condition: &str) -> String {
+    let dims: Vec<String> = p.dims.iter().map(|(_, d)| d.to_string()).collect();
+    format!(
+        "axis {}: {}; {condition}",
+        p.axis_from_end,
+        dims.join(" vs ")
+    )
 }
