@@ -430,117 +430,48 @@ fn json_and_sarif_are_one_document_for_all_files() {
     assert!(files.iter().all(|f| f.starts_with("models/broken/")));
 }
 
-// --- SARIF against the 2.1.0 schema ---------------------------------------------------------------
+// --- SARIF ----------------------------------------------------------------------------------------
+// The logs' validity against the SARIF 2.1.0 schema is checked by the Python suite
+// (python/tests/test_schemas.py, with the `jsonschema` package); these check what the logs say.
 
-fn sarif_validator() -> jsonschema::Validator {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/sarif-schema-2.1.0.json");
-    let mut schema: Value = serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap();
-    assert_eq!(
-        schema["$id"],
-        "https://raw.githubusercontent.com/oasis-tcs/sarif-spec/master/Schemata/sarif-schema-2.1.0.json"
-    );
-    assert_eq!(
-        schema["title"],
-        "Static Analysis Results Format (SARIF) Version 2.1.0 JSON Schema"
-    );
-    // The schema's `language` patterns have a stray `]`, which ECMA-262 (Annex B) reads as a literal but
-    // the validator's meta-schema check refuses as an invalid regex. Escaping it keeps the meaning (and
-    // onnx-lint writes no `language`); the file itself stays as published.
-    fn escape_stray_bracket(v: &mut Value) -> usize {
-        const STRAY: &str = r"^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}]?$";
-        match v {
-            Value::Object(map) => {
-                let mut n = 0;
-                for (k, x) in map.iter_mut() {
-                    if k == "pattern" && x == STRAY {
-                        *x = Value::from(r"^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}\]?$");
-                        n += 1;
-                    } else {
-                        n += escape_stray_bracket(x);
-                    }
-                }
-                n
-            }
-            Value::Array(a) => a.iter_mut().map(escape_stray_bracket).sum(),
-            _ => 0,
-        }
-    }
-    assert!(escape_stray_bracket(&mut schema) > 0);
-    // Formats are checked too: `uri`, `uri-reference`, `date-time`.
-    jsonschema::options()
-        .should_validate_formats(true)
-        .build(&schema)
-        .unwrap()
-}
-
-fn assert_valid_sarif(v: &jsonschema::Validator, args: &[&str], cwd: &Path) -> Value {
+fn sarif_log(args: &[&str], cwd: &Path) -> Value {
     let mut all = vec!["check", "--format", "sarif"];
     all.extend_from_slice(args);
     let r = run_in(cwd, &all);
     let doc: Value = serde_json::from_str(&r.stdout).unwrap();
-    let errors: Vec<String> = v
-        .iter_errors(&doc)
-        .map(|e| format!("{} at {}", e, e.instance_path()))
-        .collect();
-    assert!(errors.is_empty(), "{args:?}:\n{}", errors.join("\n"));
     assert_eq!(doc["version"], "2.1.0");
     doc
 }
 
 #[test]
-fn the_schema_rejects_a_broken_sarif_log() {
-    let v = sarif_validator();
-    assert!(!v.is_valid(&serde_json::json!({"version": "2.1.0"})));
-    assert!(!v.is_valid(&serde_json::json!({"version": "2.1.0", "runs": [{"tool": {}}]})));
-    assert!(!v.is_valid(
-        &serde_json::json!({"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "x"}}, "results": [{"message": {"text": "m"}, "level": "fatal"}]}]})
-    ));
-    // Formats are enforced: a URI reference cannot hold a space or a raw newline.
-    let with_uri = |uri: &str| {
-        serde_json::json!({"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "x"}}, "results": [{
-            "message": {"text": "m"},
-            "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri}}}]
-        }]}]})
-    };
-    assert!(v.is_valid(&with_uri("dir/a%20b.onnx")));
-    assert!(!v.is_valid(&with_uri("dir/a b.onnx")));
-    assert!(!v.is_valid(&with_uri("a\nb.onnx")));
-}
-
-#[test]
-fn sarif_of_a_clean_model_is_valid() {
-    let v = sarif_validator();
+fn sarif_of_a_clean_model_has_no_results() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let doc = assert_valid_sarif(&v, &["models/tiny_cnn.onnx"], root);
+    let doc = sarif_log(&["models/tiny_cnn.onnx"], root);
     assert_eq!(doc["runs"][0]["results"].as_array().unwrap().len(), 0);
 }
 
 #[test]
-fn sarif_of_every_broken_model_is_valid() {
-    let v = sarif_validator();
+fn sarif_of_the_broken_models_has_errors_and_warnings() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut levels = std::collections::BTreeSet::new();
     for e in fs::read_dir(model("broken")).unwrap() {
         let p = e.unwrap().path();
         if p.extension().is_some_and(|x| x == "onnx") {
-            let doc = assert_valid_sarif(&v, &[s(&p)], root);
+            let doc = sarif_log(&[s(&p)], root);
             for r in doc["runs"][0]["results"].as_array().unwrap() {
                 levels.insert(r["level"].as_str().unwrap().to_owned());
             }
         }
     }
-    // E1 and W1 both went through the schema.
+    // E1 and W1 both appear, each at its level.
     assert!(
         levels.contains("error") && levels.contains("warning"),
         "{levels:?}"
     );
-    // B001 and the info codes too.
-    assert_valid_sarif(&v, &["--explicit", "models"], root);
 }
 
 #[test]
-fn sarif_of_load_failures_and_many_files_at_once_is_valid() {
-    let v = sarif_validator();
+fn sarif_of_load_failures_and_many_files_at_once() {
     let dir = tree();
     let root = dir.path();
     fs::write(root.join("garbage.onnx"), [0x3a, 0xff]).unwrap();
@@ -552,15 +483,14 @@ fn sarif_of_load_failures_and_many_files_at_once_is_valid() {
     ] {
         copy("broken/e1_add.onnx", &root.join(n));
     }
-    let doc = assert_valid_sarif(&v, &["garbage.onnx"], root);
+    let doc = sarif_log(&["garbage.onnx"], root);
     assert_eq!(
         doc["runs"][0]["invocations"][0]["executionSuccessful"],
         false
     );
     let manifest = env!("CARGO_MANIFEST_DIR");
     let broken = model("broken");
-    let doc = assert_valid_sarif(
-        &v,
+    let doc = sarif_log(
         &[
             ".",
             s(&broken),
@@ -582,10 +512,8 @@ fn sarif_of_load_failures_and_many_files_at_once_is_valid() {
 
 #[test]
 fn sarif_of_an_unused_suppression_points_at_the_configuration() {
-    let v = sarif_validator();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let doc = assert_valid_sarif(
-        &v,
+    let doc = sarif_log(
         &[
             "--config",
             "docs/examples/s001.toml",
