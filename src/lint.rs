@@ -139,9 +139,7 @@ pub struct Built {
 pub fn build(origin: Origin) -> Result<Built> {
     let content = read(&origin)?;
     let decoded = match &content.file {
-        Some(file) if !content.bytes.is_empty() => {
-            decode_file_split::<NodeBatch>(file, &content.bytes)
-        }
+        Some(file) if content.mapped => decode_file_split::<NodeBatch>(file, &content.bytes),
         _ => decode_bytes_split::<NodeBatch>(&content.bytes),
     };
     // A file that changed under the decoder says so, rather than what its zeros decoded to.

@@ -46,6 +46,11 @@ const FREE: Slot = Slot {
 
 static TABLE: [Slot; SLOTS] = [FREE; SLOTS];
 
+/// One past the highest slot ever claimed: slots are claimed lowest first, so [`hit`] looks at these
+/// few, not at all [`SLOTS`] (a scan of the whole table for each model was 3.5% of `check`'s CPU on
+/// the node corpus, `perf record`).
+static CLAIMED: AtomicUsize = AtomicUsize::new(0);
+
 /// A mapping registered in the table for as long as it lives.
 pub struct Guarded {
     map: memmap2::Mmap,
@@ -66,6 +71,7 @@ impl Guarded {
         }) else {
             return Err(map);
         };
+        CLAIMED.fetch_max(slot + 1, Ordering::AcqRel);
         let s = &TABLE[slot];
         s.hit.store(false, Ordering::Release);
         s.len.store(map.len(), Ordering::Release);
@@ -95,7 +101,7 @@ impl Drop for Guarded {
 /// under it). False for bytes that are not in a guarded mapping.
 pub fn hit(bytes: &[u8]) -> bool {
     let at = bytes.as_ptr() as usize;
-    TABLE.iter().any(|s| {
+    TABLE[..CLAIMED.load(Ordering::Acquire)].iter().any(|s| {
         let start = s.start.load(Ordering::Acquire);
         start != 0
             && at >= start

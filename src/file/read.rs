@@ -60,11 +60,14 @@ impl Origin {
     }
 }
 
-/// The content of a model source: all of it as `bytes` (mapped for a regular file), and the open file
-/// when there is one to read selectively (see `decode`).
+/// The content of a model source: all of it as `bytes` (mapped for a regular file over
+/// [`READ_WHOLE_UP_TO`] bytes), and the open file when there is one.
 pub struct Content {
     pub bytes: Bytes,
     pub file: Option<File>,
+    /// `bytes` is a mapping of `file`: decoding reads the file selectively (see `decode`) rather
+    /// than touch, and so page in, every byte of the mapping.
+    pub mapped: bool,
     /// The file's size and modification time when it was opened, to tell whether it changed since.
     pub stamp: Option<Stamp>,
 }
@@ -256,12 +259,19 @@ fn read_stdin(mut input: impl Read, cap: u64) -> Result<Content> {
     Ok(Content {
         bytes: Bytes::from(buf),
         file: None,
+        mapped: false,
         stamp: None,
     })
 }
 
 /// How much of standard input is looked at before the rest is read.
 const PREFIX_BYTES: usize = 64 << 10;
+
+/// Files up to this size are read whole, not mapped: a mapping costs an `mmap`, page faults and an
+/// `munmap` (whose TLB flush stops every other thread of the process), more than reading a small
+/// file. Speed trick, measured on the node corpus (1884 models of a few hundred bytes): see
+/// docs/performance.md#many-small-models.
+const READ_WHOLE_UP_TO: u64 = 64 << 10;
 
 fn map_file(path: &Path) -> Result<Content> {
     let (file, meta) = open_regular(path).map_err(|e| {
@@ -277,6 +287,21 @@ fn map_file(path: &Path) -> Result<Content> {
         return Ok(Content {
             bytes: Bytes::new(),
             file: None,
+            mapped: false,
+            stamp,
+        });
+    }
+    if meta.len() <= READ_WHOLE_UP_TO {
+        // Bounded as it is read: a file that grows meanwhile is caught by its stamp.
+        let mut buf = Vec::with_capacity(meta.len() as usize);
+        (&file)
+            .take(READ_WHOLE_UP_TO + 1)
+            .read_to_end(&mut buf)
+            .context("cannot read file")?;
+        return Ok(Content {
+            bytes: Bytes::from(buf),
+            file: Some(file),
+            mapped: false,
             stamp,
         });
     }
@@ -290,8 +315,8 @@ fn map_file(path: &Path) -> Result<Content> {
     // small read would page in weight bytes nobody needs.
     #[cfg(unix)]
     let _ = map.advise(memmap2::Advice::Random);
-    let bytes = match super::guard::Guarded::new(map) {
-        Ok(guarded) => Bytes::from_owner(guarded),
+    let (bytes, mapped) = match super::guard::Guarded::new(map) {
+        Ok(guarded) => (Bytes::from_owner(guarded), true),
         // No room to guard it (or no guard on this platform): read it whole, which nothing can cut
         // short under us.
         Err(map) => {
@@ -301,12 +326,13 @@ fn map_file(path: &Path) -> Result<Content> {
                 .take(MAX_PROTOBUF_BYTES.max(meta.len()))
                 .read_to_end(&mut buf)
                 .context("cannot read file")?;
-            Bytes::from(buf)
+            (Bytes::from(buf), false)
         }
     };
     Ok(Content {
         bytes,
         file: Some(file),
+        mapped,
         stamp,
     })
 }

@@ -149,6 +149,11 @@ pub(super) fn in_order<T: Sync, R: Send, S>(
 /// What a checked model leaves to free: the model and its inferred shapes, when kept.
 pub(super) type Done = (Model, Vec<GraphShapes>);
 
+/// Models read from files smaller than this are freed where they were checked: freeing one takes
+/// microseconds, less than the hand-off (on the node corpus, 1884 models of a few hundred bytes, the
+/// hand-off was 5,223 context switches; docs/performance.md#many-small-models).
+const HAND_OFF_FROM: usize = 1 << 20;
+
 /// Frees the models of a one-job run on one other thread, which pays in memory, not time: `check
 /// --jobs 1` of a folder of six copies of synthetic_100k peaked at 51.5 MB with it, 70.1 MB freeing
 /// each on the checking thread (2.0 s either way). The channel holds one model: at most three are
@@ -174,8 +179,8 @@ impl Dropper {
     pub(super) fn free(&self, done: Done) {
         match &self.tx {
             // A failed send hands the model back; it is dropped here.
-            Some(tx) => drop(tx.send(done)),
-            None => drop(done),
+            Some(tx) if done.0.source.len() >= HAND_OFF_FROM => drop(tx.send(done)),
+            _ => drop(done),
         }
     }
 }
