@@ -13,9 +13,21 @@ use crate::ir::{Graph, OpNode};
 use crate::proto::{AttributeProto, NodeProto, TensorProto};
 
 /// Infers a subgraph (by attribute name) given the infos of its formal inputs; returns its outputs.
-/// With `reached` false (an If branch its known condition never takes), what the inference finds in
-/// it is dropped: a broken branch that never runs breaks nothing.
-pub type SubgraphFn<'a> = dyn FnMut(&str, &[ValueInfo], bool) -> Option<Vec<ValueInfo>> + 'a;
+/// What the inference finds in it is kept as [`Reach`] says.
+pub type SubgraphFn<'a> = dyn FnMut(&str, &[ValueInfo], Reach) -> Option<Vec<ValueInfo>> + 'a;
+
+/// Whether a subgraph runs when its node does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reach {
+    /// It runs (a Loop's body, the branch a known condition takes): its findings are the node's.
+    Runs,
+    /// It may run: a branch of an If whose condition inference does not know. Its findings are kept,
+    /// and an error the bound sizes of `--dim` make is told apart (see [`super::infer::infer_bound`]).
+    Maybe,
+    /// It never runs (the branch a known condition does not take): its findings are dropped, since a
+    /// broken branch that never runs breaks nothing.
+    Never,
+}
 
 /// The node a rule is applied to: one of the IR, or a `NodeProto` made up by a rule or a test.
 #[derive(Clone, Copy)]
@@ -219,13 +231,12 @@ impl<'a> NodeCtx<'a> {
 
     /// Infers subgraph attribute `name` with its formal inputs typed as `inputs`.
     pub fn infer_subgraph(&mut self, name: &str, inputs: &[ValueInfo]) -> Option<Vec<ValueInfo>> {
-        (self.subgraph)(name, inputs, true)
+        (self.subgraph)(name, inputs, Reach::Runs)
     }
 
-    /// Infers subgraph attribute `name`, which never runs (the If branch a known condition does not
-    /// take), so that its values are known, dropping what inference finds in it.
-    pub fn infer_unreached_subgraph(&mut self, name: &str) -> Option<Vec<ValueInfo>> {
-        (self.subgraph)(name, &[], false)
+    /// Infers subgraph attribute `name`, without inputs, which runs as `reach` says (an If's branch).
+    pub fn infer_branch(&mut self, name: &str, reach: Reach) -> Option<Vec<ValueInfo>> {
+        (self.subgraph)(name, &[], reach)
     }
 
     /// Reports the conflicts and possible conflicts of `outcome`, computed by `rule` over the inputs at

@@ -16,11 +16,12 @@ use super::bindings::Bindings;
 use super::call_body::with_call_attributes;
 use super::calls::{called_functions, signature_hash};
 use super::conditions::{Condition, Conditions};
-use super::ctx::{NodeCtx, NodeRef};
+use super::ctx::{NodeCtx, NodeRef, Reach};
 use super::dim::{Dim, SymExpr};
 use super::domains::missing_rule_findings;
 use super::facts::{Fact, Facts};
 use super::inputs::{in_symbols, input_symbols, name_anonymous_dims};
+use super::maybe_branch;
 use super::ranges::Ranges;
 use super::registry::registry;
 use super::value::{ValueInfo, compatible, from_tensor, from_type_proto, prefer_known};
@@ -51,6 +52,9 @@ pub struct Inference {
     /// What is known of the main graph's outputs, in order: their declared types merged with the
     /// inferred ones (the interface contract reads them where the model declares nothing).
     pub outputs: Vec<ValueInfo>,
+    /// The errors found in a branch that may not run, each with the (innermost) If whose condition
+    /// is not known: told apart under bindings ([`super::maybe_branch`]).
+    maybe: HashMap<maybe_branch::Key, String>,
 }
 
 pub use super::kept::GraphShapes;
@@ -97,7 +101,12 @@ pub fn infer_bound(model: &Model, keep: Keep, dims: Option<&Bindings>) -> Infere
     let ranges = dims
         .filter(|b| b.has_ranges())
         .map(|b| Ranges::new(b.clone()));
-    infer_all(model, keep, dims, ranges.as_ref(), None)
+    let mut out = infer_all(model, keep, dims, ranges.as_ref(), None);
+    if dims.is_some() && !out.maybe.is_empty() {
+        let unbound = infer_all(model, Keep::Nothing, None, None, None);
+        maybe_branch::tell_apart(&mut out.diagnostics, &out.maybe, &unbound.diagnostics);
+    }
+    out
 }
 
 /// Infers `model` with its input symbols bound as `dims` gives them, but no range judged (a symbol
@@ -550,7 +559,7 @@ impl<'m> Driver<'m> {
         let (outputs, findings) = {
             let ranges = self.ranges;
             let this = &mut *self;
-            let mut subgraph = |name: &str, formal: &[ValueInfo], reached: bool| {
+            let mut subgraph = |name: &str, formal: &[ValueInfo], reach: Reach| {
                 let sub = op.subgraphs().iter().find(|s| {
                     op.attributes()
                         .get(s.attribute)
@@ -560,10 +569,23 @@ impl<'m> Driver<'m> {
                 let recorded = conditions.map_or(0, Conditions::len);
                 let outputs = this.infer_graph(&sub.graph, imports, Some(formal), &frame, site);
                 let found = this.out.diagnostics.drain(before..);
-                if reached {
-                    sub_findings.extend(found);
-                } else if let Some(c) = conditions {
-                    c.truncate(recorded);
+                match reach {
+                    Reach::Runs => sub_findings.extend(found),
+                    Reach::Maybe => {
+                        for d in found {
+                            // An inner If's branch was marked first: it names the If closest.
+                            if let Some(k) = maybe_branch::key(&d) {
+                                this.out.maybe.entry(k).or_insert_with(|| label.to_string());
+                            }
+                            sub_findings.push(d);
+                        }
+                    }
+                    Reach::Never => {
+                        drop(found);
+                        if let Some(c) = conditions {
+                            c.truncate(recorded);
+                        }
+                    }
                 }
                 Some(outputs)
             };

@@ -18,6 +18,7 @@ pub mod infer;
 pub mod inputs;
 pub mod interface;
 pub mod kept;
+mod maybe_branch;
 pub mod ops;
 pub mod poly;
 pub mod ranges;

@@ -18,9 +18,9 @@ Per model with symbolic input sizes:
    condition this module cannot read is a failure, not a skip.
 
 Counted and listed apart, not failed: at a failing value, an error at another node than the warning's (the
-node comes after one the binding breaks first), or no error but T004 where onnxruntime refuses (Silero: the
-fixed size settles an If); at a passing value, onnxruntime refusing at a node ours warns (T004) is declared
-with a shape it does not get (the dynamo exporter's declarations); a failing value whose inputs the harness
+node comes after one the binding breaks first; on Silero the fixed size settles the If whose branch held the
+W2, and the other branch gives the LSTM an input of rank 5: E2 there); at a passing value, onnxruntime
+refusing at a node ours warns (T004) is declared with a shape it does not get (the dynamo exporter's declarations); a failing value whose inputs the harness
 cannot allocate (magika's 10^9 rows). The condition's failing values are those where each of its sizes is
 one (1 or more) and the rule fails: a size below 1 (a kernel larger than its input) is no failure, as in
 ours' enumeration.
@@ -646,7 +646,7 @@ def check_real_bindings(ctx: c.Context, model: c.Model) -> c.Outcome:
         return c.skipped("no symbolic input size", data={"skipped": True})
     data: dict[str, Any] = {
         "bindings": 0, "warnings": 0, "inside": 0, "inside_at_node": 0, "inside_elsewhere": [], "outside": 0,
-        "error_elsewhere": [], "declared": [], "warned_only": [], "too_large": [], "unfailing": 0, "conditions": 0,
+        "error_elsewhere": [], "declared": [], "too_large": [], "unfailing": 0, "conditions": 0,
         "compared": 0, "conditions_fixed": 0, "compared_fixed": 0, "forms": Counter(), "problems": [],
     }
     problems = data["problems"]
@@ -713,8 +713,7 @@ def check_real_bindings(ctx: c.Context, model: c.Model) -> c.Outcome:
 def verify_inside(ctx: c.Context, model: c.Model, w: Warning_, binding: dict[str, int], data: dict[str, Any]) -> None:
     """At a failing value: E1 (for a W1) or E2 (W2) at the node, and onnxruntime refuses the model. An error
     at another node instead (the node comes after one the binding breaks first: its sizes are then unknown)
-    is counted and listed; so is no error but a T004 (declared shapes that contradict ours) where onnxruntime
-    refuses; nothing at all is a failure."""
+    is counted and listed; no error (warnings alone, a T004 among them) is a failure."""
     problems = data["problems"]
     if w.condition is not None and not w.condition.fails(binding):
         problems.append(f"{w.said}: the condition holds at its failing value {binding}")
@@ -724,10 +723,12 @@ def verify_inside(ctx: c.Context, model: c.Model, w: Warning_, binding: dict[str
         problems.append(why)
         return
     want = "E1" if w.code == "W1" else "E2"
-    errors = [f"{d.get('code')} '{d.get('node')}'" for d in diags if d.get("code") in c.SHAPE_ERRORS]
-    at_node = any(d.get("code") == want for d in findings_at(diags, w))
-    declared = [f"T004 '{d.get('node')}'" for d in diags if d.get("code") == "T004"]
-    if not at_node and not errors and not declared:
+    # Error severity: an E1 or E2 in a branch of an If whose condition ours does not know is a warning
+    # where only the bound sizes break it (it fails only when that branch runs).
+    errors = [f"{d.get('code')} '{d.get('node')}'" for d in diags
+              if d.get("code") in c.SHAPE_ERRORS and d.get("severity") == "error"]
+    at_node = any(d.get("code") == want and d.get("severity") == "error" for d in findings_at(diags, w))
+    if not at_node and not errors:
         got = [f"{d.get('code')} '{d.get('node')}'" for d in diags if d.get("severity") in ("error", "warning")]
         problems.append(f"{w.said}: at {binding} no error (reported: {', '.join(got[:3]) or 'nothing'})")
         return
@@ -737,13 +738,6 @@ def verify_inside(ctx: c.Context, model: c.Model, w: Warning_, binding: dict[str
         return
     if too_large(refusal):
         data["too_large"].append(f"{w.node} at {binding}")
-        return
-    if not at_node and not errors:
-        # Silero's decoder: the fixed size settles an If, the W2's branch is not taken, and the rank the
-        # other branch gives an LSTM is lost where two branches of an inner If differ in rank; ours only
-        # warns that the declared shapes contradict what it infers there.
-        data["warned_only"].append(f"{w.node} at {binding}: {', '.join(declared[:2])}; onnxruntime: "
-                                   f"{c.shorten(refusal)[:160]}")
         return
     data["inside"] += 1
     if not at_node:
@@ -823,7 +817,7 @@ def summarize_real_bindings(results: c.Results, show: int) -> list[str]:
             f"onnxruntime refuses {total('inside', ds)} (E1/E2 at the node "
             f"{total('inside', ds) - total('error_elsewhere', ds)}, "
             f"onnxruntime names the node {total('inside_at_node', ds)}), no failing value {total('unfailing', ds)}; "
-            f"no error but T004 where onnxruntime refuses {total('warned_only', ds)}; outside every failing set no "
+            f"outside every failing set no "
             f"finding and onnxruntime runs {total('outside', ds)} (onnxruntime refuses where ours warns T004 "
             f"{total('declared', ds)}); inputs too large to allocate {total('too_large', ds)}"
         )
@@ -835,7 +829,6 @@ def summarize_real_bindings(results: c.Results, show: int) -> list[str]:
         )
     for key, what in (("error_elsewhere", "the error at another node"), ("inside_elsewhere",
                       "onnxruntime refuses at another node"), ("declared", "declared shapes wrong"),
-                      ("warned_only", "no error, T004 only"),
                       ("too_large", "not run, too large")):
         listed = [(m, e) for m, d in data for e in d[key]]
         for m, e in listed[:show]:

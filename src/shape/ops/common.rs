@@ -355,7 +355,10 @@ pub(crate) mod test_util {
         opset: i64,
         inputs: &[Option<ValueInfo>],
     ) -> (Vec<ValueInfo>, Vec<crate::diagnostics::Diagnostic>) {
-        let mut sub = |_: &str, _: &[ValueInfo], _: bool| -> Option<Vec<ValueInfo>> { None };
+        let mut sub = |_: &str,
+                       _: &[ValueInfo],
+                       _: crate::shape::ctx::Reach|
+         -> Option<Vec<ValueInfo>> { None };
         let inputs: Vec<Option<&ValueInfo>> = inputs.iter().map(Option::as_ref).collect();
         let mut ctx = NodeCtx {
             node: crate::shape::ctx::NodeRef::Proto(node),

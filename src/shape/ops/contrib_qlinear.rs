@@ -87,7 +87,8 @@ pub(super) fn delegate(
     let Some(rule) = registry().lookup("", op, opset) else {
         return Vec::new();
     };
-    let mut sub = |_: &str, _: &[ValueInfo], _: bool| -> Option<Vec<ValueInfo>> { None };
+    let mut sub =
+        |_: &str, _: &[ValueInfo], _: crate::shape::ctx::Reach| -> Option<Vec<ValueInfo>> { None };
     let mut inner = NodeCtx {
         node: ctx.node,
         label: ctx.label,

@@ -7,7 +7,7 @@
 //! attributes). A Loop body is inferred with the initial loop-carried types: what it finds is what
 //! the first iteration would meet.
 
-use super::super::ctx::NodeCtx;
+use super::super::ctx::{NodeCtx, Reach};
 use super::super::dim::{Dim, Shape};
 use super::super::registry::Registry;
 use super::super::value::{Kind, ValueInfo};
@@ -49,18 +49,17 @@ pub fn join(a: &ValueInfo, b: &ValueInfo) -> ValueInfo {
 
 /// If: both branches are inferred; with a condition of known value (an exported function's
 /// `Equal(Size(x), 4)`), the outputs are the taken branch's and the other's findings are dropped, since
-/// it never runs; otherwise the outputs are what the two branches agree on.
+/// it never runs; otherwise the outputs are what the two branches agree on, and each branch may run
+/// ([`Reach::Maybe`]).
 fn if_rule(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     let cond = ctx.data_i64(0).filter(|v| v.len() == 1).map(|v| v[0] != 0);
-    let mut branch = |name: &str, taken: bool| {
-        if taken {
-            ctx.infer_subgraph(name, &[])
-        } else {
-            ctx.infer_unreached_subgraph(name)
-        }
+    let reach = |taken: bool| match cond {
+        None => Reach::Maybe,
+        Some(c) if c == taken => Reach::Runs,
+        Some(_) => Reach::Never,
     };
-    let then = branch("then_branch", cond != Some(false));
-    let els = branch("else_branch", cond != Some(true));
+    let then = ctx.infer_branch("then_branch", reach(true));
+    let els = ctx.infer_branch("else_branch", reach(false));
     match (cond, then, els) {
         (Some(true), Some(t), _) => t,
         (Some(false), _, Some(e)) => e,

@@ -16,8 +16,8 @@
 //!
 //! Values of small tensors flow through Identity, Cast (a `Shape` result cast to int32 and back is
 //! common in exported graphs; float to integer truncates toward zero, as onnxruntime's
-//! `static_cast`), Neg and Abs, and float values through Floor, Ceil and Round (exporters compute a
-//! resized size as `Cast(Floor(Mul(Cast(size), scale)))`).
+//! `static_cast`), Neg, Abs and Not (an If's condition), and float values through Floor, Ceil and
+//! Round (exporters compute a resized size as `Cast(Floor(Mul(Cast(size), scale)))`).
 //!
 //! Contracts of the ops that take an axis or a shape beyond the element-wise ones, as onnxruntime
 //! enforces them:
@@ -122,6 +122,17 @@ fn same(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         "Abs" => map_data(ctx, |d| match d {
             Dim::Known(_) => as_i64(d)?.checked_abs().map(from_i64),
             other => Some(other.clone()),
+        }),
+        // An If's condition is often a negated comparison of sizes (torch's `Not(Equal(Size(Shape(x)),
+        // 2))` in Silero's LSTM): without its value, the If's branches are joined, and where they
+        // differ in rank the rank the LSTM gets is lost.
+        "Not" if ctx.elem(0) == Some(DataType::Bool as i32) => ctx.data(0).and_then(|d| {
+            d.iter()
+                .map(|v| match v {
+                    Dim::Known(b) => Some(Dim::Known(u64::from(*b == 0))),
+                    _ => None,
+                })
+                .collect()
         }),
         _ => None,
     };

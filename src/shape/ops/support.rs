@@ -323,10 +323,12 @@ mod hostile {
                         for outputs in [0, 1, 4] {
                             let n = node(op, ins.len(), outputs, a.clone());
                             // A body that answers with more outputs than asked, of unknown types.
-                            let mut sub =
-                                |_: &str, f: &[ValueInfo], _: bool| -> Option<Vec<ValueInfo>> {
-                                    Some(vec![ValueInfo::unknown(); f.len() + 2])
-                                };
+                            let mut sub = |_: &str,
+                                           f: &[ValueInfo],
+                                           _: crate::shape::ctx::Reach|
+                             -> Option<Vec<ValueInfo>> {
+                                Some(vec![ValueInfo::unknown(); f.len() + 2])
+                            };
                             let mut ctx = NodeCtx {
                                 node: crate::shape::ctx::NodeRef::Proto(&n),
                                 label: "n",

@@ -387,3 +387,106 @@ fn a_count_reshaped_to_known_sizes_is_judged_over_the_ranges() {
     assert_eq!(code, 0, "{out}");
     assert!(!out.contains("[W2]") && !out.contains("[E2]"), "{out}{err}");
 }
+
+/// `If(flag)` choosing `x [N, 3] + t [4, 3]` or `x` itself; with `with_static`, a second `If(flag)`
+/// choosing `t + k [5, 3]` (4 vs 5 at the model's own sizes) or `t`.
+fn branches(dir: &Path, with_static: bool) -> PathBuf {
+    use onnx_lint::proto::attribute_proto::AttributeType;
+    use onnx_lint::proto::{AttributeProto, NodeProto};
+    let branch = |attr: &str, n: NodeProto| AttributeProto {
+        name: Some(attr.into()),
+        r#type: Some(AttributeType::Graph as i32),
+        g: Some(GraphProto {
+            name: Some(format!("{}_{attr}", n.name())),
+            output: vec![crate::support::proto::vi(&n.output[0])],
+            node: vec![n],
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let choose = |name: &str, out: &str, then: NodeProto, els: NodeProto| {
+        let mut n = node("If", name, &["flag"], &[out]);
+        n.attribute = vec![branch("then_branch", then), branch("else_branch", els)];
+        n
+    };
+    let mut nodes = vec![choose(
+        "choose",
+        "y",
+        node("Add", "add_x", &["x", "t"], &["s"]),
+        node("Identity", "same_x", &["x"], &["i"]),
+    )];
+    let mut input = vec![
+        typed("x", DataType::Float, &["N", "3"]),
+        typed("t", DataType::Float, &["4", "3"]),
+        typed("flag", DataType::Bool, &[]),
+    ];
+    if with_static {
+        nodes.push(choose(
+            "choose_k",
+            "z",
+            node("Add", "add_k", &["t", "k"], &["sk"]),
+            node("Identity", "same_t", &["t"], &["it"]),
+        ));
+        input.push(typed("k", DataType::Float, &["5", "3"]));
+    }
+    let m = ModelProto {
+        ir_version: Some(9),
+        opset_import: vec![opset("", 17)],
+        graph: Some(GraphProto {
+            name: Some("g".into()),
+            node: nodes,
+            input,
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let path = dir.join(format!("branches_{with_static}.onnx"));
+    fs::write(&path, m.encode_to_vec()).unwrap();
+    path
+}
+
+/// A break that only the bound sizes make, in a branch of an If whose condition inference does not
+/// know, is met only when that branch runs: onnxruntime runs the model at N=2 with flag false, and
+/// fails at `add_x` with flag true. It is a warning, code E1 kept, with the reason. A break at the
+/// model's own sizes in such a branch stays an error under `--dim`: onnxruntime refuses that model at
+/// load whatever the flag ("Graph attribute inferencing failed ... add_k").
+#[test]
+fn a_break_the_bound_sizes_make_in_a_branch_that_may_not_run_is_a_warning() {
+    let dir = tempdir();
+    let m = branches(dir.path(), false);
+    let (code, out, _) = run(&["check", m.to_str().unwrap(), "--dim", "N=2"]);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(
+        out.lines()
+            .filter(|l| l.starts_with("warning[E1]") && l.contains("'add_x'"))
+            .count(),
+        1,
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "the node is in a branch of 'choose' (If), whose condition inference does not know"
+        ),
+        "{out}"
+    );
+    // At a size that fits, nothing.
+    let (code, out, _) = run(&["check", m.to_str().unwrap(), "--dim", "N=4"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(!out.contains("[E1]"), "{out}");
+
+    let m = branches(dir.path(), true);
+    let (code, out, _) = run(&["check", m.to_str().unwrap(), "--dim", "N=2"]);
+    assert_eq!(code, 1, "{out}");
+    let e1: Vec<&str> = out.lines().filter(|l| l.contains("[E1]")).collect();
+    assert_eq!(e1.len(), 2, "{out}");
+    assert!(
+        e1.iter()
+            .any(|l| l.starts_with("error[E1]") && l.contains("'add_k'")),
+        "{out}"
+    );
+    assert!(
+        e1.iter()
+            .any(|l| l.starts_with("warning[E1]") && l.contains("'add_x'")),
+        "{out}"
+    );
+}

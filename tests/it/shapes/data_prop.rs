@@ -1,7 +1,8 @@
 //! Data propagation end to end, on whole models: float scales from `Constant` nodes and initializers
 //! into Resize and Upsample, computed pads (torch's `F.pad` chain), Slice with a computed symbolic
-//! end, float values cast to integers, Range and Shape with `start`/`end` over symbolic sizes. Each
-//! model is built here in a few lines, and each size checked is the one onnxruntime computes.
+//! end, float values cast to integers, Range and Shape with `start`/`end` over symbolic sizes, a
+//! negated comparison of sizes that settles an If. Each model is built here in a few lines, and each
+//! size checked is the one onnxruntime computes.
 
 use bytes::Bytes;
 use onnx_lint::diagnostics::Severity;
@@ -387,5 +388,110 @@ fn an_expanded_scalar_in_shape_arithmetic_keeps_its_values() {
         shape_of(&m, "z2"),
         "[batch, seq]",
         "a vector of the target's length"
+    );
+}
+
+/// Silero VAD's LSTM input (issue 41): `Not(Equal(Size(Shape(x)), 2))` chooses between
+/// `Unsqueeze(x, 0)` and `Identity(x)`, whose ranks differ, and the LSTM gets the choice unsqueezed
+/// once more. With x of rank 2 the Identity is taken and X is `[1, 1, 4]`; with x of rank 3 the
+/// Unsqueeze is, X has rank 5, and onnxruntime refuses the LSTM ("Input X must have 3 dimensions
+/// only"). Without Not's value the If's outputs were joined, the rank lost, and the LSTM unchecked.
+#[test]
+fn a_negated_size_comparison_settles_an_if_whose_branches_differ_in_rank() {
+    fn lint_with_x(dims: &[&str]) -> Loaded {
+        let graph_attr = |name: &str, n: NodeProto, out: &str| AttributeProto {
+            name: Some(name.into()),
+            r#type: Some(AttributeType::Graph as i32),
+            g: Some(GraphProto {
+                name: Some(name.into()),
+                node: vec![n],
+                output: vec![ValueInfoProto {
+                    name: Some(out.into()),
+                    ..Default::default()
+                }],
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let mut choose = node("If", &["cond"], &["chosen"], vec![]);
+        choose.attribute = vec![
+            graph_attr(
+                "then_branch",
+                node("Unsqueeze", &["x", "zero"], &["unsqueezed"], vec![]),
+                "unsqueezed",
+            ),
+            graph_attr(
+                "else_branch",
+                node("Identity", &["x"], &["same"], vec![]),
+                "same",
+            ),
+        ];
+        let weights = |name: &str, dims: &[i64]| TensorProto {
+            name: Some(name.into()),
+            dims: dims.to_vec(),
+            data_type: Some(DataType::Float as i32),
+            float_data: vec![0.0; dims.iter().product::<i64>() as usize],
+            ..Default::default()
+        };
+        let scalar_two = TensorProto {
+            name: Some("two".into()),
+            data_type: Some(DataType::Int64 as i32),
+            int64_data: vec![2],
+            ..Default::default()
+        };
+        let nodes = vec![
+            node("Shape", &["x"], &["shape"], vec![]),
+            node("Size", &["shape"], &["rank"], vec![]),
+            node("Equal", &["rank", "two"], &["is_2d"], vec![]),
+            node("Not", &["is_2d"], &["cond"], vec![]),
+            choose,
+            node("Unsqueeze", &["chosen", "zero"], &["seq"], vec![]),
+            node(
+                "LSTM",
+                &["seq", "w", "r"],
+                &["y", "y_h", "y_c"],
+                vec![attr_i("hidden_size", 2)],
+            ),
+        ];
+        let m = ModelProto {
+            ir_version: Some(9),
+            opset_import: vec![OperatorSetIdProto {
+                domain: Some(String::new()),
+                version: Some(17),
+            }],
+            graph: Some(GraphProto {
+                node: nodes,
+                name: Some("g".into()),
+                input: vec![typed("x", DataType::Float, dims)],
+                initializer: vec![
+                    scalar_two,
+                    ints("zero", &[0]),
+                    weights("w", &[1, 8, 4]),
+                    weights("r", &[1, 8, 2]),
+                ],
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        lint_bytes(Bytes::from(m.encode_to_vec())).expect("decodes")
+    }
+    let errors = |m: &Loaded| -> Vec<String> {
+        m.diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .map(|d| format!("{} {:?} {:?}", d.code.as_str(), d.node, d.contract))
+            .collect()
+    };
+
+    let two_d = lint_with_x(&["1", "4"]);
+    assert_eq!(errors(&two_d), Vec::<String>::new());
+    assert_eq!(shape_of(&two_d, "chosen"), "[1, 4]");
+    assert_eq!(shape_of(&two_d, "y"), "[1, 1, 1, 2]");
+
+    let three_d = lint_with_x(&["1", "4", "2"]);
+    assert_eq!(shape_of(&three_d, "chosen"), "[1, 1, 4, 2]");
+    assert_eq!(
+        errors(&three_d),
+        vec!["E2 Some(\"y\") Some(\"recurrent-x-rank\")".to_owned()]
     );
 }
