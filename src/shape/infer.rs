@@ -101,7 +101,13 @@ pub fn infer_bound(model: &Model, keep: Keep, dims: Option<&Bindings>) -> Infere
     let ranges = dims
         .filter(|b| b.has_ranges())
         .map(|b| Ranges::new(b.clone()));
-    let mut out = infer_all(model, keep, dims, ranges.as_ref(), None);
+    let out = infer_all(model, keep, dims, ranges.as_ref(), None);
+    told_apart(model, dims, out)
+}
+
+/// `out`, inferred under `dims`, with the errors that only the bound sizes make in a branch that may
+/// not run turned into warnings ([`maybe_branch`]): `check` and the sizes report judge them alike.
+fn told_apart(model: &Model, dims: Option<&Bindings>, mut out: Inference) -> Inference {
     if dims.is_some() && !out.maybe.is_empty() {
         let unbound = infer_all(model, Keep::Nothing, None, None, None);
         maybe_branch::tell_apart(&mut out.diagnostics, &out.maybe, &unbound.diagnostics);
@@ -115,7 +121,8 @@ pub fn infer_bound(model: &Model, keep: Keep, dims: Option<&Bindings>) -> Infere
 /// ([`super::sizes`]). Each value's type is freed after its last reader.
 pub fn infer_recording(model: &Model, dims: &Bindings, conditions: &Conditions) -> Inference {
     let dims = Some(dims).filter(|b| !b.is_empty());
-    infer_all(model, Keep::Nothing, dims, None, Some(conditions))
+    let out = infer_all(model, Keep::Nothing, dims, None, Some(conditions));
+    told_apart(model, dims, out)
 }
 
 fn infer_all(

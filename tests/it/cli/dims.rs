@@ -469,6 +469,10 @@ fn a_break_the_bound_sizes_make_in_a_branch_that_may_not_run_is_a_warning() {
         ),
         "{out}"
     );
+    // The sizes report judges it alike: no error that holds whatever the sizes.
+    let (code, out, _) = run(&["dims", m.to_str().unwrap(), "--dim", "N=2"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(!out.contains("found by inference"), "{out}");
     // At a size that fits, nothing.
     let (code, out, _) = run(&["check", m.to_str().unwrap(), "--dim", "N=4"]);
     assert_eq!(code, 0, "{out}");
@@ -489,4 +493,7 @@ fn a_break_the_bound_sizes_make_in_a_branch_that_may_not_run_is_a_warning() {
             .any(|l| l.starts_with("warning[E1]") && l.contains("'add_x'")),
         "{out}"
     );
+    // The break at the model's own sizes is the sizes report's error too.
+    let (_, out, _) = run(&["dims", m.to_str().unwrap(), "--dim", "N=2"]);
+    assert!(out.contains("1 error found by inference"), "{out}");
 }
