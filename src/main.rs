@@ -3,6 +3,7 @@
 use clap::Parser;
 
 fn main() -> std::process::ExitCode {
+    no_huge_pages();
     let cli = onnx_lint::cli::Cli::parse();
     // A writer stopped by Ctrl-C or SIGTERM removes its temporary file (as large as the model).
     onnx_lint::file::temp::remove_on_signals();
@@ -19,6 +20,20 @@ fn main() -> std::process::ExitCode {
         }
     }
     std::process::ExitCode::from(code)
+}
+
+/// Transparent huge pages off for this process. mimalloc asks for them on its whole arena, so every
+/// first touch of a 2 MiB region makes the kernel zero all of it, where the pages this run touches are
+/// far fewer; on a VM whose host takes freed memory back that zeroing was most of the system time, and
+/// varied run to run (docs/performance.md#huge-pages: `check` of the 1M-node model 0.96 -> 0.62 s,
+/// the node corpus at `--jobs 2` ...). The command's process only: the library never sets it, so the
+/// Python module leaves its interpreter's memory as it was.
+fn no_huge_pages() {
+    // SAFETY: prctl with integer arguments only; a kernel without the option refuses it, harmlessly.
+    #[cfg(target_os = "linux")]
+    unsafe {
+        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
+    }
 }
 
 #[global_allocator]
