@@ -25,8 +25,8 @@ fn main() -> std::process::ExitCode {
 /// Transparent huge pages off for this process. mimalloc asks for them on its whole arena, so every
 /// first touch of a 2 MiB region makes the kernel zero all of it, where the pages this run touches are
 /// far fewer; on a VM whose host takes freed memory back that zeroing was most of the system time, and
-/// varied run to run (docs/performance.md#huge-pages: `check` of the 1M-node model 0.96 -> 0.62 s,
-/// the node corpus at `--jobs 2` ...). The command's process only: the library never sets it, so the
+/// varied run to run (docs/performance.md#huge-pages: `check` of the 1M-node model 0.83 -> 0.63 s,
+/// `expand` of it 1.65 -> 1.20 s). The command's process only: the library never sets it, so the
 /// Python module leaves its interpreter's memory as it was.
 fn no_huge_pages() {
     // SAFETY: prctl with integer arguments only; a kernel without the option refuses it, harmlessly.
