@@ -228,9 +228,10 @@ mod tests {
     fn a_section_is_rendered_without_markdown() {
         let t = text(Code::BroadcastError).unwrap();
         assert!(
-            t.starts_with("E1 broadcast-error\nSeverity: error.\n\nWhat it checks\n"),
+            t.starts_with("E1 broadcast-error\nSeverity: error; "),
             "{t}"
         );
+        assert!(t.contains(" at load).\n\nWhat it checks\n"), "{t}");
         assert!(!t.contains("```") && !t.contains("###"), "{t}");
         assert_eq!(t.matches("Severity").count(), 1, "{t}");
         assert!(

@@ -61,7 +61,7 @@ impl Origin {
 }
 
 /// The content of a model source: all of it as `bytes` (mapped for a regular file over
-/// [`READ_WHOLE_UP_TO`] bytes), and the open file when there is one.
+/// 64 KiB, `READ_WHOLE_UP_TO`), and the open file when there is one.
 pub struct Content {
     pub bytes: Bytes,
     pub file: Option<File>,

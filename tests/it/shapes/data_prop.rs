@@ -12,7 +12,7 @@ use onnx_lint::proto::*;
 use prost::Message;
 
 use crate::support::lint::{Loaded, lint_bytes, shape_of};
-use crate::support::proto::typed;
+use crate::support::proto::{opset, typed};
 
 fn node(op: &str, inputs: &[&str], outputs: &[&str], attrs: Vec<AttributeProto>) -> NodeProto {
     NodeProto {
@@ -455,10 +455,7 @@ fn a_negated_size_comparison_settles_an_if_whose_branches_differ_in_rank() {
         ];
         let m = ModelProto {
             ir_version: Some(9),
-            opset_import: vec![OperatorSetIdProto {
-                domain: Some(String::new()),
-                version: Some(17),
-            }],
+            opset_import: vec![opset("", 17)],
             graph: Some(GraphProto {
                 node: nodes,
                 name: Some("g".into()),
