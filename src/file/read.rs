@@ -293,11 +293,7 @@ fn map_file(path: &Path) -> Result<Content> {
     }
     if meta.len() <= READ_WHOLE_UP_TO {
         // Bounded as it is read: a file that grows meanwhile is caught by its stamp.
-        let mut buf = Vec::with_capacity(meta.len() as usize);
-        (&file)
-            .take(READ_WHOLE_UP_TO + 1)
-            .read_to_end(&mut buf)
-            .context("cannot read file")?;
+        let buf = read_whole(&file, meta.len(), READ_WHOLE_UP_TO + 1)?;
         return Ok(Content {
             bytes: Bytes::from(buf),
             file: Some(file),
@@ -321,11 +317,7 @@ fn map_file(path: &Path) -> Result<Content> {
         // short under us.
         Err(map) => {
             drop(map);
-            let mut buf = Vec::with_capacity(meta.len() as usize);
-            (&file)
-                .take(MAX_PROTOBUF_BYTES.max(meta.len()))
-                .read_to_end(&mut buf)
-                .context("cannot read file")?;
+            let buf = read_whole(&file, meta.len(), MAX_PROTOBUF_BYTES.max(meta.len()))?;
             (Bytes::from(buf), false)
         }
     };
@@ -335,6 +327,15 @@ fn map_file(path: &Path) -> Result<Content> {
         mapped,
         stamp,
     })
+}
+
+/// A model file of `len` bytes (its size when opened), read from the start, at most `cap` bytes.
+fn read_whole(file: &File, len: u64, cap: u64) -> Result<Vec<u8>> {
+    let mut buf = Vec::with_capacity(len as usize);
+    file.take(cap)
+        .read_to_end(&mut buf)
+        .context("cannot read file")?;
+    Ok(buf)
 }
 
 #[cfg(test)]

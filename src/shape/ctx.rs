@@ -16,6 +16,12 @@ use crate::proto::{AttributeProto, NodeProto, TensorProto};
 /// What the inference finds in it is kept as [`Reach`] says.
 pub type SubgraphFn<'a> = dyn FnMut(&str, &[ValueInfo], Reach) -> Option<Vec<ValueInfo>> + 'a;
 
+/// The [`SubgraphFn`] of a node inferred on its own (a rule delegating to another rule, a test): it
+/// has no subgraph to infer.
+pub fn no_subgraphs(_: &str, _: &[ValueInfo], _: Reach) -> Option<Vec<ValueInfo>> {
+    None
+}
+
 /// Whether a subgraph runs when its node does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reach {

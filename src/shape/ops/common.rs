@@ -355,10 +355,7 @@ pub(crate) mod test_util {
         opset: i64,
         inputs: &[Option<ValueInfo>],
     ) -> (Vec<ValueInfo>, Vec<crate::diagnostics::Diagnostic>) {
-        let mut sub = |_: &str,
-                       _: &[ValueInfo],
-                       _: crate::shape::ctx::Reach|
-         -> Option<Vec<ValueInfo>> { None };
+        let mut sub = crate::shape::ctx::no_subgraphs;
         let inputs: Vec<Option<&ValueInfo>> = inputs.iter().map(Option::as_ref).collect();
         let mut ctx = NodeCtx {
             node: crate::shape::ctx::NodeRef::Proto(node),

@@ -366,8 +366,7 @@ fn nhwc_max_pool(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
     // Pool over the channels-first view of the data, then put the channels back last.
     let nchw = ValueInfo::tensor(elem, channels_first(x.shape.clone()));
     let inputs = [Some(&nchw)];
-    let mut sub =
-        |_: &str, _: &[ValueInfo], _: crate::shape::ctx::Reach| -> Option<Vec<ValueInfo>> { None };
+    let mut sub = crate::shape::ctx::no_subgraphs;
     let mut view = NodeCtx {
         node: ctx.node,
         label: ctx.label,

@@ -527,8 +527,7 @@ fn ms_range(ctx: &mut NodeCtx<'_>) -> Vec<ValueInfo> {
         ValueInfo::tensor(e, Some(vec![])).with_data(Some(vec![Dim::Known(1)]))
     };
     let inputs: Vec<Option<&ValueInfo>> = vec![ctx.input(0), ctx.input(1), Some(&one)];
-    let mut sub =
-        |_: &str, _: &[ValueInfo], _: crate::shape::ctx::Reach| -> Option<Vec<ValueInfo>> { None };
+    let mut sub = crate::shape::ctx::no_subgraphs;
     let mut inner = NodeCtx {
         node: ctx.node,
         label: ctx.label,

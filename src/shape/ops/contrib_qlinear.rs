@@ -87,8 +87,7 @@ pub(super) fn delegate(
     let Some(rule) = registry().lookup("", op, opset) else {
         return Vec::new();
     };
-    let mut sub =
-        |_: &str, _: &[ValueInfo], _: crate::shape::ctx::Reach| -> Option<Vec<ValueInfo>> { None };
+    let mut sub = crate::shape::ctx::no_subgraphs;
     let mut inner = NodeCtx {
         node: ctx.node,
         label: ctx.label,
